@@ -1,0 +1,60 @@
+"""Whole games (rules.md section 6): deals to the target with the dealer rotating.
+
+A Game is a frozen value like a State: `game.deal_state()` is the opening of the current deal,
+`game.after_deal(points)` the game once that deal is scored. Deal k's seed is
+`deal_seed(game_seed, k)`, so a game is reproducible from (variant, seed, first dealer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.errors import EngineError
+from engine.shuffle import check_seed, deal_seed
+from engine.state import State, deal
+from engine.variant import Variant, variant as make_variant
+
+
+@dataclass(frozen=True)
+class Game:
+    variant: Variant
+    seed: int
+    first_dealer: int = 0
+    totals: tuple[int, ...] = field(default=())
+    deals_played: int = 0
+
+    @classmethod
+    def new(cls, variant: Variant | str | dict | None, seed: int, first_dealer: int = 0) -> "Game":
+        v = make_variant(variant)
+        if type(first_dealer) is not int or not 0 <= first_dealer < v.players:
+            raise EngineError(f"first_dealer: must be a seat 0..{v.players - 1}, got {first_dealer!r}")
+        return cls(v, check_seed(seed), first_dealer, (0,) * v.num_sides, 0)
+
+    @property
+    def dealer(self) -> int:
+        return (self.first_dealer + self.deals_played) % self.variant.players
+
+    @property
+    def deal_seed(self) -> int:
+        return deal_seed(self.seed, self.deals_played)
+
+    def deal_state(self) -> State:
+        return deal(self.variant, self.deal_seed, self.dealer)
+
+    def after_deal(self, points: list[int]) -> "Game":
+        if self.is_over:
+            raise EngineError("game: already over")
+        if len(points) != len(self.totals):
+            raise EngineError(f"points: expected {len(self.totals)} sides, got {len(points)}")
+        totals = tuple(t + p for t, p in zip(self.totals, points))
+        return Game(self.variant, self.seed, self.first_dealer, totals, self.deals_played + 1)
+
+    @property
+    def is_over(self) -> bool:
+        """Someone reached the target and the lead is not shared."""
+        best = max(self.totals)
+        return best >= self.variant.target and self.totals.count(best) == 1
+
+    @property
+    def winner(self) -> int | None:
+        return self.totals.index(max(self.totals)) if self.is_over else None

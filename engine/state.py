@@ -1,0 +1,222 @@
+"""The state of one deal: a frozen value; `apply` returns a new state (rules.md sections 3-4).
+
+Everything a position holds is public here (the engine knows all hands); what one seat may see is
+`observation(seat)`. Plain-data conversion lives in `engine.position`, scoring in `engine.scoring`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import moves as _moves
+from engine.errors import EngineError, IllegalMove
+from engine.moves import Build, Move, Unit, unit_cards
+from engine.shuffle import check_seed, shuffle
+from engine.variant import Variant, variant as make_variant
+
+_FIELDS = ("variant", "dealer", "to_move", "hands", "table", "stock", "taken", "zwicks",
+           "last_capture", "history", "is_over")
+
+
+class State:
+    """A position of a deal. Immutable: every attribute is a tuple, int or Variant."""
+
+    __slots__ = _FIELDS + ("_legal", "_index")
+
+    variant: Variant
+    dealer: int
+    to_move: int
+    hands: tuple[tuple[str, ...], ...]
+    table: tuple[Unit, ...]
+    stock: tuple[str, ...]
+    taken: tuple[tuple[str, ...], ...]
+    zwicks: tuple[int, ...]
+    last_capture: int | None
+    history: tuple[tuple[int, Move], ...]
+    is_over: bool
+
+    def __init__(self, **fields: Any) -> None:
+        for name in _FIELDS:
+            object.__setattr__(self, name, fields[name])
+        object.__setattr__(self, "_legal", None)
+        object.__setattr__(self, "_index", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("State is immutable: apply a move to get a new state")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and all(getattr(self, f) == getattr(other, f) for f in _FIELDS)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, f) for f in _FIELDS))
+
+    def __repr__(self) -> str:
+        from engine.notation import position_text
+
+        return f"<State\n{position_text(self)}>"
+
+    # -- moves ---------------------------------------------------------------------------------
+    def _generate(self) -> None:
+        legal, index = _moves.legal_moves(self)
+        object.__setattr__(self, "_legal", legal)
+        object.__setattr__(self, "_index", index)
+
+    def legal_moves(self) -> list[Move]:
+        """Every distinct legal move once: captures, then builds, then trails."""
+        if self._legal is None:
+            self._generate()
+        return list(self._legal)
+
+    def apply(self, move: Move | dict) -> "State":
+        """The state after `move` (a Move or a move dict); raises IllegalMove if it is not legal."""
+        if self.is_over:
+            raise IllegalMove(f"{_describe(move)}: the deal is over")
+        if not isinstance(move, Move):
+            move = Move.from_dict(move)
+        if self._index is None:
+            self._generate()
+        found = self._index.get(move.key)
+        if found is None or (move.type == "capture" and move.value is not None and move.value not in found[1]):
+            raise IllegalMove(f"{move}: {_moves.why_illegal(self, move)}")
+        return _play(self, found[0], move.value)
+
+    # -- views ---------------------------------------------------------------------------------
+    def observation(self, seat: int) -> dict[str, Any]:
+        from engine.observation import observation
+
+        return observation(self, seat)
+
+    def score(self) -> list[int]:
+        """Points per side of a finished deal."""
+        return [side["total"] for side in self.breakdown()]
+
+    def breakdown(self) -> list[dict[str, Any]]:
+        from engine.scoring import breakdown
+
+        return breakdown(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        from engine.position import to_dict
+
+        return to_dict(self)
+
+    @classmethod
+    def from_dict(cls, position: dict[str, Any]) -> "State":
+        from engine.position import from_dict
+
+        return from_dict(position)
+
+    @property
+    def seat_count(self) -> int:
+        return len(self.hands)
+
+
+def _describe(move: Any) -> str:
+    return str(move) if isinstance(move, Move) else repr(move)
+
+
+def _deal_order(dealer: int, n: int) -> list[int]:
+    """Seats in dealing order: the forehand (after the dealer) first, the dealer last."""
+    return [(dealer + 1 + k) % n for k in range(n)]
+
+
+def deal(variant: Variant | str | dict | None, seed: int, dealer: int = 0) -> State:
+    """The opening position of a deal: fully determined by (variant, seed, dealer)."""
+    v = make_variant(variant)
+    n = v.players
+    if type(dealer) is not int or not 0 <= dealer < n:
+        raise EngineError(f"dealer: must be a seat 0..{n - 1}, got {dealer!r}")
+    deck = shuffle(v.rules.deck, check_seed(seed))
+    hands: list[list[str]] = [[] for _ in range(n)]
+    table: list[Unit] = []
+    order = _deal_order(dealer, n)
+    pos = 0
+    for where, count in v.rules.first_deal:
+        if where == "hands":
+            for _ in range(count):
+                for s in order:
+                    hands[s].append(deck[pos])
+                    pos += 1
+        else:
+            table.extend(deck[pos : pos + count])
+            pos += count
+    return State(
+        variant=v, dealer=dealer, to_move=order[0], hands=tuple(map(tuple, hands)), table=tuple(table),
+        stock=tuple(deck[pos:]), taken=((),) * v.num_sides, zwicks=(0,) * v.num_sides,
+        last_capture=None, history=(), is_over=False,
+    )
+
+
+def refill(hands: list[tuple[str, ...]], stock: tuple[str, ...], dealer: int, hand_size: int) -> tuple[str, ...]:
+    """Deal a new round into empty `hands` (in place); returns the rest of the stock.
+
+    If a normal round would leave fewer cards than a full round, the whole stock is dealt now,
+    one at a time from the forehand, so earlier seats get the odd cards.
+    """
+    n = len(hands)
+    round_size = n * hand_size
+    count = len(stock) if len(stock) - round_size < round_size else round_size
+    dealt: list[list[str]] = [[] for _ in range(n)]
+    order = _deal_order(dealer, n)
+    for k in range(count):
+        dealt[order[k % n]].append(stock[k])
+    for s in range(n):
+        hands[s] = tuple(dealt[s])
+    return stock[count:]
+
+
+def _play(state: State, move: Move, value: int | None) -> State:
+    v = state.variant
+    rules = v.rules
+    seat = state.to_move
+    side = rules.side_of[seat]
+    n = v.players
+    hands = list(state.hands)
+    hand = list(hands[seat])
+    hand.remove(move.card)
+    hands[seat] = tuple(hand)
+    table = state.table
+    taken = state.taken
+    zwicks = state.zwicks
+    last_capture = state.last_capture
+    if move.type == "capture":
+        take = set(move.take)
+        pile = [move.card]
+        rest = []
+        for i, unit in enumerate(table):
+            if i in take:
+                pile.extend(unit_cards(unit))
+            else:
+                rest.append(unit)
+        table = tuple(rest)
+        taken = taken[:side] + (taken[side] + tuple(pile),) + taken[side + 1 :]
+        last_capture = side
+        if not table and not (v.joker_sweep_no_zwick and move.card[0] == "X"):
+            zwicks = zwicks[:side] + (zwicks[side] + 1,) + zwicks[side + 1 :]
+    elif move.type == "build":
+        i = move.onto
+        table = table[:i] + (Build(unit_cards(table[i]) + (move.card,), move.value, seat),) + table[i + 1 :]
+    else:
+        table = table + (move.card,)
+    # Record the move as announced: a capture keeps the value the player named, if any.
+    shown = move if value is None or value == move.value else Move("capture", move.card, value, move.take)
+    history = state.history + ((seat, shown),)
+    stock = state.stock
+    is_over = False
+    if not any(hands):
+        if stock:
+            stock = refill(hands, stock, state.dealer, rules.hand_size)
+        else:
+            is_over = True
+            if last_capture is not None and table:
+                leftovers = tuple(c for unit in table for c in unit_cards(unit))
+                taken = taken[:last_capture] + (taken[last_capture] + leftovers,) + taken[last_capture + 1 :]
+                table = ()
+    to_move = (seat + 1) % n
+    if not is_over:
+        while not hands[to_move]:
+            to_move = (to_move + 1) % n
+    return State(
+        variant=v, dealer=state.dealer, to_move=to_move, hands=tuple(hands), table=table, stock=stock,
+        taken=taken, zwicks=zwicks, last_capture=last_capture, history=history, is_over=is_over,
+    )
