@@ -1,0 +1,360 @@
+"""Bot processes: start one, talk to it over pipes, and make sure it and everything it started die.
+
+A bot is untrusted. `open_bot` is the only way the arena starts one; leaving its block, however
+it is left, closes the bot's stdin, allows a short grace period for a clean exit, then SIGKILLs
+the bot's process group and every process still carrying the bot's identity (its environment
+tag, or the throw-away uid it runs as in the sandboxed modes), and reaps it, all inside a
+shielded cancel scope. How the bot is confined is `arena.sandbox`'s business.
+
+The process is spawned synchronously from the trio thread instead of through
+`trio.lowlevel.open_process`, which spawns from a worker thread: a parent-death signal
+(`PR_SET_PDEATHSIG`, `bwrap --die-with-parent`) fires when the *thread* that forked the child
+exits, and trio's idle worker threads exit after about 10 s, which would kill a healthy bot.
+The trio thread lives as long as every bot it started, so the signal only fires when the arena
+itself dies, which is exactly when we want it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import shlex
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Collection
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+# Every bot process carries TAG_VAR=<arena id>/<bot serial> in its environment, so that its
+# descendants can be found (and killed) even after they leave the process group, and so that the
+# test suite can check that no bot outlived its test.
+TAG_VAR = "ZWICKER_ARENA_BOT"
+ARENA_ID = secrets.token_hex(6)
+_serial = 0
+
+GRACE_SECONDS = 0.5  # after stdin is closed, how long a bot may take to exit on its own
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource bounds of one bot process (applied in the `rlimit` and `bwrap` modes).
+
+    The defaults fit a card bot: Python with msgpack needs about 30 MiB, node about 60 MiB of
+    resident memory, but node reserves over 1 GiB of address space at start-up, hence
+    `memory_bytes` (RLIMIT_AS) of 4 GiB for node; see `memory_for`.
+    """
+
+    memory_bytes: int = 1 << 30  # RLIMIT_AS: address space
+    cpu_seconds: int = 600  # RLIMIT_CPU: a whole match's thinking; the per-move clock is the protocol's
+    file_bytes: int = 1 << 20  # RLIMIT_FSIZE: the largest file a bot may write (in its temp dir)
+    open_files: int = 64  # RLIMIT_NOFILE
+    processes: int = 32  # RLIMIT_NPROC: processes and threads of the bot's own uid
+    stderr_bytes: int = 64 << 10  # how much of the bot's stderr is kept (head and tail)
+
+    def __post_init__(self) -> None:
+        for name in ("memory_bytes", "cpu_seconds", "file_bytes", "open_files", "processes", "stderr_bytes"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"limit {name} must be a positive integer, got {value!r}")
+
+
+@dataclass(frozen=True)
+class BotCommand:
+    """How to start a bot: its argv, and its own folder (the cwd; readable inside the sandbox).
+
+    `kind` is "python", "node", "exec" or "command"; for "python" the sandbox may swap the
+    interpreter (argv[0]) for one readable by an unprivileged user.
+    """
+
+    argv: tuple[str, ...]
+    workdir: Path
+    kind: str = "command"
+
+    @classmethod
+    def from_spec(cls, spec: str) -> BotCommand:
+        """A path to a `.py` / `.js` / `.mjs` script or an executable file, else a command string."""
+        if not spec or not spec.strip():
+            raise ValueError("empty bot command")
+        path = Path(spec).expanduser()
+        if path.is_file():
+            path = path.resolve()
+            if path.suffix == ".py":
+                return cls((sys.executable, str(path)), path.parent, "python")
+            if path.suffix in (".js", ".mjs"):
+                return cls((_which("node"), str(path)), path.parent, "node")
+            if os.access(path, os.X_OK):
+                return cls((str(path),), path.parent, "exec")
+            raise ValueError(f"bot {spec}: not a .py/.js/.mjs script and not executable")
+        if path.suffix in (".py", ".js", ".mjs") and " " not in spec:
+            raise ValueError(f"bot {spec}: no such file")
+        try:
+            argv = shlex.split(spec)
+        except ValueError as exc:
+            raise ValueError(f"bot command {spec!r}: {exc}") from None
+        if not argv:
+            raise ValueError("empty bot command")
+        program = argv[0]
+        if os.sep in program:
+            resolved = Path(program).expanduser().resolve()
+            if not os.access(resolved, os.X_OK) or not resolved.is_file():
+                raise ValueError(f"bot command {spec!r}: {program} is not an executable file")
+            argv[0] = str(resolved)
+        else:
+            argv[0] = _which(program)
+        # The bot's folder: that of the first argument that is an existing file (the script), else the cwd.
+        workdir = Path.cwd()
+        for arg in argv[1:]:
+            candidate = Path(arg).expanduser()
+            if candidate.is_file():
+                workdir = candidate.resolve().parent
+                break
+        kind = "python" if Path(argv[0]).name.startswith("python") else "command"
+        return cls(tuple(argv), workdir, kind)
+
+    def __str__(self) -> str:
+        return shlex.join(self.argv)
+
+
+def _which(program: str) -> str:
+    import shutil
+
+    found = shutil.which(program)
+    if found is None:
+        raise ValueError(f"bot command: {program} not found on PATH")
+    return found
+
+
+class BotProcess:
+    """A running bot: its pipes, its pid, and its stderr as read so far."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], tag: str, limits: Limits, uid: int | None) -> None:
+        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+        self._popen = popen
+        self.tag = tag
+        self.uid = uid  # the throw-away uid the bot runs as, or None when it runs as the arena's user
+        self.pid = popen.pid
+        self.stdin = trio.lowlevel.FdStream(_take_fd(popen.stdin))
+        self.stdout = trio.lowlevel.FdStream(_take_fd(popen.stdout))
+        self._stderr = trio.lowlevel.FdStream(_take_fd(popen.stderr))
+        self._log = _BoundedLog(limits.stderr_bytes)
+        self._pidfd = os.pidfd_open(popen.pid)
+        self._shut = False
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once the bot has exited and been reaped (negative: killed by that signal)."""
+        return self._popen.returncode
+
+    def stderr_log(self) -> str:
+        """The bot's stderr so far, at most about `Limits.stderr_bytes`, with a note if cut."""
+        return self._log.text()
+
+    async def wait(self) -> int:
+        """Wait for the bot itself to exit (not its descendants) and reap it."""
+        if self._popen.returncode is None:
+            await trio.lowlevel.wait_readable(self._pidfd)
+            self._popen.wait()
+        return self._popen.returncode  # type: ignore[return-value]
+
+    async def _drain_stderr(self) -> None:
+        # Read continuously: a bot must never block on a full stderr pipe.
+        try:
+            while chunk := await self._stderr.receive_some(65536):
+                self._log.add(chunk)
+        except (trio.ClosedResourceError, trio.BrokenResourceError, OSError):
+            pass
+
+
+def _take_fd(file: object) -> int:
+    """Detach a Popen pipe's file descriptor so that only the trio stream owns it."""
+    fd = os.dup(file.fileno())  # type: ignore[attr-defined]
+    file.close()  # type: ignore[attr-defined]
+    return fd
+
+
+class _BoundedLog:
+    """The first and the last half of a byte stream, with a count of what was cut between."""
+
+    def __init__(self, limit: int) -> None:
+        self._half = max(limit // 2, 1)
+        self._head = bytearray()
+        self._tail = bytearray()
+        self._dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self._half - len(self._head)
+        if room > 0:
+            self._head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self._tail += chunk
+            excess = len(self._tail) - self._half
+            if excess > 0:
+                del self._tail[:excess]
+                self._dropped += excess
+
+    def text(self) -> str:
+        head = self._head.decode("utf-8", "replace")
+        if not self._dropped:
+            return head + self._tail.decode("utf-8", "replace")
+        note = f"\n[... {self._dropped} bytes of stderr dropped ...]\n"
+        return head + note + self._tail.decode("utf-8", "replace")
+
+
+@asynccontextmanager
+async def open_bot(
+    cmd: BotCommand, sandbox: str = "none", limits: Limits | None = None, *, grace: float = GRACE_SECONDS
+) -> AsyncIterator[BotProcess]:
+    """Start `cmd` confined by `sandbox` ("bwrap", "rlimit", "none"); kill it and all it started on exit.
+
+    `grace` is how long the bot may take to exit by itself once its stdin is closed.
+    """
+    from arena import sandbox as sandboxes
+
+    global _serial
+    limits = limits or Limits()
+    _serial += 1
+    tag = f"{ARENA_ID}/{_serial}"
+    async with sandboxes.prepared(cmd, sandbox, limits, {TAG_VAR: tag}) as launch:
+        popen = subprocess.Popen(  # synchronous on purpose, see the module docstring
+            launch.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=launch.cwd,
+            env=launch.env,
+            start_new_session=True,
+            close_fds=True,
+            **launch.popen_options,
+        )
+        bot = BotProcess(popen, tag, limits, launch.uid)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(bot._drain_stderr)
+                try:
+                    yield bot
+                finally:
+                    with trio.CancelScope(shield=True):
+                        await _shut_down(bot, grace)
+                    nursery.cancel_scope.cancel()
+        except BaseExceptionGroup as group:
+            # The stderr reader never raises, so the group holds only what the caller's block
+            # raised: give it back unwrapped, as if there were no nursery here.
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
+        finally:
+            with trio.CancelScope(shield=True):
+                await _shut_down(bot, grace)  # done already unless the nursery failed to start
+                for stream in (bot.stdin, bot.stdout, bot._stderr):
+                    await stream.aclose()
+                os.close(bot._pidfd)
+
+
+async def _shut_down(bot: BotProcess, grace: float) -> None:
+    """Close stdin, wait briefly for a clean exit, then kill the bot and all it started, and reap."""
+    if bot._shut:
+        return
+    try:
+        await bot.stdin.aclose()
+    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        pass
+    if bot.returncode is None:
+        with trio.move_on_after(grace):
+            await trio.lowlevel.wait_readable(bot._pidfd)  # exited; not reaped yet
+        # While the leader is unreaped its pid cannot be reused, so the group id is still the bot's.
+        _kill_group(bot.pid)
+        await bot.wait()
+    await kill_tagged(bot.tag, bot.uid)  # whatever left the group (setsid, double fork)
+    bot._shut = True
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        # The group may already be gone and its id reused by a process we may not signal.
+        pass
+
+
+async def kill_tagged(tag: str, uid: int | None = None) -> None:
+    """SIGKILL every process carrying `tag` (or running as the bot's throw-away `uid`) until none is left.
+
+    Needed for descendants that left the process group (setsid, double fork). Each round kills
+    all it finds and waits for them to die (through pidfds, so a reused pid is never hit); a fork
+    racing the scan is caught by the next round, and the process limit keeps the rounds few.
+    """
+    uids = () if uid is None else (uid,)
+    for _ in range(1000):
+        pidfds = []
+        for pid in bot_pids(tag, uids):
+            try:
+                pidfd = os.pidfd_open(pid)
+            except ProcessLookupError:
+                continue
+            pidfds.append(pidfd)
+            try:
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if not pidfds:
+            return
+        for pidfd in pidfds:
+            try:
+                await trio.lowlevel.wait_readable(pidfd)
+            finally:
+                os.close(pidfd)
+    raise RuntimeError(f"bot {tag}: processes still alive after 1000 rounds of SIGKILL: {bot_pids(tag, uids)}")
+
+
+def bot_pids(tag: str, uids: Collection[int] = ()) -> list[int]:
+    """Live (not zombie) processes whose environment carries the bot tag `tag`, or that run as one of `uids`.
+
+    `tag` may be a whole tag ("<arena>/<serial>") or an arena id followed by "/", which finds
+    every bot of that arena.
+    """
+    needle = f"{TAG_VAR}={tag}".encode()
+    prefix = tag.endswith("/")
+    found = []
+    me = os.getpid()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        pid = int(entry.name)
+        try:
+            with open(f"/proc/{pid}/status", "rb") as f:
+                status = f.read()
+            state = status[status.index(b"State:") + 6 :].lstrip()[:1]
+            if state in (b"Z", b"X"):
+                continue  # dead already; its parent reaps it
+            real_uid = int(status[status.index(b"Uid:") + 4 :].split()[0])
+            if real_uid in uids:
+                found.append(pid)
+                continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read()
+        except (FileNotFoundError, ProcessLookupError, PermissionError, ValueError):
+            continue
+        except OSError as exc:
+            if exc.errno in (errno.ESRCH, errno.EACCES):
+                continue
+            raise
+        for var in environ.split(b"\0"):
+            if var == needle or (prefix and var.startswith(needle)):
+                found.append(pid)
+                break
+    return found
+
+
+def leftover_bot_pids(arena_id: str = ARENA_ID) -> list[int]:
+    """Processes of any bot started by the arena `arena_id` (default: this one) still alive."""
+    from arena.sandbox import uids_handed_out
+
+    return bot_pids(arena_id + "/", uids_handed_out() if arena_id == ARENA_ID else ())

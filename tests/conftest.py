@@ -1,0 +1,33 @@
+"""Shared fixtures: every test is checked for bot processes that outlived it."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from arena.process import leftover_bot_pids
+
+HOSTILE = Path(__file__).parent / "hostile"
+
+
+@pytest.fixture(autouse=True)
+def no_bot_left_behind():
+    """Fail the test if any bot process it started (or anything the bot started) is still alive."""
+    yield
+    leftovers = leftover_bot_pids()
+    if leftovers:
+        for pid in leftovers:  # clean up so that one leak does not fail every later test
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        pytest.fail(f"bot processes outlived the test: {leftovers}")
+
+
+@pytest.fixture
+def hostile():
+    """The folder of misbehaving bots (tests/hostile/); `hostile / "silent.py"` etc."""
+    return HOSTILE

@@ -1,0 +1,38 @@
+"""Starts children meant to outlive it: one in a new session (setsid), one by double fork.
+
+Prints the pids of the escapees on stdout ("pids A B"), then exits at once.
+"""
+import os
+import signal
+import sys
+import time
+
+
+def linger() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    os.closerange(0, 3)  # do not hold the arena's pipes open
+    while True:
+        time.sleep(3600)
+
+
+read_end, write_end = os.pipe()
+if os.fork() == 0:  # child 1: a new session, out of the bot's process group
+    os.setsid()
+    os.write(write_end, f"{os.getpid()} ".encode())
+    linger()
+if os.fork() == 0:  # double fork: the grandchild is orphaned when the middle one exits
+    os.setsid()
+    if os.fork() == 0:
+        os.write(write_end, f"{os.getpid()} ".encode())
+        linger()
+    os._exit(0)
+os.close(write_end)
+pids = b""
+while len(pids.split()) < 2:
+    pids += os.read(read_end, 100)
+sys.stdout.write("pids " + pids.decode().strip() + "\n")
+sys.stdout.flush()
+os._exit(0) if "--exit" in sys.argv else None
+while os.read(0, 65536):
+    pass

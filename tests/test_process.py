@@ -1,0 +1,168 @@
+"""The bot-process layer: real subprocesses, started and always killed and reaped."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.process import BotCommand, Limits, bot_pids, leftover_bot_pids, open_bot
+
+
+async def read_line(stream: trio.abc.ReceiveStream) -> bytes:
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = await stream.receive_some(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def alive(pid: int) -> bool:
+    """True if `pid` is a live process (a zombie awaiting its reaper counts as dead)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    state = status.split("State:", 1)[1].split()[0]
+    return state not in ("Z", "X")
+
+
+def test_from_spec_python_script(hostile):
+    cmd = BotCommand.from_spec(str(hostile / "echo.py"))
+    assert cmd.argv == (sys.executable, str(hostile / "echo.py"))
+    assert cmd.workdir == hostile
+    assert cmd.kind == "python"
+
+
+def test_from_spec_node_script(tmp_path):
+    script = tmp_path / "bot.mjs"
+    script.write_text("")
+    if not any((Path(p) / "node").exists() for p in os.environ["PATH"].split(os.pathsep)):
+        with pytest.raises(ValueError, match="node not found"):
+            BotCommand.from_spec(str(script))
+        return
+    cmd = BotCommand.from_spec(str(script))
+    assert Path(cmd.argv[0]).name == "node" and cmd.argv[1] == str(script) and cmd.kind == "node"
+
+
+def test_from_spec_executable_and_command_string(tmp_path):
+    exe = tmp_path / "bot"
+    exe.write_text("#!/bin/sh\ncat\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    assert BotCommand.from_spec(str(exe)) == BotCommand((str(exe),), tmp_path, "exec")
+    cmd = BotCommand.from_spec(f"python3 -u '{exe}' --level 3")
+    assert Path(cmd.argv[0]).name == "python3" and cmd.argv[1:] == ("-u", str(exe), "--level", "3")
+    assert cmd.workdir == tmp_path and cmd.kind == "python"
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [("", "empty"), ("   ", "empty"), ("no_such_bot.py", "no such file"), ("no-such-program-zw --x", "not found"),
+     ("'unclosed", "quotation")],
+)
+def test_from_spec_bad_input_is_one_clear_error(spec, message):
+    with pytest.raises(ValueError, match=message):
+        BotCommand.from_spec(spec)
+
+
+def test_from_spec_plain_file_is_refused(tmp_path):
+    (tmp_path / "notes.txt").write_text("hi")
+    with pytest.raises(ValueError, match="not executable"):
+        BotCommand.from_spec(str(tmp_path / "notes.txt"))
+
+
+def test_limits_are_validated():
+    with pytest.raises(ValueError, match="memory_bytes"):
+        Limits(memory_bytes=0)
+    with pytest.raises(ValueError, match="processes"):
+        Limits(processes=True)
+
+
+async def test_normal_bot_talks_and_exits_cleanly(hostile):
+    async with open_bot(BotCommand.from_spec(str(hostile / "echo.py"))) as bot:
+        assert bot.pid > 0 and bot.returncode is None
+        await bot.stdin.send_all(b"deal 1\n")
+        assert await read_line(bot.stdout) == b"deal 1\n"
+        await bot.stdin.aclose()  # end of input: the bot exits by itself
+        assert await bot.wait() == 0
+    assert bot.returncode == 0
+    assert bot.stderr_log() == "echo bot ready\n"
+
+
+async def test_bot_that_exits_early(hostile):
+    async with open_bot(BotCommand.from_spec(str(hostile / "crash_at_start.py"))) as bot:
+        assert await bot.wait() == 1
+        assert await bot.stdout.receive_some(100) == b""
+        with pytest.raises(trio.BrokenResourceError):
+            for _ in range(100):  # the pipe buffer may take a first write
+                await bot.stdin.send_all(b"x" * 65536)
+    assert "crash_at_start: giving up" in bot.stderr_log()
+
+
+async def test_bot_ignoring_sigterm_and_eof_is_killed(hostile, autojump_clock):
+    async with open_bot(BotCommand.from_spec(str(hostile / "ignore_sigterm.py"))) as bot:
+        assert await read_line(bot.stdout) == b"ready\n"
+    assert bot.returncode == -9
+    assert not alive(bot.pid)
+
+
+async def test_stderr_flood_is_bounded_and_does_not_block_the_bot(hostile):
+    limits = Limits(stderr_bytes=4096)
+    async with open_bot(BotCommand.from_spec(str(hostile / "flood_stderr.py")), limits=limits) as bot:
+        # 20 MB of stderr came first: seeing "done" proves the bot never blocked on its stderr pipe.
+        assert await read_line(bot.stdout) == b"done\n"
+    log = bot.stderr_log()
+    assert len(log) < 4096 + 100
+    assert log.startswith("x" * 100)  # the head is kept ...
+    assert log.endswith("flood_stderr: the end\n")  # ... and so is the tail, where a traceback would be
+    assert "bytes of stderr dropped" in log
+
+
+@pytest.mark.parametrize("exit_at_once", [False, True])
+async def test_children_meant_to_outlive_the_bot_are_killed(hostile, exit_at_once):
+    argv = [str(hostile / "fork_escape.py")] + (["--exit"] if exit_at_once else [])
+    cmd = BotCommand((sys.executable, *argv), hostile, "python")
+    async with open_bot(cmd) as bot:
+        line = await read_line(bot.stdout)
+        assert line.startswith(b"pids ")
+        escapees = [int(p) for p in line.split()[1:]]
+        assert len(escapees) == 2 and all(alive(p) for p in escapees)
+        assert set(escapees) <= set(bot_pids(bot.tag))
+    assert not any(alive(p) for p in escapees)
+    assert bot_pids(bot.tag) == []
+
+
+async def test_cancelling_the_block_kills_the_bot(hostile):
+    with trio.CancelScope() as scope:
+        async with open_bot(BotCommand.from_spec(str(hostile / "ignore_sigterm.py")), grace=0) as bot:
+            assert await read_line(bot.stdout) == b"ready\n"
+            scope.cancel()
+            await trio.sleep_forever()
+    assert scope.cancelled_caught
+    assert bot.returncode == -9 and not alive(bot.pid)
+
+
+async def test_an_exception_in_the_block_kills_the_bot_and_propagates(hostile):
+    with pytest.raises(KeyError):
+        async with open_bot(BotCommand.from_spec(str(hostile / "silent.py")), grace=0) as bot:
+            raise KeyError("table failed")
+    assert bot.returncode == -9 and not alive(bot.pid)
+
+
+async def test_many_bots_at_once(hostile):
+    async with trio.open_nursery() as nursery:
+        for n in range(8):
+            nursery.start_soon(echo_once, hostile, n)
+    assert leftover_bot_pids() == []
+
+
+async def echo_once(hostile: Path, n: int) -> None:
+    async with open_bot(BotCommand.from_spec(str(hostile / "echo.py"))) as bot:
+        await bot.stdin.send_all(b"%d\n" % n)
+        assert await read_line(bot.stdout) == b"%d\n" % n
