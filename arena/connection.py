@@ -1,0 +1,109 @@
+"""One bot's end of the protocol, written against trio streams rather than a process.
+
+Production passes a process's stdin/stdout; tests pass in-memory or pipe streams. Low-level
+stream errors are translated here into the `BotFault` tree, so the table runner only ever
+sees a fault named by cause (crash, timeout, protocol error) or a decoded, typed reply.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import trio
+
+from arena.errors import BotCrashed, BotTimeout, ProtocolError
+from arena.protocol import MAX_BOT_MESSAGE, Decoder, MoveReply, Ready, encode, parse_reply
+
+
+class Connection:
+    """Sends the arena's messages to one bot and reads its replies within deadlines."""
+
+    def __init__(self, send_stream: trio.abc.SendStream, receive_stream: trio.abc.ReceiveStream,
+                 *, max_message: int = MAX_BOT_MESSAGE) -> None:
+        self.send_stream = send_stream
+        self.receive_stream = receive_stream
+        self.decoder = Decoder(max_message)
+        self._read_size = max_message
+        self._fileno = getattr(receive_stream, "fileno", None)
+
+    async def send(self, message: dict[str, Any], deadline: float = math.inf) -> None:
+        """Write one message; a bot that does not read its input in time is a timeout."""
+        data = encode(message)
+        with trio.move_on_at(deadline) as scope:
+            try:
+                await self.send_stream.send_all(data)
+            except trio.BrokenResourceError:
+                raise BotCrashed(f"its input was closed before {message['type']!r} (exited?)") from None
+        if scope.cancelled_caught:
+            raise BotTimeout(f"did not read its input ({message['type']!r} message) in time")
+
+    async def receive(self, deadline: float = math.inf) -> dict[str, Any]:
+        """The next decoded message; EOF is a crash, passing the deadline a timeout."""
+        message = self.decoder.next()
+        if message is not None:
+            return message
+        with trio.move_on_at(deadline):
+            while True:
+                try:
+                    data = await self.receive_stream.receive_some(self._read_size)
+                except trio.BrokenResourceError:
+                    raise BotCrashed("its output broke before 'bye' (exited?)") from None
+                if not data:
+                    raise BotCrashed("closed its output before 'bye' (exited?)")
+                self.decoder.feed(data)
+                message = self.decoder.next()
+                if message is not None:
+                    return message
+        raise BotTimeout("no reply in time")
+
+    async def request(self, message: dict[str, Any], expected: str, deadline: float,
+                      limit_text: str) -> tuple[Ready | MoveReply, float]:
+        """Send `message`, read the one reply of type `expected`; returns (reply, seconds).
+
+        A reply followed by more bytes is a protocol error: the bot answered twice.
+        """
+        self.check_idle()
+        start = trio.current_time()
+        try:
+            await self.send(message, deadline)
+            raw = await self.receive(deadline)
+        except BotTimeout:
+            raise BotTimeout(f"no {expected!r} reply to {message['type']!r} within {limit_text}") from None
+        elapsed = trio.current_time() - start
+        reply = parse_reply(raw, expected)
+        if self.decoder.pending:
+            raise ProtocolError(f"sent more than one message in answer to {message['type']!r}")
+        return reply, elapsed
+
+    def check_idle(self) -> None:
+        """Fault a bot that wrote something nobody asked for (or exited) since its last reply.
+
+        Only file-descriptor streams can be polled without blocking; bytes left over from the
+        last read are checked for every stream.
+        """
+        if self.decoder.pending:
+            raise ProtocolError("sent a message the arena did not ask for")
+        if self._fileno is None:
+            return
+        try:
+            data = os.read(self._fileno(), self._read_size)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            raise BotCrashed(f"its output broke before 'bye': {exc}") from None
+        if not data:
+            raise BotCrashed("closed its output before 'bye' (exited?)")
+        self.decoder.feed(data)
+        message = self.decoder.next()
+        kind = message.get("type") if message else None
+        what = f"a {kind[:40]!r} message" if isinstance(kind, str) else "a message"
+        raise ProtocolError(f"sent {what} the arena did not ask for")
+
+    async def close_input(self) -> None:
+        """Close the bot's stdin: after `bye`, this is its signal to exit."""
+        try:
+            await self.send_stream.aclose()
+        except trio.BrokenResourceError:
+            pass

@@ -1,0 +1,209 @@
+"""The bot protocol's records and its bounded codec (protocol.md is the specification).
+
+Bots are untrusted: every byte they send goes through `Decoder`, which either yields a
+plain-data map or raises `ProtocolError` — never another exception, never unbounded memory
+(at most `MAX_BOT_MESSAGE` bytes are buffered). `parse_reply` turns a decoded map into a
+typed record, checking every field's type. The arena's own messages are plain dicts built by
+the small constructors below, so their shape lives next to the parser of the replies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from arena.errors import ProtocolError
+
+PROTOCOL_VERSION = 1
+MAX_BOT_MESSAGE = 64 * 1024
+"""Largest message a bot may send, in bytes (a `move` is about 20 bytes, a `ready` under 200)."""
+MAX_ARENA_MESSAGE = 1024 * 1024
+"""Largest message the arena sends; a bot's decoder needs a buffer at least this big."""
+MAX_NAME = 64
+"""Longest `name` or `version` a bot may give in `ready`, in characters."""
+MAX_DEPTH = 32
+"""Deepest nesting of lists and maps accepted from a bot."""
+
+ARENA_TYPES = ("hello", "deal", "act", "deal_end", "bye")
+BOT_TYPES = ("ready", "move")
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise ValueError(f"msgpack extension type {code} is not part of the protocol")
+
+
+class Decoder:
+    """Bytes in, whole messages out, with a hard cap on what is buffered.
+
+    `feed` accepts any chunk; `next` returns the next complete message or None when more bytes
+    are needed. Anything that is not a msgpack map of plain data is a `ProtocolError`.
+    """
+
+    def __init__(self, max_message: int = MAX_BOT_MESSAGE) -> None:
+        self.max_message = max_message
+        self._unpacker = msgpack.Unpacker(
+            max_buffer_size=max_message,
+            raw=False,
+            strict_map_key=True,
+            use_list=True,
+            ext_hook=_no_ext,
+            timestamp=0,
+        )
+        self._fed = 0
+        self._start = 0  # stream offset where the message being received begins
+
+    @property
+    def pending(self) -> int:
+        """Bytes received but not yet part of a decoded message."""
+        return self._fed - self._start
+
+    def feed(self, data: bytes) -> None:
+        if self.pending + len(data) > self.max_message:
+            raise ProtocolError(f"message larger than {self.max_message} bytes")
+        try:
+            self._unpacker.feed(data)
+        except msgpack.BufferFull:  # pragma: no cover - the check above comes first
+            raise ProtocolError(f"message larger than {self.max_message} bytes") from None
+        self._fed += len(data)
+
+    def next(self) -> dict[str, Any] | None:
+        try:
+            obj = self._unpacker.unpack()
+        except msgpack.OutOfData:
+            return None
+        except (ValueError, TypeError, OverflowError, RecursionError, msgpack.UnpackException) as exc:
+            raise ProtocolError(f"undecodable msgpack: {exc}") from None
+        self._start = self._unpacker.tell()
+        if not isinstance(obj, dict):
+            raise ProtocolError(f"a message must be a msgpack map, got {_kind(obj)}")
+        _check_plain(obj, 0)
+        return obj
+
+
+def _kind(obj: Any) -> str:
+    if obj is None:
+        return "nil"
+    return {bool: "a boolean", int: "an integer", float: "a float", str: "a string",
+            bytes: "binary data", list: "an array", dict: "a map"}.get(type(obj), type(obj).__name__)
+
+
+def _check_plain(obj: Any, depth: int) -> None:
+    """Reject anything but msgpack's plain types (e.g. Timestamp) and absurd nesting."""
+    if depth > MAX_DEPTH:
+        raise ProtocolError(f"message nested deeper than {MAX_DEPTH} levels")
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if not isinstance(key, str):
+                raise ProtocolError(f"map keys must be strings, got {_kind(key)}")
+            _check_plain(value, depth + 1)
+    elif isinstance(obj, list):
+        for value in obj:
+            _check_plain(value, depth + 1)
+    elif obj is not None and not isinstance(obj, (bool, int, float, str, bytes)):
+        raise ProtocolError(f"unsupported msgpack value {type(obj).__name__}")
+
+
+_packer = msgpack.Packer(use_bin_type=True, autoreset=True)
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as bytes: a msgpack map, nothing else (the stream is self-delimiting)."""
+    return _packer.pack(message)
+
+
+# --- the bot's replies, typed --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """The bot's answer to `hello`."""
+
+    name: str
+    version: str
+
+
+@dataclass(frozen=True, slots=True)
+class MoveReply:
+    """The bot's answer to `act`: an index into the legal list and/or the move itself."""
+
+    index: int | None
+    move: dict[str, Any] | None
+
+
+def _field(msg: dict[str, Any], key: str, types: type | tuple[type, ...], what: str,
+           required: bool = True) -> Any:
+    if key not in msg:
+        if required:
+            raise ProtocolError(f"{msg['type']!r} message lacks the field {key!r}")
+        return None
+    value = msg[key]
+    if not isinstance(value, types) or (isinstance(value, bool) and types is int):
+        raise ProtocolError(f"field {key!r} of {msg['type']!r} must be {what}, got {_kind(value)}")
+    return value
+
+
+def parse_reply(msg: dict[str, Any], expected: str) -> Ready | MoveReply:
+    """Check a decoded map against the reply the arena is waiting for (`ready` or `move`)."""
+    kind = msg.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("a message needs a string field 'type'")
+    if kind != expected:
+        raise ProtocolError(f"expected a {expected!r} message, got {kind[:40]!r}")
+    if kind == "ready":
+        name = _field(msg, "name", str, "a string")
+        version = _field(msg, "version", str, "a string", required=False) or ""
+        if not name.strip() or len(name) > MAX_NAME or len(version) > MAX_NAME:
+            raise ProtocolError(f"'name' must be 1 to {MAX_NAME} characters, 'version' at most {MAX_NAME}")
+        return Ready(name=name, version=version)
+    index = _field(msg, "index", int, "an integer", required=False)
+    move = _field(msg, "move", dict, "a map", required=False)
+    if index is None and move is None:
+        raise ProtocolError("a 'move' message needs 'index' or 'move'")
+    return MoveReply(index=index, move=move)
+
+
+# --- the arena's messages ------------------------------------------------------------------
+
+
+def hello(*, seat: int, side: int, partners: list[int], variant: dict[str, Any],
+          time_control: dict[str, int], match_id: str, table_id: str, seed: int) -> dict[str, Any]:
+    return {
+        "type": "hello",
+        "protocol": PROTOCOL_VERSION,
+        "seat": seat,
+        "side": side,
+        "partner": partners[0] if partners else None,
+        "partners": partners,
+        "variant": variant,
+        "time": time_control,
+        "match_id": match_id,
+        "table_id": table_id,
+        "seed": seed,
+    }
+
+
+def deal(*, number: int, dealer: int, observation: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "deal", "number": number, "dealer": dealer, "observation": observation}
+
+
+def act(*, number: int, observation: dict[str, Any], legal: list[dict[str, Any]],
+        move_ms: int, bank_ms: int) -> dict[str, Any]:
+    return {
+        "type": "act",
+        "number": number,
+        "observation": observation,
+        "legal": legal,
+        "time": {"move_ms": move_ms, "bank_ms": bank_ms},
+    }
+
+
+def deal_end(*, number: int, points: list[int], breakdown: list[dict[str, Any]],
+             totals: list[int], moves: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "deal_end", "number": number, "points": points, "breakdown": breakdown,
+            "totals": totals, "moves": moves}
+
+
+def bye(*, reason: str, detail: str = "") -> dict[str, Any]:
+    return {"type": "bye", "reason": reason, "detail": detail}
