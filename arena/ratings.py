@@ -1,0 +1,226 @@
+"""Ratings from board results: pure functions over numbers, no database, no numpy.
+
+A board result is team A's score against team B (1 win, 0.5 draw, 0 loss). A team's strength is
+the mean of its two seat-bots' ratings, so a clone team (the same bot twice) is just that bot and
+mixed partnerships rate individuals from team results.
+
+Two ratings, both on the Elo scale (400 * log10 of the odds):
+
+- `sequential_elo`: classic Elo after every board in canonical order, all bots starting at 0
+  (not 1500, so it reads on the same scale as the headline), K = 16 by default; both members of
+  a team get the team's update.
+- `bradley_terry`, the headline: the maximum-likelihood Bradley-Terry fit over all boards, draws
+  counted as half a win for each team (Davidson's draw parameter buys little with so few draws).
+  Every bot also gets one virtual draw against an opponent rated 0: a weak prior that keeps a
+  perfect (or perfectly bad) record finite and a bot without boards at 0. The scale is anchored
+  so the bot named "random" is 0 when it plays, else the mean is 0. Intervals are the 2.5% and
+  97.5% percentiles of a bootstrap that resamples whole boards (seeded); the likelihood of
+  superiority (LOS) of a bot over the next one down the table is the share of bootstrap fits in
+  which it stays ahead (ties half). Fits are Newton iterations on counts aggregated per pair of
+  teams, warm-started from the full fit, so 1000 resamples take well under a second for a
+  handful of bots.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+ELO_PER_NAT = 400 / math.log(10)
+PRIOR_DRAWS = 1.0
+
+
+@dataclass(frozen=True)
+class BoardResult:
+    """One board: the seat-bots of each team and team A's score (1, 0.5 or 0)."""
+
+    team_a: tuple[Hashable, ...]
+    team_b: tuple[Hashable, ...]
+    score: float
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A bot's headline rating; the interval and LOS are None without a bootstrap or boards."""
+
+    bot: Hashable
+    elo: float
+    ci_low: float | None
+    ci_high: float | None
+    los_next: float | None
+    boards: int
+
+
+def expected(r_a: float, r_b: float) -> float:
+    """Elo's expected score of a player rated r_a against r_b."""
+    return 1 / (1 + 10 ** ((r_b - r_a) / 400))
+
+
+def _team(ratings: dict, team: Sequence[Hashable]) -> float:
+    return sum(ratings[b] for b in team) / len(team)
+
+
+def sequential_elo(
+    results: Sequence[BoardResult], bots: Sequence[Hashable], *, k: float = 16, start: float = 0.0
+) -> tuple[dict[Hashable, float], list[dict[Hashable, float]]]:
+    """Elo updated board by board; returns the final ratings and, per board, the ratings after
+    it of the bots that played it."""
+    ratings = {b: start for b in bots}
+    history = []
+    for r in results:
+        for b in (*r.team_a, *r.team_b):
+            ratings.setdefault(b, start)
+        delta = k * (r.score - expected(_team(ratings, r.team_a), _team(ratings, r.team_b)))
+        change = Counter()
+        for b in set(r.team_a):
+            change[b] += delta
+        for b in set(r.team_b):
+            change[b] -= delta
+        for b, d in change.items():
+            ratings[b] += d
+        history.append({b: ratings[b] for b in sorted(change, key=str)})
+    return ratings, history
+
+
+# ---- Bradley-Terry -----------------------------------------------------------------------
+
+Key = tuple[tuple[int, float], ...]  # sparse design vector: (bot index, coefficient)
+
+
+def _design(r: BoardResult, index: dict[Hashable, int]) -> Key:
+    """x with team A's mean minus team B's mean; its dot with theta is A's log-odds."""
+    x: dict[int, float] = {}
+    for b in r.team_a:
+        x[index[b]] = x.get(index[b], 0.0) + 1 / len(r.team_a)
+    for b in r.team_b:
+        x[index[b]] = x.get(index[b], 0.0) - 1 / len(r.team_b)
+    return tuple(sorted((i, c) for i, c in x.items() if abs(c) > 1e-12))
+
+
+def _solve(h: list[list[float]], g: list[float]) -> list[float]:
+    """Solve h @ x = g (h symmetric positive definite) by Gaussian elimination with pivoting."""
+    n = len(g)
+    a = [row[:] + [g[i]] for i, row in enumerate(h)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(a[r][c]))
+        a[c], a[p] = a[p], a[c]
+        piv = a[c][c]
+        for r in range(c + 1, n):
+            f = a[r][c] / piv
+            if f:
+                row_r, row_c = a[r], a[c]
+                for j in range(c, n + 1):
+                    row_r[j] -= f * row_c[j]
+    x = [0.0] * n
+    for c in range(n - 1, -1, -1):
+        x[c] = (a[c][n] - sum(a[c][j] * x[j] for j in range(c + 1, n))) / a[c][c]
+    return x
+
+
+def _fit(
+    m: int, counts: dict[Key, list[float]], theta: list[float] | None = None, *, tol: float = 1e-10
+) -> list[float]:
+    """Newton's method on the penalised log-likelihood; counts: key -> [score sum, boards]."""
+    theta = list(theta) if theta is not None else [0.0] * m
+    for _ in range(200):
+        g = [0.0] * m
+        h = [[0.0] * m for _ in range(m)]
+        for i in range(m):  # the prior: PRIOR_DRAWS draws against a 0-rated opponent
+            p = 1 / (1 + math.exp(-theta[i]))
+            g[i] += PRIOR_DRAWS * (0.5 - p)
+            h[i][i] += PRIOR_DRAWS * p * (1 - p)
+        for key, (s, n) in counts.items():
+            eta = sum(theta[i] * c for i, c in key)
+            p = 1 / (1 + math.exp(-eta))
+            resid = s - n * p
+            w = n * p * (1 - p)
+            for i, ci in key:
+                g[i] += resid * ci
+                hi = h[i]
+                for j, cj in key:
+                    hi[j] += w * ci * cj
+        step = _solve(h, g)
+        biggest = max(abs(x) for x in step)
+        if biggest > 2.0:  # damp: never jump more than ~350 Elo at once
+            step = [x * 2.0 / biggest for x in step]
+        theta = [t + x for t, x in zip(theta, step)]
+        if biggest < tol:
+            break
+    return theta
+
+
+def _anchored(theta: list[float], anchor: int | None) -> list[float]:
+    shift = theta[anchor] if anchor is not None else sum(theta) / len(theta)
+    return [(t - shift) * ELO_PER_NAT for t in theta]
+
+
+def _percentile(sorted_values: list[float], q: float) -> float:
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def bradley_terry(
+    results: Sequence[BoardResult],
+    bots: Sequence[Hashable],
+    *,
+    anchor: Hashable | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> list[Rating]:
+    """Headline ratings, strongest first (ties by name); see the module docstring for the model."""
+    bots = list(dict.fromkeys([*bots, *(b for r in results for b in (*r.team_a, *r.team_b))]))
+    if not bots:
+        return []
+    index = {b: i for i, b in enumerate(bots)}
+    m = len(bots)
+    anchor_i = index.get(anchor) if anchor is not None else None
+    played = Counter()
+    cells: Counter[tuple[Key, float]] = Counter()
+    for r in results:
+        key = _design(r, index)
+        if not key:  # the same bots on both sides: no information
+            continue
+        cells[(key, r.score)] += 1
+        for b in set(r.team_a) ^ set(r.team_b):
+            played[b] += 1
+
+    def aggregate(weights: Counter) -> dict[Key, list[float]]:
+        counts: dict[Key, list[float]] = {}
+        for (key, score), n in weights.items():
+            c = counts.setdefault(key, [0.0, 0.0])
+            c[0] += score * n
+            c[1] += n
+        return counts
+
+    theta = _fit(m, aggregate(cells))
+    elo = _anchored(theta, anchor_i)
+    samples: list[list[float]] = []
+    if bootstrap > 0 and cells:
+        rng = random.Random(seed)
+        cats = list(cells)
+        cum = []
+        total = 0
+        for c in cats:
+            total += cells[c]
+            cum.append(total)
+        for _ in range(bootstrap):
+            drawn = Counter(rng.choices(range(len(cats)), cum_weights=cum, k=total))
+            weights = Counter({cats[i]: n for i, n in drawn.items()})
+            samples.append(_anchored(_fit(m, aggregate(weights), theta), anchor_i))
+    order = sorted(range(m), key=lambda i: (-elo[i], str(bots[i])))
+    out = []
+    for pos, i in enumerate(order):
+        ci_low = ci_high = los = None
+        if samples and played[bots[i]]:
+            col = sorted(s[i] for s in samples)
+            ci_low, ci_high = _percentile(col, 0.025), _percentile(col, 0.975)
+        if samples and pos + 1 < m:
+            j = order[pos + 1]
+            los = sum(1.0 if s[i] > s[j] else 0.5 if s[i] == s[j] else 0.0 for s in samples) / len(samples)
+        out.append(Rating(bots[i], elo[i], ci_low, ci_high, los, played[bots[i]]))
+    return out
