@@ -1,0 +1,491 @@
+"""The arena database on real SQLite files: schema, refusals, bots, atomic tables, read side."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from arena import storage
+from arena.errors import ArenaError
+from arena.storage import (
+    TableAlreadyRecorded,
+    add_bot,
+    board_results,
+    compute_and_store_ratings,
+    create_tournament,
+    done_tables,
+    get_bot,
+    get_deal,
+    get_tournament,
+    list_bots,
+    list_tournaments,
+    open_db,
+    record_table,
+    set_status,
+)
+
+BIG_SEED = 2**64 - 1
+
+
+def seat_bots(team_a, team_b, swapped):
+    """Team A holds side 0 (seats 0, 2) unless swapped; sides alternate around the table."""
+    a_side = 1 if swapped else 0
+    return [team_a[s // 2] if s % 2 == a_side else team_b[s // 2] for s in range(4)]
+
+
+def fake_table(team_a, team_b, swapped, points, *, seed=7, fault=None, deals=1):
+    """A realistic table dict as the runner builds it; `fault` = (seat, status) forfeits a side."""
+    bots = seat_bots(team_a, team_b, swapped)
+    seats = []
+    for seat, bot in enumerate(bots):
+        status, detail = "ok", ""
+        if fault is not None and fault[0] == seat:
+            status, detail = fault[1], "no answer within 1.0 s"
+        seats.append({
+            "seat": seat, "bot_id": bot, "name": f"bot{bot}", "version": "1", "status": status,
+            "detail": detail, "stderr": "warming up\n", "moves": 13, "think_ms_total": 12.5,
+            "think_ms_max": 3.1,
+        })
+    forfeit = None
+    if fault is not None:
+        forfeit = {"side": fault[0] % 2, "seat": fault[0], "status": fault[1], "detail": "no answer within 1.0 s"}
+    return {
+        "seats": seats,
+        "points": list(points),
+        "forfeit": forfeit,
+        "deals": [
+            {
+                "number": k, "seed": BIG_SEED - k, "dealer": (3 + k) % 4, "points": list(points),
+                "breakdown": [{"cards": 27, "total": points[0]}, {"cards": 25, "total": points[1]}],
+                "moves": [
+                    {"seat": 0, "move": {"type": "trail", "card": "5H"}, "ms": 1.2},
+                    {"seat": 1, "move": {"type": "capture", "card": "5S", "value": 5, "take": [0]}, "ms": 0.7},
+                ],
+                "complete": fault is None,
+            }
+            for k in range(deals)
+        ],
+        "started": "2025-01-01T12:00:00.000+00:00",
+        "duration_s": 0.41,
+    }
+
+
+@pytest.fixture
+def db(tmp_path):
+    d = open_db(tmp_path / "results" / "arena.db")
+    yield d
+    d.close()
+
+
+def make_bot(tmp_path, name, body="print('hi')\n"):
+    path = tmp_path / "src" / f"{name}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(body)
+    return path
+
+
+@pytest.fixture
+def three(db, tmp_path):
+    """Three registered bots and a clone round robin of 2 boards per match among them."""
+    ids = [add_bot(db, make_bot(tmp_path, n, f"# {n}\n"))["id"] for n in ("alpha", "beta", "random")]
+    a, b, r = ids
+    sched = [([a, a], [b, b]), ([a, a], [r, r]), ([b, b], [r, r])]
+    tid = create_tournament(
+        db, "t1", seed=BIG_SEED, variant={"preset": "jensen", "players": 4}, format="deal",
+        partners="clone", boards=2, settings={"time_per_move": 1.0}, bot_ids=ids, matches=sched,
+    )
+    return tid, ids, sched
+
+
+# ---- opening -------------------------------------------------------------------------------
+
+
+def test_open_creates_folder_wal_and_records_migrations(tmp_path):
+    path = tmp_path / "deep" / "er" / "arena.db"
+    db = open_db(path)
+    assert path.exists()
+    assert db.journal_mode == "wal"
+    assert [m.name for m in storage.migrations.applied(db)] == ["0001_initial"]
+    assert db.execute("PRAGMA busy_timeout").fetchone()[0] == storage.BUSY_TIMEOUT_MS
+    assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    for table in ("bots", "tournaments", "tournament_bots", "matches", "boards", "tables", "seats",
+                  "deals", "ratings", "rating_history"):
+        assert db[table].exists(), table
+    db.close()
+    again = open_db(path, create=False)
+    assert len(storage.migrations.applied(again)) == 1
+    again.close()
+
+
+def test_default_path_follows_env(monkeypatch, tmp_path):
+    monkeypatch.delenv("ARENA_DB", raising=False)
+    assert storage.default_db_path() == storage.DEFAULT_DB
+    monkeypatch.setenv("ARENA_DB", str(tmp_path / "x.db"))
+    assert storage.default_db_path() == tmp_path / "x.db"
+    open_db().close()
+    assert (tmp_path / "x.db").exists()
+
+
+def test_refuses_missing_file_without_create(tmp_path):
+    with pytest.raises(ArenaError, match="no arena database at"):
+        open_db(tmp_path / "nope.db", create=False)
+    assert not (tmp_path / "nope.db").exists()
+
+
+def test_refuses_a_file_that_is_not_sqlite(tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_text("these are my notes, not a database\n")
+    with pytest.raises(ArenaError, match="is not an SQLite database"):
+        open_db(path)
+    assert path.read_text().startswith("these are my notes")
+
+
+def test_refuses_sqlite_that_is_not_ours(tmp_path):
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+    with pytest.raises(ArenaError, match="not an arena database"):
+        open_db(path)
+    with sqlite3.connect(path) as conn:  # untouched: no tables of ours were added
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert names == {"invoices"}
+
+
+def test_empty_sqlite_is_refused_only_without_create(tmp_path):
+    path = tmp_path / "empty.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 1")  # writes a valid header, no tables
+    assert path.read_bytes().startswith(b"SQLite format 3")
+    with pytest.raises(ArenaError, match="empty SQLite database"):
+        open_db(path, create=False)
+    # with create=True it is set up: an arena killed while creating its file leaves just this
+    db = open_db(path)
+    assert db["bots"].exists()
+    db.close()
+
+
+def test_refuses_a_corrupt_database(tmp_path, db):
+    path = tmp_path / "results" / "arena.db"
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    data = bytearray(path.read_bytes())
+    data[100:4096] = b"\xff" * (4096 - 100)  # trash the schema page, keep the header
+    path.write_bytes(bytes(data))
+    with pytest.raises(ArenaError, match="corrupt|not an arena database"):
+        open_db(path)
+
+
+def test_refuses_a_database_from_a_newer_arena(tmp_path, db):
+    db["_sqlite_migrations"].insert(
+        {"migration_set": storage.MIGRATION_SET, "name": "9999_future", "applied_at": "2099"}
+    )
+    db.close()
+    with pytest.raises(ArenaError, match="newer arena"):
+        open_db(tmp_path / "results" / "arena.db")
+
+
+# ---- bots ----------------------------------------------------------------------------------
+
+
+def test_add_bot_stores_a_content_addressed_copy(db, tmp_path):
+    src = make_bot(tmp_path, "greedy", "print('greedy v1')\n")
+    bot = add_bot(db, src, command="python3 {path}")
+    assert (bot["name"], bot["version"], bot["command"]) == ("greedy", 1, "python3 {path}")
+    assert len(bot["sha256"]) == 64
+    stored = tmp_path / "results" / "bots" / bot["sha256"] / "greedy.py"
+    assert bot["path"] == str(stored.resolve())
+    assert stored.read_text() == "print('greedy v1')\n"
+    assert add_bot(db, src)["id"] == bot["id"]  # same content: the same version
+    src.write_text("print('greedy v2')\n")
+    v2 = add_bot(db, src)
+    assert (v2["version"], v2["id"] != bot["id"]) == (2, True)
+    assert stored.read_text() == "print('greedy v1')\n"  # the old copy stays for old results
+    assert get_bot(db, "greedy")["id"] == v2["id"]
+    assert get_bot(db, "greedy@1")["id"] == bot["id"]
+    assert get_bot(db, "greedy", version=1)["id"] == bot["id"]
+    assert get_bot(db, str(bot["id"]))["version"] == 1
+    assert [(b["name"], b["version"]) for b in list_bots(db)] == [("greedy", 1), ("greedy", 2)]
+
+
+def test_add_bot_folder_hashes_sorted_contents(db, tmp_path):
+    folder = tmp_path / "src" / "deep"
+    (folder / "lib").mkdir(parents=True)
+    (folder / "main.py").write_text("import lib\n")
+    (folder / "lib" / "search.py").write_text("DEPTH = 3\n")
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "x.pyc").write_bytes(b"\0junk")
+    bot = add_bot(db, folder)
+    assert (bot["name"], bot["kind"]) == ("deep", "folder")
+    copy = tmp_path / "results" / "bots" / bot["sha256"] / "deep"
+    assert (copy / "lib" / "search.py").read_text() == "DEPTH = 3\n"
+    assert not (copy / "__pycache__").exists()
+    assert storage.bot_sha256(copy) == bot["sha256"]
+    (folder / "__pycache__" / "x.pyc").write_bytes(b"other junk")  # caches do not count
+    assert add_bot(db, folder)["id"] == bot["id"]
+    (folder / "lib" / "search.py").write_text("DEPTH = 4\n")
+    assert add_bot(db, folder)["version"] == 2
+
+
+def test_unknown_and_bad_bots_are_one_clear_error(db, tmp_path):
+    add_bot(db, make_bot(tmp_path, "greedy"))
+    add_bot(db, make_bot(tmp_path, "random", "import random\n"))
+    with pytest.raises(ArenaError, match=r"^unknown bot 'nosuch' \(known: greedy, random\)$"):
+        get_bot(db, "nosuch")
+    with pytest.raises(ArenaError, match="unknown bot 'greedy@7'"):
+        get_bot(db, "greedy@7")
+    with pytest.raises(ArenaError, match="no bot at"):
+        add_bot(db, tmp_path / "missing.py")
+    with pytest.raises(ArenaError, match="bad bot name"):
+        add_bot(db, make_bot(tmp_path, "x"), name="two words")
+    with pytest.raises(ArenaError, match="bad bot name"):
+        add_bot(db, make_bot(tmp_path, "y"), name="a,b")
+
+
+# ---- tournaments ---------------------------------------------------------------------------
+
+
+def test_tournament_round_trip_and_status(db, three):
+    tid, ids, sched = three
+    t = get_tournament(db, "t1")
+    assert t["id"] == tid and t["seed"] == BIG_SEED
+    assert t["variant"] == {"preset": "jensen", "players": 4}
+    assert (t["format"], t["partners"], t["boards"], t["status"]) == ("deal", "clone", 2, "created")
+    assert (t["matches"], t["boards_total"], t["boards_done"]) == (3, 6, 0)
+    assert sorted(b["id"] for b in t["bots"]) == sorted(ids)
+    assert get_tournament(db)["id"] == tid  # the latest
+    set_status(db, tid, "running")
+    started = get_tournament(db, tid)["started"]
+    set_status(db, tid, "interrupted")
+    set_status(db, tid, "running")
+    assert get_tournament(db, tid)["started"] == started  # the first start stands
+    set_status(db, tid, "finished")
+    t = get_tournament(db, tid)
+    assert t["status"] == "finished" and t["finished"] >= started
+    with pytest.raises(ArenaError, match="unknown tournament status"):
+        set_status(db, tid, "exploded")
+    assert [x["name"] for x in list_tournaments(db)] == ["t1"]
+
+
+def test_tournament_errors(db, three):
+    tid, ids, sched = three
+    kwargs = dict(seed=1, variant={}, format="deal", partners="clone", boards=2, settings={},
+                  bot_ids=ids, matches=sched)
+    with pytest.raises(ArenaError, match="tournament 't1' already exists"):
+        create_tournament(db, "t1", **kwargs)
+    with pytest.raises(ArenaError, match=r"unknown tournament 'nope' \(known: t1\)"):
+        get_tournament(db, "nope")
+    with pytest.raises(ArenaError, match="seed must be"):
+        create_tournament(db, "t2", **{**kwargs, "seed": 2**64})
+    with pytest.raises(ArenaError, match="unknown format"):
+        create_tournament(db, "t2", **{**kwargs, "format": "rubber"})
+    with pytest.raises(ArenaError, match="not in the tournament"):
+        create_tournament(db, "t2", **{**kwargs, "bot_ids": ids[:2]})
+    with pytest.raises(ArenaError, match="unknown bot ids"):
+        create_tournament(db, "t2", **{**kwargs, "bot_ids": [*ids, 999]})
+    assert [x["name"] for x in list_tournaments(db)] == ["t1"]
+
+
+def test_no_tournaments_yet(db):
+    with pytest.raises(ArenaError, match="no tournaments"):
+        get_tournament(db)
+
+
+# ---- recording tables ----------------------------------------------------------------------
+
+
+def test_board_appears_when_its_second_table_lands(db, three):
+    tid, (a, b, r), sched = three
+    # team A (alpha) holds side 0: 20 - 10; swapped, A holds side 1: 12 - 18 -> A: +10 and +6
+    record_table(db, tid, 1, 1, False, 99, fake_table([a, a], [b, b], False, (20, 10), seed=99))
+    assert done_tables(db, tid) == {(1, 1, False)}
+    assert board_results(db, tid) == []
+    record_table(db, tid, 1, 1, True, 99, fake_table([a, a], [b, b], True, (12, 18), seed=99))
+    assert done_tables(db, tid) == {(1, 1, False), (1, 1, True)}
+    (board,) = board_results(db, tid)
+    assert board["margin"] == 16 and board["outcome"] == "win"
+    assert (board["team_a"], board["team_b"], board["seed"]) == ([a, a], [b, b], 99)
+    # B wins a board: A gets 10 - 20 and (swapped) 20 - 10 on side 0 -> -10 - 10
+    record_table(db, tid, 1, 2, True, 5, fake_table([a, a], [b, b], True, (20, 10)))
+    record_table(db, tid, 1, 2, False, 5, fake_table([a, a], [b, b], False, (10, 20)))
+    assert [(x["board_no"], x["margin"], x["outcome"]) for x in board_results(db, tid)] == [
+        (1, 16, "win"), (2, -20, "loss")]
+    assert get_tournament(db, tid)["boards_done"] == 2
+
+
+def test_draw_and_canonical_order(db, three):
+    tid, (a, b, r), sched = three
+    # recorded out of order, as concurrent tables finish
+    for match_no, board_no in ((3, 2), (1, 2), (2, 1), (3, 1)):
+        ta, tb = sched[match_no - 1]
+        for swapped in (True, False):
+            record_table(db, tid, match_no, board_no, swapped, 1,
+                         fake_table(ta, tb, swapped, (15, 15)))
+    got = [(x["match_no"], x["board_no"], x["outcome"]) for x in board_results(db, tid)]
+    assert got == [(1, 2, "draw"), (2, 1, "draw"), (3, 1, "draw"), (3, 2, "draw")]
+
+
+def test_recording_a_table_twice_does_not_count_twice(db, three):
+    tid, (a, b, r), sched = three
+    t = fake_table([a, a], [b, b], False, (20, 10))
+    record_table(db, tid, 1, 1, False, 3, t)
+    record_table(db, tid, 1, 1, True, 3, fake_table([a, a], [b, b], True, (10, 20)))
+    with pytest.raises(TableAlreadyRecorded, match="match 1, board 1, swapped=False"):
+        record_table(db, tid, 1, 1, False, 3, t)
+    assert len(board_results(db, tid)) == 1
+    assert db["tables"].count == 2 and db["seats"].count == 8 and db["deals"].count == 2
+
+
+def test_a_failed_write_leaves_nothing(db, three):
+    tid, (a, b, r), sched = three
+    broken = fake_table([a, a], [b, b], False, (20, 10), deals=3)
+    broken["deals"][2]["number"] = 1  # a duplicate deal number fails after table and seats went in
+    with pytest.raises(ValueError, match="rejected by the database"):
+        record_table(db, tid, 1, 1, False, 3, broken)
+    assert done_tables(db, tid) == set()
+    assert (db["tables"].count, db["seats"].count, db["deals"].count) == (0, 0, 0)
+    bad = fake_table([a, a], [b, b], False, (20, 10))
+    del bad["deals"][0]["moves"]
+    with pytest.raises(KeyError):
+        record_table(db, tid, 1, 1, False, 3, bad)
+    assert (db["tables"].count, db["seats"].count) == (0, 0)
+
+
+def test_wrong_bots_at_a_table_are_refused(db, three):
+    tid, (a, b, r), sched = three
+    with pytest.raises(ValueError, match="seat 0 holds bot"):
+        record_table(db, tid, 1, 1, False, 3, fake_table([r, r], [b, b], False, (20, 10)))
+    with pytest.raises(ValueError, match="seat 0 holds bot"):  # unswapped layout sent as swapped
+        record_table(db, tid, 1, 1, True, 3, fake_table([a, a], [b, b], False, (20, 10)))
+    with pytest.raises(ArenaError, match="has no match 9"):
+        record_table(db, tid, 9, 1, False, 3, fake_table([a, a], [b, b], False, (20, 10)))
+    record_table(db, tid, 1, 1, False, 3, fake_table([a, a], [b, b], False, (20, 10)))
+    with pytest.raises(ValueError, match="different seeds"):
+        record_table(db, tid, 1, 1, True, 4, fake_table([a, a], [b, b], True, (20, 10)))
+    assert done_tables(db, tid) == {(1, 1, False)}
+
+
+def test_a_second_connection_sees_whole_tables(db, three, tmp_path):
+    tid, (a, b, r), sched = three
+    reader = open_db(tmp_path / "results" / "arena.db", create=False)
+    assert done_tables(reader, tid) == set()
+    record_table(db, tid, 1, 1, False, 3, fake_table([a, a], [b, b], False, (20, 10), deals=2))
+    assert done_tables(reader, tid) == {(1, 1, False)}
+    assert reader.execute("SELECT COUNT(*) FROM deals").fetchone()[0] == 2
+    reader.close()
+
+
+def test_get_deal_has_everything_to_replay(db, three):
+    tid, (a, b, r), sched = three
+    t = fake_table([a, a], [b, b], True, (9, 21), fault=(1, "timeout"), deals=2)
+    table_id = record_table(db, tid, 1, 2, True, 77, t)
+    deal_ids = [x["id"] for x in db["deals"].rows_where("table_id = ?", [table_id], order_by="number")]
+    d = get_deal(db, deal_ids[1])
+    assert d["variant"] == {"preset": "jensen", "players": 4}
+    assert (d["seed"], d["dealer"], d["number"]) == (BIG_SEED - 1, 0, 1)
+    assert d["moves"] == t["deals"][1]["moves"]
+    assert d["breakdown"] == t["deals"][1]["breakdown"]
+    assert (d["match_no"], d["board_no"], d["swapped"], d["complete"]) == (1, 2, True, False)
+    assert [s["bot"] for s in d["seats"]] == ["beta", "alpha", "beta", "alpha"]
+    assert d["seats"][1]["status"] == "timeout"
+    assert d["forfeit"] == {"side": 1, "seat": 1, "status": "timeout", "detail": "no answer within 1.0 s"}
+    with pytest.raises(ArenaError, match="unknown deal 999"):
+        get_deal(db, 999)
+
+
+# ---- read side -----------------------------------------------------------------------------
+
+
+def play_all(db, tid, sched, boards, margin_of):
+    """Record every table; margin_of(team_a_bot, team_b_bot, board_no) gives A's margin per table."""
+    for match_no, (ta, tb) in enumerate(sched, start=1):
+        for board_no in range(1, boards + 1):
+            m = margin_of(ta[0], tb[0], board_no)
+            for swapped in (False, True):
+                pts = (15 + m // 2, 15 - (m - m // 2))
+                side_pts = pts if not swapped else pts[::-1]
+                record_table(db, tid, match_no, board_no, swapped, board_no, fake_table(ta, tb, swapped, side_pts))
+
+
+def test_standings_crosstable_and_matches(db, three):
+    tid, (a, b, r), sched = three
+    strength = {a: 3, b: 2, r: 1}
+    play_all(db, tid, sched, 2, lambda x, y, n: 4 if strength[x] > strength[y] else -4)
+    rows = storage.standings(db, tid)
+    assert [x["bot"] for x in rows] == ["alpha", "beta", "random"]
+    assert [x["rank"] for x in rows] == [1, 2, 3]
+    top = rows[0]
+    assert (top["boards"], top["wins"], top["draws"], top["losses"]) == (4, 4, 0, 0)
+    assert top["avg_margin"] == 8.0 and top["faults"] == 0 and top["fault_flag"] is False
+    assert rows[2]["elo"] == 0.0  # random anchors the scale
+    assert top["ci_low"] <= top["elo"] <= top["ci_high"]
+    ct = storage.crosstable(db, tid)
+    assert ct["bots"] == ["alpha", "beta", "random"]
+    alpha_row = ct["rows"][0]["results"]
+    assert alpha_row["beta"]["wins"] == 2 and alpha_row["beta"]["margin"] == 16
+    assert ct["rows"][1]["results"]["alpha"]["losses"] == 2
+    assert "alpha" not in alpha_row
+    ms = storage.matches(db, tid)
+    assert [(m["match_no"], m["team_a"], m["wins"], m["boards_done"]) for m in ms] == [
+        (1, ["alpha", "alpha"], 2, 2), (2, ["alpha", "alpha"], 2, 2), (3, ["beta", "beta"], 2, 2)]
+    assert [m["match_no"] for m in storage.matches(db, tid, bot="random")] == [2, 3]
+    with pytest.raises(ArenaError, match="unknown bot 'gamma' in this tournament"):
+        storage.matches(db, tid, bot="gamma")
+    detail = storage.match_detail(db, tid, 1)
+    assert [len(bd["tables"]) for bd in detail["boards"]] == [2, 2]
+    assert all(len(t["deal_ids"]) == 1 for bd in detail["boards"] for t in bd["tables"])
+
+
+def test_faults_are_counted_per_table_and_flagged(db, three):
+    tid, (a, b, r), sched = three
+    # beta times out at one of its two tables of match 1, board 1 (1 of 8 tables: 12.5% > 10%)
+    record_table(db, tid, 1, 1, False, 1, fake_table([a, a], [b, b], False, (30, 0), fault=(1, "timeout")))
+    record_table(db, tid, 1, 1, True, 1, fake_table([a, a], [b, b], True, (15, 15)))
+    for board_no in (2,):
+        for swapped in (False, True):
+            record_table(db, tid, 1, board_no, swapped, 2, fake_table([a, a], [b, b], swapped, (15, 15)))
+    for match_no in (3,):
+        for board_no in (1, 2):
+            for swapped in (False, True):
+                record_table(db, tid, match_no, board_no, swapped, board_no,
+                             fake_table([b, b], [r, r], swapped, (15, 15)))
+    rows = {x["bot"]: x for x in storage.standings(db, tid)}
+    assert (rows["beta"]["tables"], rows["beta"]["faults"], rows["beta"]["fault_flag"]) == (8, 1, True)
+    assert (rows["alpha"]["faults"], rows["alpha"]["fault_flag"]) == (0, False)
+    assert storage.matches(db, tid)[0]["faults"] == 1
+
+
+def test_ratings_are_stored_with_history_and_replaced(db, three):
+    tid, (a, b, r), sched = three
+    strength = {a: 3, b: 2, r: 1}
+    play_all(db, tid, sched, 2, lambda x, y, n: 6 if strength[x] > strength[y] else -2)
+    head = compute_and_store_ratings(db, tid, bootstrap=200)
+    assert [h["bot_id"] for h in head] == [a, b, r]
+    stored = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? ORDER BY method, elo DESC", [tid]))
+    assert {x["method"] for x in stored} == {storage.BT_METHOD, storage.SEQ_METHOD}
+    assert all(x["boards"] == 6 for x in stored)
+    bt = [x for x in stored if x["method"] == storage.BT_METHOD]
+    assert bt[0]["los_next"] > 0.5 and bt[-1]["los_next"] is None
+    assert json.loads(bt[0]["params"])["anchor_bot_id"] == r
+    hist = storage.rating_history(db, tid)
+    assert len(hist) == 6 * 2 and [h["seq"] for h in hist][::2] == [1, 2, 3, 4, 5, 6]
+    compute_and_store_ratings(db, tid, bootstrap=50)  # recomputing replaces, never appends
+    assert db["ratings"].count == 6 and db["rating_history"].count == 12
+    before = storage.standings(db, tid)
+    assert before[0]["elo"] == bt[0]["elo"]  # read from the stored rows while they are current
+
+
+def test_export_csv_and_json(db, three):
+    tid, (a, b, r), sched = three
+    play_all(db, tid, sched, 1, lambda x, y, n: 2)
+    text = storage.export_csv(db, tid)
+    lines = text.splitlines()
+    assert lines[0].split(",") == list(storage.EXPORT_COLUMNS)
+    assert len(lines) == 1 + 3 * 2
+    assert lines[1].startswith("t1,1,1,0,1,alpha+alpha,beta+beta,alpha,beta,alpha,beta,16,14,2,4,win")
+    doc = storage.export_document(db, tid)
+    assert json.loads(json.dumps(doc)) == doc
+    assert doc["tournament"]["seed"] == str(BIG_SEED)
+    assert len(doc["tables"]) == 6 and doc["tables"][0]["deals"][0]["moves"][0]["ms"] == 1.2
+    assert [s["bot"] for s in doc["standings"]] == ["alpha", "beta", "random"]
