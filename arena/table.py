@@ -1,0 +1,392 @@
+"""One table: a bot process per seat playing a plan of seeded deals, every move checked.
+
+`play_table` starts the seats' processes (through `arena.process.open_bot`) and hands their
+pipes to `run_table`, which speaks the protocol over any trio streams (tests use in-memory
+streams and trio's autojump clock). Deadlines are trio cancel scopes here, never in the engine.
+The first fault ends the table's play; the faulting seat's side forfeits (protocol.md, "Faults").
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import math
+import time
+from collections.abc import Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import trio
+
+import engine
+from arena import protocol
+from arena.connection import Connection
+from arena.errors import BotCrashed, BotFault, IllegalMoveFault
+from arena.protocol import MoveReply, Ready
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Limits on the bots' replies, in seconds (protocol.md, "Time control")."""
+
+    handshake_s: float = 10.0  # from process start to `ready`
+    move_s: float = 1.0  # per `act`, before the bank is drawn on
+    bank_s: float = 10.0  # per seat and table, drawn on by replies slower than move_s
+    grace_s: float = 0.5  # after `bye` and closing stdin, before the bot is killed
+
+    def __post_init__(self) -> None:
+        for name in ("handshake_s", "move_s", "bank_s", "grace_s"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0 \
+                    or not math.isfinite(value):
+                raise ValueError(f"time control {name} must be a finite number >= 0, got {value!r}")
+        if self.handshake_s <= 0 or self.move_s <= 0:
+            raise ValueError("time control: the handshake and move limits must be above 0")
+
+    def to_dict(self) -> dict[str, int]:
+        """As sent to the bots in `hello`, in whole milliseconds."""
+        return {"handshake_ms": _ms(self.handshake_s), "move_ms": _ms(self.move_s), "bank_ms": _ms(self.bank_s)}
+
+
+def _ms(seconds: float) -> int:
+    return int(round(seconds * 1000))
+
+
+class Plan(Protocol):
+    """Which deals a table plays: asked before each deal with the points of the deals so far."""
+
+    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None: ...
+
+    def forfeit_points(self, variant: engine.Variant) -> int: ...
+
+
+class FixedDeals:
+    """A fixed list of (seed, dealer) deals, e.g. one board of a duplicate match."""
+
+    def __init__(self, deals: Sequence[tuple[int, int]]) -> None:
+        self.deals = [(int(seed), int(dealer)) for seed, dealer in deals]
+        if not self.deals:
+            raise ValueError("a table needs at least one deal")
+
+    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None:
+        k = len(scores_so_far)
+        return self.deals[k] if k < len(self.deals) else None
+
+    def forfeit_points(self, variant: engine.Variant) -> int:
+        """The variant's points per deal without Zwicks, for every deal the table was to play."""
+        return variant.describe()["points_per_deal"] * len(self.deals)
+
+
+@dataclass
+class SeatResult:
+    seat: int
+    name: str = ""
+    version: str = ""
+    status: str = "ok"
+    detail: str = ""
+    stderr: str = ""
+    moves: int = 0
+    think_ms_total: float = 0.0
+    think_ms_max: float = 0.0
+    handshake_ms: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat, "name": self.name, "version": self.version, "status": self.status,
+            "detail": self.detail, "stderr": self.stderr, "moves": self.moves,
+            "think_ms_total": round(self.think_ms_total, 3), "think_ms_max": round(self.think_ms_max, 3),
+            "handshake_ms": None if self.handshake_ms is None else round(self.handshake_ms, 3),
+        }
+
+
+@dataclass
+class TableResult:
+    seats: list[SeatResult]
+    points: list[int]
+    forfeit: dict[str, Any] | None
+    deals: list[dict[str, Any]]
+    started: str
+    duration_s: float
+    move_times_ms: list[list[float]] = field(default_factory=list)  # per seat, for reports
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seats": [s.to_dict() for s in self.seats],
+            "points": list(self.points),
+            "forfeit": self.forfeit,
+            "deals": self.deals,
+            "started": self.started,
+            "duration_s": round(self.duration_s, 3),
+        }
+
+    @property
+    def ok(self) -> bool:
+        return self.forfeit is None
+
+
+def seat_seed(bot_seed: int, seat: int) -> int:
+    """The `seed` a seat's bot gets in `hello`: a 64-bit hash of the table's bot seed and the seat."""
+    digest = hashlib.sha256(b"zwicker-bot" + bot_seed.to_bytes(8, "big") + seat.to_bytes(8, "big")).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+class _Table:
+    """The state of one table's play; `run` is the whole protocol from hello to bye."""
+
+    def __init__(self, conns: Sequence[Connection | None], variant: engine.Variant, plan: Plan,
+                 time_control: TimeControl, match_id: str, table_id: str, bot_seed: int) -> None:
+        if len(conns) != variant.players:
+            raise ValueError(f"{variant.preset} with {variant.players} players needs {variant.players} seats, "
+                             f"got {len(conns)}")
+        if not 0 <= bot_seed < 2**64:
+            raise ValueError(f"bot_seed must be 0 <= seed < 2**64, got {bot_seed}")
+        self.conns = list(conns)
+        self.variant = variant
+        self.plan = plan
+        self.tc = time_control
+        self.match_id, self.table_id, self.bot_seed = match_id, table_id, bot_seed
+        n = variant.players
+        self.seats = [SeatResult(seat) for seat in range(n)]
+        self.move_times: list[list[float]] = [[] for _ in range(n)]
+        self.bank = [time_control.bank_s] * n
+        self.deals: list[dict[str, Any]] = []
+        self.fault: tuple[int, BotFault] | None = None
+        self.started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+        self.wall_start = time.perf_counter()
+
+    def record_fault(self, seat: int, exc: BotFault) -> None:
+        if self.fault is None:
+            self.fault = (seat, exc)
+
+    # -- the lifecycle ---------------------------------------------------------------------
+    async def run(self, handshake_deadline: float) -> None:
+        if self.fault is None:
+            await self.handshake(handshake_deadline)
+        if self.fault is None:
+            try:
+                await self.play()
+            except _SeatFault as sf:
+                self.record_fault(sf.seat, sf.fault)
+        await self.say_bye()
+
+    async def handshake(self, deadline: float) -> None:
+        describe = self.variant.describe()
+        tc = self.tc.to_dict()
+        limit_text = f"the handshake limit of {self.tc.handshake_s:g} s"
+        start = trio.current_time()
+
+        async def shake(seat: int, conn: Connection, cancel: trio.CancelScope) -> None:
+            side = self.variant.side_of(seat)
+            partners = [s for s in range(self.variant.players) if s != seat and self.variant.side_of(s) == side]
+            hello = protocol.hello(seat=seat, side=side, partners=partners, variant=describe,
+                                   time_control=tc, match_id=self.match_id, table_id=self.table_id,
+                                   seed=seat_seed(self.bot_seed, seat))
+            try:
+                reply, _ = await conn.request(hello, "ready", deadline, limit_text)
+            except BotFault as exc:
+                self.record_fault(seat, exc)
+                cancel.cancel()
+                return
+            assert isinstance(reply, Ready)
+            self.seats[seat].name, self.seats[seat].version = reply.name, reply.version
+            self.seats[seat].handshake_ms = (trio.current_time() - start) * 1000
+
+        async with trio.open_nursery() as nursery:
+            for seat, conn in enumerate(self.conns):
+                if conn is not None:
+                    nursery.start_soon(shake, seat, conn, nursery.cancel_scope)
+
+    async def play(self) -> None:
+        scores: list[list[int]] = []
+        totals = [0] * self.variant.num_sides
+        while (planned := self.plan.next_deal([list(s) for s in scores])) is not None:
+            seed, dealer = planned
+            number = len(self.deals)
+            state = engine.deal(self.variant, seed, dealer)
+            record: dict[str, Any] = {"number": number, "seed": seed, "dealer": dealer, "points": None,
+                                      "breakdown": None, "moves": [], "complete": False}
+            self.deals.append(record)
+            for seat in range(self.variant.players):
+                await self.notify(seat, protocol.deal(number=number, dealer=dealer,
+                                                      observation=state.observation(seat)))
+            while not state.is_over:
+                seat = state.to_move
+                move, ms = await self.ask(seat, number, state)
+                state = state.apply(move)
+                record["moves"].append({"seat": seat, "move": move.to_dict(), "ms": round(ms, 3)})
+            points = state.score()
+            record["points"], record["breakdown"], record["complete"] = points, state.breakdown(), True
+            scores.append(points)
+            totals = [t + p for t, p in zip(totals, points)]
+            moves = [{"seat": m["seat"], **m["move"]} for m in record["moves"]]
+            message = protocol.deal_end(number=number, points=points, breakdown=record["breakdown"],
+                                        totals=totals, moves=moves)
+            for seat in range(self.variant.players):
+                await self.notify(seat, message)
+        for seat, conn in enumerate(self.conns):  # anything sent after the last reply is a fault too
+            try:
+                conn.check_idle()
+            except BotFault as exc:
+                raise _SeatFault(seat, exc) from None
+
+    async def notify(self, seat: int, message: dict[str, Any]) -> None:
+        """A message that needs no reply; a bot that stops reading its input times out."""
+        try:
+            await self.conns[seat].send(message, trio.current_time() + self.tc.move_s)
+        except BotFault as exc:
+            raise _SeatFault(seat, exc) from None
+
+    async def ask(self, seat: int, number: int, state: engine.State) -> tuple[engine.Move, float]:
+        """Send `act` to the seat to move and return its checked move and reply time in ms."""
+        legal = state.legal_moves()
+        message = protocol.act(number=number, observation=state.observation(seat),
+                               legal=[m.to_dict() for m in legal], move_ms=_ms(self.tc.move_s),
+                               bank_ms=_ms(self.bank[seat]))
+        limit = self.tc.move_s + self.bank[seat]
+        limit_text = f"{limit:.3f} s (move limit {self.tc.move_s:g} s + bank {self.bank[seat]:.3f} s)"
+        try:
+            reply, elapsed = await self.conns[seat].request(message, "move", trio.current_time() + limit,
+                                                            limit_text)
+            assert isinstance(reply, MoveReply)
+            move = _resolve(reply, legal, state)
+        except BotFault as exc:
+            raise _SeatFault(seat, exc) from None
+        self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, elapsed - self.tc.move_s))
+        ms = elapsed * 1000
+        result = self.seats[seat]
+        result.moves += 1
+        result.think_ms_total += ms
+        result.think_ms_max = max(result.think_ms_max, ms)
+        self.move_times[seat].append(ms)
+        return move, ms
+
+    async def say_bye(self) -> None:
+        """`bye` to every seat (best effort to the faulting one), then close their stdin."""
+        detail = ""
+        if self.fault is not None:
+            seat, exc = self.fault
+            detail = f"seat {seat}: {exc.status}: {exc.detail}"
+        deadline = trio.current_time() + min(self.tc.move_s, 1.0)
+
+        async def one(seat: int, conn: Connection) -> None:
+            faulty = self.fault is not None and self.fault[0] == seat
+            reason = "end" if self.fault is None else "fault"
+            try:
+                if not faulty:
+                    await conn.send(protocol.bye(reason=reason, detail=detail), deadline)
+                elif not isinstance(self.fault[1], BotCrashed):
+                    await conn.send(protocol.bye(reason=reason, detail=detail), deadline)
+            except BotFault:
+                pass  # the table is over; a bot that cannot take its bye changes nothing
+            await conn.close_input()
+
+        async with trio.open_nursery() as nursery:
+            for seat, conn in enumerate(self.conns):
+                if conn is not None:
+                    nursery.start_soon(one, seat, conn)
+
+    # -- the result ------------------------------------------------------------------------
+    def result(self) -> TableResult:
+        sides = self.variant.num_sides
+        points = [0] * sides
+        for deal in self.deals:
+            if deal["complete"]:
+                points = [p + q for p, q in zip(points, deal["points"])]
+        forfeit = None
+        if self.fault is not None:
+            seat, exc = self.fault
+            self.seats[seat].status, self.seats[seat].detail = exc.status, exc.detail
+            side = self.variant.side_of(seat)
+            forfeit = {"side": side, "seat": seat, "status": exc.status, "detail": exc.detail}
+            award = self.plan.forfeit_points(self.variant)
+            points = [0 if s == side else award for s in range(sides)]
+        return TableResult(seats=self.seats, points=points, forfeit=forfeit, deals=self.deals,
+                           started=self.started, duration_s=time.perf_counter() - self.wall_start,
+                           move_times_ms=self.move_times)
+
+
+class _SeatFault(Exception):
+    def __init__(self, seat: int, fault: BotFault) -> None:
+        super().__init__(seat, fault)
+        self.seat, self.fault = seat, fault
+
+
+def _resolve(reply: MoveReply, legal: list[engine.Move], state: engine.State) -> engine.Move:
+    """The legal move a reply names; anything else is an IllegalMoveFault saying why."""
+    chosen = None
+    if reply.index is not None:
+        if not 0 <= reply.index < len(legal):
+            raise IllegalMoveFault(f"index {reply.index} is out of range ({len(legal)} legal moves)")
+        chosen = legal[reply.index]
+    if reply.move is not None:
+        try:
+            named = engine.Move.from_dict(reply.move)
+            state.apply(named)  # checks the value a capture names, too
+        except engine.EngineError as exc:
+            raise IllegalMoveFault(f"move {_short(reply.move)} is not legal: {exc}") from None
+        if chosen is not None and chosen.key != named.key:
+            raise IllegalMoveFault(f"index {reply.index} ({chosen}) and move {_short(reply.move)} disagree")
+        if chosen is None:
+            chosen = next(m for m in legal if m.key == named.key)
+            if named.type == "capture" and named.value is not None:
+                chosen = named
+    assert chosen is not None
+    return chosen
+
+
+def _short(obj: Any) -> str:
+    text = repr(obj)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _variant(variant: engine.Variant | str | dict[str, Any]) -> engine.Variant:
+    return variant if isinstance(variant, engine.Variant) else engine.variant(variant)
+
+
+async def run_table(connections: Sequence[Connection], *, variant: engine.Variant | str | dict[str, Any],
+                    plan: Plan, time_control: TimeControl = TimeControl(), match_id: str = "",
+                    table_id: str = "", bot_seed: int = 0,
+                    handshake_deadline: float | None = None) -> TableResult:
+    """Play a table over already-open connections (one per seat); the processes are the caller's."""
+    table = _Table(connections, _variant(variant), plan, time_control, match_id, table_id, bot_seed)
+    if handshake_deadline is None:
+        handshake_deadline = trio.current_time() + time_control.handshake_s
+    await table.run(handshake_deadline)
+    return table.result()
+
+
+async def play_table(seats: Sequence[Any], *, variant: engine.Variant | str | dict[str, Any], plan: Plan,
+                     time_control: TimeControl = TimeControl(), sandbox: str = "none", limits: Any = None,
+                     match_id: str = "", table_id: str = "", bot_seed: int = 0) -> TableResult:
+    """Start one process per seat (a BotCommand each), play the plan, and kill every process.
+
+    Returns the table's result with each seat's status, its stderr (bounded) and every move.
+    A seat whose process cannot be started counts as crashed.
+    """
+    from arena.process import Limits, open_bot
+
+    limits = limits if limits is not None else Limits()
+    table = _Table([None] * len(seats), _variant(variant), plan, time_control, match_id, table_id, bot_seed)
+    bots: list[Any] = [None] * len(seats)
+    async with AsyncExitStack() as stack:
+        start = trio.current_time()
+        for seat, cmd in enumerate(seats):
+            try:
+                bots[seat] = await stack.enter_async_context(
+                    open_bot(cmd, sandbox=sandbox, limits=limits, grace=time_control.grace_s))
+            except OSError as exc:
+                table.record_fault(seat, BotCrashed(f"could not start {cmd}: {exc}"))
+                break
+            table.conns[seat] = Connection(bots[seat].stdin, bots[seat].stdout)
+        await table.run(start + time_control.handshake_s)
+        if table.fault is not None and isinstance(table.fault[1], BotCrashed):
+            seat = table.fault[0]
+            if bots[seat] is not None:
+                with trio.move_on_after(min(time_control.grace_s, 0.5)):
+                    code = await bots[seat].wait()
+                    table.fault = (seat, BotCrashed(f"{table.fault[1].detail}; exit status {code}"))
+    for seat, bot in enumerate(bots):
+        if bot is not None:
+            table.seats[seat].stderr = bot.stderr_log()
+    return table.result()
