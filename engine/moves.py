@@ -104,50 +104,37 @@ def _field(d: dict, name: str, kind: type) -> Any:
 # -- generation -------------------------------------------------------------------------------
 
 
-def _sum_groups(summable: list[tuple[int, tuple[int, ...]]], v: int) -> list[int]:
-    """Bitmasks of two or more summable units whose values (one chosen each) add up to v."""
-    groups: list[int] = []
-    n = len(summable)
-
-    def walk(start: int, mask: int, count: int, sums: frozenset[int] | set[int]) -> None:
-        for k in range(start, n):
-            bit, vals = summable[k]
+def _subset_sums(summable: list[tuple[int, tuple[int, ...]]], top: int) -> list[tuple[int, int, int]]:
+    """Every subset of summable units whose smallest total is at most `top`, as
+    (unit mask, bitset of achievable totals, size). Totals are a bitset: bit t means "t can be made"."""
+    limit = (1 << (top + 1)) - 1
+    subsets = [(0, 1, 0)]
+    for bit, vals in summable:
+        for k in range(len(subsets)):
+            mask, sums, size = subsets[k]
             if len(vals) == 1:
-                x = vals[0]
-                new = {s + x for s in sums if s + x <= v}
+                grown = (sums << vals[0]) & limit
             else:
-                new = {s + x for s in sums for x in vals if s + x <= v}
-            if not new:
-                continue
-            m = mask | bit
-            if count and v in new:
-                groups.append(m)
-            if k + 1 < n:
-                walk(k + 1, m, count + 1, new)
-
-    walk(0, 0, 0, {0})
-    return groups
+                grown = 0
+                for a in vals:
+                    grown |= sums << a
+                grown &= limit
+            if grown:
+                subsets.append((mask | bit, grown, size + 1))
+    return subsets
 
 
 def _unions(groups: list[int]) -> set[int]:
-    """Every union of pairwise-disjoint groups (each a valid capture)."""
-    found: set[int] = set()
-    n = len(groups)
-
-    def walk(start: int, used: int) -> None:
-        for k in range(start, n):
-            g = groups[k]
-            if not g & used:
-                u = used | g
-                found.add(u)
-                walk(k + 1, u)
-
-    walk(0, 0)
+    """Every union of pairwise-disjoint groups (each union is a valid capture)."""
+    found = {0}
+    for g in groups:
+        found.update([u | g for u in found if not u & g])
+    found.discard(0)
     return found
 
 
-def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, tuple[Move, frozenset[int]]]]:
-    """All legal moves of a position, and a map from move key to (move, values making it legal)."""
+def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
+    """All legal moves of a position, and for each capture (by key) every value making it legal."""
     v = state.variant
     rules = v.rules
     if state.is_over:
@@ -156,99 +143,113 @@ def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, tuple[Move, frozens
     hand = state.hands[seat]
     table = state.table
     values = rules.values
-    hand_cards = list(dict.fromkeys(hand))
+    hand_cards = list(dict.fromkeys(hand)) if len(hand) > 1 else list(hand)
 
-    # Per-unit facts: what a unit is worth alone, what it adds in a sum, whether it can be touched.
-    single: list[tuple[int, tuple[int, ...]]] = []
+    # Per unit: the values it is worth alone, whether it may join a sum group, whether it can be
+    # touched at all (grupp's untakeable jokers cannot). Builds may be built on, like loose cards.
+    singles: list[tuple[int, tuple[int, ...]]] = []
     summable: list[tuple[int, tuple[int, ...]]] = []
-    build_targets: list[tuple[int, tuple[int, ...], Unit]] = []
+    targets: list[tuple[int, tuple[int, ...]]] = []
     for i, unit in enumerate(table):
-        bit = 1 << i
         if type(unit) is Build:
             vals: tuple[int, ...] = (unit.value,)
-            single.append((bit, vals))
-            if rules.builds_in_sums:
-                summable.append((bit, vals))
-            build_targets.append((i, vals, unit))
-            continue
-        vals = values[unit]
-        joker = unit[0] == "X"
-        if joker and v.table_jokers_untakeable:
-            continue
-        single.append((bit, vals))
-        if not joker or v.table_jokers_in_sums:
+            can_sum = rules.builds_in_sums
+        else:
+            vals = values[unit]
+            can_sum = True
+            if unit[0] == "X":
+                if v.table_jokers_untakeable:
+                    continue
+                can_sum = v.table_jokers_in_sums
+        bit = 1 << i
+        singles.append((bit, vals))
+        if can_sum:
             summable.append((bit, vals))
-        build_targets.append((i, vals, unit))
-    lone_joker = (
-        v.lone_joker_only_by_joker and len(table) == 1 and type(table[0]) is not Build and table[0][0] == "X"
-    )
+        targets.append((i, vals))
 
-    by_value: dict[int, set[int]] = {}
-
-    def captures_at(x: int) -> set[int]:
-        got = by_value.get(x)
-        if got is None:
-            groups = [bit for bit, vals in single if x in vals]
-            if len(summable) >= 2:
-                groups += _sum_groups(summable, x)
-            got = by_value[x] = _unions(groups) if groups else set()
-        return got
-
-    index: dict[tuple, tuple[Move, frozenset[int]]] = {}
+    index: dict[tuple, list[int]] = {}
     capture_moves: list[Move] = []
-    for card in hand_cards:
-        if lone_joker and card[0] != "X":
-            continue
-        masks: dict[int, list[int]] = {}
-        for x in values[card]:
-            for m in captures_at(x):
-                masks.setdefault(m, []).append(x)
-        if not masks:
-            continue
-        if v.must_take_maximal:
-            keep = [m for m in masks if not any(o != m and o & m == m for o in masks)]
-            masks = {m: masks[m] for m in keep}
-        found = []
-        for m, xs in masks.items():
-            take = tuple(i for i in range(len(table)) if m >> i & 1)
-            found.append(Move("capture", card, xs[0], take))
-            index[("capture", card, take)] = (found[-1], frozenset(xs))
-        found.sort(key=lambda mv: (mv.value, mv.take))
-        capture_moves.extend(found)
-    if capture_moves and rules.must_capture:
-        return capture_moves, index
+    if targets:
+        lone_joker = (v.lone_joker_only_by_joker and len(table) == 1 and type(table[0]) is not Build
+                      and table[0][0] == "X")
+        hand_values = {x for card in hand_cards for x in values[card]}
+        subsets = _subset_sums(summable, max(hand_values)) if len(summable) >= 2 else []
+        by_value: dict[int, set[int]] = {}
+        for x in hand_values:
+            groups = [bit for bit, vals in singles if x in vals]
+            groups += [m for m, sums, size in subsets if size >= 2 and sums >> x & 1]
+            by_value[x] = _unions(groups) if groups else set()
+        for card in hand_cards:
+            if lone_joker and card[0] != "X":
+                continue
+            masks: dict[int, list[int]] = {}
+            for x in values[card]:
+                for m in by_value[x]:
+                    if m in masks:
+                        masks[m].append(x)
+                    else:
+                        masks[m] = [x]
+            if not masks:
+                continue
+            if v.must_take_maximal:
+                masks = {m: xs for m, xs in masks.items() if not any(o != m and o & m == m for o in masks)}
+            found = []
+            for m, xs in masks.items():
+                take = tuple(i for i in range(len(table)) if m >> i & 1)
+                mv = Move("capture", card, xs[0], take)
+                found.append(mv)
+                index[("capture", card, take)] = xs
+            found.sort(key=_capture_order)
+            capture_moves.extend(found)
+        if capture_moves and rules.must_capture:
+            return capture_moves, index
 
     build_moves: list[Move] = []
-    if build_targets:
-        allowed = rules.build_values
+    if targets:
         holder = v.build_holder
-        partners = [s for s in range(v.players) if s != seat and rules.side_of[s] == rules.side_of[seat]]
+        partner_values: set[int] = set()
+        if holder == "partner":
+            side = rules.side_of[seat]
+            for s in range(v.players):
+                if s != seat and rules.side_of[s] == side:
+                    for c in state.hands[s]:
+                        partner_values.update(values[c])
+        cache = rules.build_cache
         for card in hand_cards:
-            rest = list(hand)
-            rest.remove(card)
-            holders = [values[c] for c in rest]
-            if holder == "partner":
-                holders += [values[c] for s in partners for c in state.hands[s]]
-            for i, uvals, _unit in build_targets:
-                announced: set[int] = set()
-                for a in values[card]:
-                    for b in uvals:
-                        if a + b in allowed:
-                            announced.add(a + b)
-                        if rules.subtraction and b > a and b - a in allowed:
-                            announced.add(b - a)
-                for w in sorted(announced):
-                    if holder != "none" and not any(w in hv for hv in holders):
+            if holder != "none":
+                rest = list(hand)
+                rest.remove(card)
+                held = set(partner_values)
+                for c in rest:
+                    held.update(values[c])
+            card_vals = values[card]
+            for i, uvals in targets:
+                announced = cache.get((card_vals, uvals))
+                if announced is None:
+                    announced = cache[(card_vals, uvals)] = _announced(rules, card_vals, uvals)
+                for w in announced:
+                    if holder != "none" and w not in held:
                         continue
                     mv = Move("build", card, w, (), i)
                     build_moves.append(mv)
-                    index[mv.key] = (mv, frozenset((w,)))
-    trails = []
-    for card in hand_cards:
-        mv = Move("trail", card)
-        trails.append(mv)
-        index[mv.key] = (mv, frozenset())
-    return capture_moves + build_moves + trails, index
+    return capture_moves + build_moves + [Move("trail", card) for card in hand_cards], index
+
+
+def _capture_order(mv: Move) -> tuple:
+    return (mv.value, mv.take)
+
+
+def _announced(rules: Any, card_vals: tuple[int, ...], unit_vals: tuple[int, ...]) -> tuple[int, ...]:
+    """Values a build of a card onto a unit may announce, before the holder rule."""
+    allowed = rules.build_values
+    found = set()
+    for a in card_vals:
+        for b in unit_vals:
+            if a + b in allowed:
+                found.add(a + b)
+            if rules.subtraction and b > a and b - a in allowed:
+                found.add(b - a)
+    return tuple(sorted(found))
 
 
 def why_illegal(state: Any, move: Move) -> str:

@@ -71,14 +71,21 @@ class State:
         """The state after `move` (a Move or a move dict); raises IllegalMove if it is not legal."""
         if self.is_over:
             raise IllegalMove(f"{_describe(move)}: the deal is over")
-        if not isinstance(move, Move):
-            move = Move.from_dict(move)
-        if self._index is None:
+        if self._legal is None:
             self._generate()
-        found = self._index.get(move.key)
-        if found is None or (move.type == "capture" and move.value is not None and move.value not in found[1]):
-            raise IllegalMove(f"{move}: {_moves.why_illegal(self, move)}")
-        return _play(self, found[0], move.value)
+        if isinstance(move, Move):
+            for legal in self._legal:
+                if legal is move:  # the fast path: a move taken from legal_moves()
+                    return _play(self, move, None)
+        else:
+            move = Move.from_dict(move)
+        key = move.key
+        for legal in self._legal:
+            if legal.key == key:
+                if move.type == "capture" and move.value is not None and move.value not in self._index[key]:
+                    break
+                return _play(self, legal, move.value)
+        raise IllegalMove(f"{move}: {_moves.why_illegal(self, move)}")
 
     # -- views ---------------------------------------------------------------------------------
     def observation(self, seat: int) -> dict[str, Any]:

@@ -8,6 +8,7 @@ derive from it (deck, values, points, deal pattern) is computed once and kept on
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -197,6 +198,9 @@ class Rules:
         self.build_values = frozenset(x for x in matchable if self.cap is None or x <= self.cap)
         self.builds_in_sums = fx["builds_in_sums"]
         self.must_capture = fx["must_capture"]
+        # What a card may announce when built onto a unit, by their value tuples (engine.moves);
+        # a few hundred entries at most, since value tuples are few.
+        self.build_cache: dict = {}
         self.fixed_total = sum(self.points[c] for c in self.deck) + self.most_cards
         dealt = sum(k * (n if where == "hands" else 1) for where, k in self.first_deal)
         if dealt > len(self.deck):
@@ -217,7 +221,18 @@ def variant(spec: "str | dict[str, Any] | Variant | None" = None, **overrides: A
         raise VariantError(f"variant: expected a preset name, a dict or a Variant, got {type(spec).__name__}")
     options.update(overrides)
     options.setdefault("preset", DEFAULT_PRESET)
-    return Variant(**_check_names(options))
+    try:
+        key = tuple(sorted(options.items()))
+        hash(key)
+    except TypeError:
+        return Variant(**_check_names(options))
+    return _cached_variant(key)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_variant(key: tuple) -> Variant:
+    """Variants are frozen, so equal option sets share one object (and its derived rules)."""
+    return Variant(**_check_names(dict(key)))
 
 
 def _check_names(options: dict[str, Any]) -> dict[str, Any]:
