@@ -54,10 +54,13 @@ class Limits:
     file_bytes: int = 1 << 20  # RLIMIT_FSIZE: the largest file a bot may write (in its temp dir)
     open_files: int = 64  # RLIMIT_NOFILE
     processes: int = 32  # RLIMIT_NPROC: processes and threads of the bot's own uid
+    tmp_bytes: int = 16 << 20  # size of the private /tmp (bwrap mode; a tmpfs, so it is memory)
     stderr_bytes: int = 64 << 10  # how much of the bot's stderr is kept (head and tail)
 
     def __post_init__(self) -> None:
-        for name in ("memory_bytes", "cpu_seconds", "file_bytes", "open_files", "processes", "stderr_bytes"):
+        for name in (
+            "memory_bytes", "cpu_seconds", "file_bytes", "open_files", "processes", "tmp_bytes", "stderr_bytes"
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"limit {name} must be a positive integer, got {value!r}")
@@ -98,6 +101,10 @@ class BotCommand:
             raise ValueError(f"bot command {spec!r}: {exc}") from None
         if not argv:
             raise ValueError("empty bot command")
+        first = Path(argv[0]).expanduser()
+        if first.suffix in (".py", ".js", ".mjs") and first.is_file():  # "bot.py --level 3"
+            script = cls.from_spec(argv[0])
+            return cls(script.argv + tuple(argv[1:]), script.workdir, script.kind)
         program = argv[0]
         if os.sep in program:
             resolved = Path(program).expanduser().resolve()

@@ -1,24 +1,50 @@
-"""How a bot process is confined: `bwrap`, `rlimit` or `none` (see docs/hostile.md).
+"""How a bot process is confined: `bwrap`, `rlimit` or `none` (docs/hostile.md has the whole story).
 
-`prepared` turns a `BotCommand` into the argv, cwd, environment and spawn options of one
-confined bot, and owns the bot's private temp directory for as long as the bot runs.
+- `none`: the bot runs as the arena's user with the arena's environment; it only gets its own
+  session, and is still killed with all it started (arena.process). For trusted bots and debugging.
+- `rlimit`: resource limits (address space, CPU seconds, file size, open files, processes) set
+  by `prlimit` before the bot's program starts, a minimal environment, a private temp directory
+  as HOME and TMPDIR, and, when the arena runs as root, a throw-away uid of its own, which makes
+  the process limit meaningful (root ignores RLIMIT_NPROC), keeps the bot from signalling other
+  processes and from reading files that are not world-readable, and lets the arena find and kill
+  every process the bot started by its uid.
+- `bwrap`: all of `rlimit`, inside bubblewrap: new user, PID, network, IPC and UTS namespaces (no
+  network at all, a fresh /proc that shows only the bot's own processes), a read-only view of
+  /usr and the bot's own folder only, and a private size-limited tmpfs as /tmp. bwrap itself runs
+  as the throw-away uid, so its namespaces are unprivileged ones.
+
+Python bots run under a readable system interpreter in the sandboxed modes (the arena's own
+interpreter may live under /root, which the throw-away uid cannot read): `/usr/bin/python3`, or
+the one named by ZWICKER_SANDBOX_PYTHON. It needs `msgpack` (Debian: python3-msgpack).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import secrets
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from arena.process import BotCommand, Limits
 
 MODES = ("bwrap", "rlimit", "none")
+SANDBOX_PYTHON_VAR = "ZWICKER_SANDBOX_PYTHON"
+PATH = "/usr/local/bin:/usr/bin:/bin"
 
+# Throw-away uids are drawn at random from a range no distribution hands out (systemd's
+# dynamic users end at 61183, container sub-uid ranges usually sit below 2**31 in 65536 blocks
+# from 100000; this range is far above both).
+_UID_FIRST = 0x7A000000
+_UID_COUNT = 0x01000000
 _uids: set[int] = set()
 
 
@@ -36,8 +62,53 @@ def resolve_mode(value: str | None) -> str:
     return value
 
 
+@functools.cache
 def default_mode() -> str:
-    return "none"
+    """ "bwrap" where it works here; otherwise one warning line on stderr and "rlimit"."""
+    problem = bwrap_problem()
+    if problem is None:
+        return "bwrap"
+    sys.stderr.write(f"arena: warning: sandbox bwrap unavailable ({problem}); bots run with --sandbox rlimit\n")
+    return "rlimit"
+
+
+@functools.cache
+def bwrap_problem() -> str | None:
+    """Why the bwrap sandbox cannot run here, or None if a trial bot started and ran fine."""
+    if shutil.which("bwrap") is None:
+        return "bwrap is not installed; Debian: apt-get install bubblewrap"
+    problem = sandbox_python_problem()
+    if problem:
+        return problem
+    uid = _allocate_uid()
+    argv = _bwrap_argv(Path("/usr/bin"), Path("/usr/bin"), uid, 1 << 20) + [
+        sandbox_python(), "-c", "import msgpack"
+    ]
+    try:
+        result = subprocess.run(argv, capture_output=True, timeout=30, **_as_user(uid))
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap failed to start: {exc}"
+    if result.returncode != 0:
+        lines = result.stderr.decode(errors="replace").strip().splitlines()
+        return f"bwrap trial failed: {lines[-1] if lines else 'exit status %d' % result.returncode}"
+    return None
+
+
+def sandbox_python() -> str:
+    return os.environ.get(SANDBOX_PYTHON_VAR) or "/usr/bin/python3"
+
+
+@functools.cache
+def sandbox_python_problem() -> str | None:
+    """Why the sandbox's Python cannot run bots (it must exist and import msgpack), or None."""
+    python = sandbox_python()
+    try:
+        result = subprocess.run([python, "-c", "import msgpack"], capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"no Python for sandboxed bots at {python} ({exc}); set {SANDBOX_PYTHON_VAR}"
+    if result.returncode != 0:
+        return f"{python} cannot import msgpack (Debian: apt-get install python3-msgpack)"
+    return None
 
 
 @dataclass
@@ -58,4 +129,137 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
     if mode == "none":
         yield Launch(list(cmd.argv), str(cmd.workdir), {**os.environ, **tag_env})
         return
-    raise ValueError(f"sandbox {mode!r} is not available yet")
+    argv = list(cmd.argv)
+    if cmd.kind == "python":
+        problem = sandbox_python_problem()
+        if problem:
+            raise ValueError(f"sandbox {mode}: {problem}")
+        argv[0] = sandbox_python()
+    uid = _allocate_uid()
+    if uid is not None:
+        _check_readable_by_others(cmd)
+    env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **tag_env}
+    if mode == "bwrap":
+        problem = bwrap_problem()
+        if problem:
+            raise ValueError(f"sandbox bwrap: {problem}")
+        # bwrap's own two processes (outside and the PID namespace's init) share the uid.
+        rlimits = _prlimit_argv(limits, uid, extra_processes=2)
+        extra = [] if cmd.kind == "python" else _program_binds(argv[0], cmd.workdir)
+        env |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
+        full = _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra) + rlimits + argv
+        yield Launch(full, "/", env, uid, _as_user(uid))
+        return
+    tmp = tempfile.mkdtemp(prefix="zwicker-bot-")
+    try:
+        if uid is not None:
+            os.chown(tmp, uid, uid)
+        env |= {"HOME": tmp, "TMPDIR": tmp}
+        # setpriv re-arms the parent-death signal after the uid change (which clears it): if the
+        # arena dies, its bots die with it. The parent is the trio thread, see arena.process.
+        full = ["setpriv", "--pdeathsig", "KILL", "--"] + _prlimit_argv(limits, uid) + argv
+        yield Launch(full, str(cmd.workdir), env, uid, _as_user(uid))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _allocate_uid() -> int | None:
+    """A fresh uid no process runs as, when the arena is root; None otherwise (bots run as us)."""
+    if os.geteuid() != 0:
+        return None
+    from arena.process import bot_pids
+
+    while True:
+        uid = _UID_FIRST + secrets.randbelow(_UID_COUNT)
+        if uid not in _uids and not bot_pids("\0", (uid,)):
+            _uids.add(uid)
+            return uid
+
+
+def _check_readable_by_others(cmd: BotCommand) -> None:
+    """The throw-away uid is "other" to every file: the bot's folder must be open to others."""
+    folder = cmd.workdir.resolve()
+    for path in (folder, *folder.parents):
+        need = 0o005 if path == folder else 0o001
+        if os.stat(path).st_mode & need != need:
+            raise ValueError(
+                f"bot folder {folder} is not readable by the sandboxed bot, which runs as an "
+                f"unprivileged user of its own: chmod o+{'rx' if path == folder else 'x'} {path}"
+            )
+    for arg in cmd.argv[1:]:
+        path = Path(arg)
+        if path.is_absolute() and path.is_file() and path.is_relative_to(folder) and not os.stat(path).st_mode & 0o004:
+            raise ValueError(f"bot file {path} is not readable by others (chmod o+r {path})")
+
+
+def _as_user(uid: int | None) -> dict[str, object]:
+    if uid is None:
+        return {}
+    return {"user": uid, "group": uid, "extra_groups": []}
+
+
+def _prlimit_argv(limits: Limits, uid: int | None, extra_processes: int = 0) -> list[str]:
+    # RLIMIT_NPROC counts every task of the real uid: with a throw-away uid that is the bot alone;
+    # running as the arena's user, the arena's own tasks count too.
+    nproc = limits.processes + extra_processes + (0 if uid is not None else _tasks_of(os.getuid()))
+    return [
+        "prlimit",
+        f"--as={limits.memory_bytes}",
+        # SIGXCPU at the soft limit, SIGKILL one second later for a bot that ignores SIGXCPU.
+        f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",
+        f"--fsize={limits.file_bytes}",
+        f"--nofile={limits.open_files}",
+        f"--nproc={nproc}",
+        "--core=0",
+        "--",
+    ]
+
+
+def _tasks_of(uid: int) -> int:
+    """Threads run by `uid` (what RLIMIT_NPROC counts)."""
+    total = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    total += len(os.listdir(f"/proc/{entry.name}/task"))
+            except OSError:
+                pass
+    return total
+
+
+def _program_binds(program: str, workdir: Path) -> list[str]:
+    """A read-only bind of the bot's program when it lies outside /usr and the bot's folder."""
+    path = Path(program).resolve()
+    if path.is_relative_to("/usr") or path.is_relative_to(workdir):
+        return []
+    return ["--ro-bind", str(path), str(path)]
+
+
+def _bwrap_argv(workdir: Path, chdir: Path, uid: int | None, tmp_bytes: int, extra: list[str] | None = None) -> list[str]:
+    argv = [
+        "bwrap",
+        "--unshare-all",  # user, pid, net, ipc, uts, cgroup namespaces: no network at all
+        "--unshare-user",  # required, not just tried: --disable-userns needs it
+        "--die-with-parent",  # safe: the parent is the trio thread, see arena.process
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/bin", "/bin",
+        "--symlink", "usr/lib", "/lib",
+        "--symlink", "usr/lib64", "/lib64",
+        "--symlink", "usr/sbin", "/sbin",
+    ]
+    for path in ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives"):
+        if os.path.exists(path):
+            argv += ["--ro-bind", path, path]
+    argv += [
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--size", str(tmp_bytes), "--tmpfs", "/tmp",
+        "--ro-bind", str(workdir), str(workdir),
+        *(extra or []),
+        "--chdir", str(chdir),
+        "--hostname", "zwicker-bot",
+        "--disable-userns",
+        "--",
+    ]
+    return argv

@@ -1,0 +1,226 @@
+"""The sandbox modes against the hostile bots in tests/hostile/, with real processes.
+
+Each confinement is checked in the modes that promise it, and, where it is safe, also shown to
+be absent in `none` (a positive control: the test would notice if the bot got through).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena import sandbox
+from arena.process import BotCommand, Limits, open_bot
+
+ROOT = os.geteuid() == 0
+needs_bwrap = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=f"bwrap: {sandbox.bwrap_problem()}")
+needs_root = pytest.mark.skipif(not ROOT, reason="a throw-away uid per bot needs root")
+BWRAP = pytest.param("bwrap", marks=needs_bwrap)
+CONFINED = [BWRAP, "rlimit"]
+
+
+async def run_to_end(mode: str, script: Path, *args: str, limits: Limits | None = None) -> tuple[int, str]:
+    """Run a hostile bot until it exits by itself; its exit status and stderr."""
+    cmd = BotCommand.from_spec(str(script))
+    cmd = BotCommand(cmd.argv + args, cmd.workdir, cmd.kind)
+    with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+        async with open_bot(cmd, sandbox=mode, limits=limits) as bot:
+            returncode = await bot.wait()
+    return returncode, bot.stderr_log()
+
+
+def test_resolve_mode():
+    assert sandbox.resolve_mode("none") == "none"
+    assert sandbox.resolve_mode("rlimit") == "rlimit"
+    assert sandbox.resolve_mode(None) in ("bwrap", "rlimit")
+    assert sandbox.resolve_mode("auto") == sandbox.default_mode()
+    with pytest.raises(ValueError, match="unknown sandbox 'docker': choose one of bwrap, rlimit, none"):
+        sandbox.resolve_mode("docker")
+
+
+@pytest.mark.parametrize("mode", ["none", *CONFINED])
+async def test_a_normal_bot_runs_in_every_mode(hostile, mode):
+    with trio.fail_after(60):
+        async with open_bot(BotCommand.from_spec(str(hostile / "echo.py")), sandbox=mode) as bot:
+            await bot.stdin.send_all(b"deal\n")
+            assert await bot.stdout.receive_some(100) == b"deal\n"
+            await bot.stdin.aclose()
+            assert await bot.wait() == 0
+    assert bot.stderr_log() == "echo bot ready\n"
+
+
+@pytest.mark.parametrize("mode", ["none", *CONFINED])
+async def test_escaping_children_are_killed_in_every_mode(hostile, mode):
+    cmd = BotCommand.from_spec(f"{hostile / 'fork_escape.py'} --exit")
+    with trio.fail_after(60):
+        async with open_bot(cmd, sandbox=mode) as bot:
+            line = await bot.stdout.receive_some(100)
+            assert line.startswith(b"pids ")
+            assert await bot.wait() == 0
+    # the autouse fixture checks that the escapees are gone
+
+
+async def listen_and_run(mode: str, script: Path) -> tuple[str, list[bytes]]:
+    """Listen on 127.0.0.1, let the bot try to connect; what the bot said and what the listener got."""
+    received: list[bytes] = []
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+
+    async def serve(stream: trio.SocketStream) -> None:
+        received.append(await stream.receive_some(100))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, serve, listeners)
+        _, log = await run_to_end(mode, script, str(port))
+        await trio.sleep(0.05) if "connected" in log else None  # let the positive control's data land
+        nursery.cancel_scope.cancel()
+    return log, received
+
+
+async def test_network_reaches_the_listener_without_a_sandbox(hostile):
+    log, received = await listen_and_run("none", hostile / "network.py")
+    assert "network: connected" in log and received == [b"leaked hand: 9S KH\n"]
+
+
+@needs_bwrap
+async def test_no_network_in_bwrap(hostile):
+    log, received = await listen_and_run("bwrap", hostile / "network.py")
+    assert "network: blocked" in log and "refused" in log.lower()
+    assert received == []
+
+
+@pytest.fixture
+def secret_file():
+    """A world-readable "database" in a world-readable folder outside every bot's folder."""
+    with tempfile.TemporaryDirectory(prefix="zwicker-results-") as folder:
+        os.chmod(folder, 0o755)
+        db = Path(folder) / "arena.db"
+        db.write_bytes(b"SQLite format 3\0 every hand of every deal")
+        db.chmod(0o644)
+        yield db
+
+
+async def test_reading_outside_works_without_a_sandbox(hostile, secret_file):
+    _, log = await run_to_end("none", hostile / "read_file.py", str(secret_file))
+    assert "read_file: read 41 bytes" in log
+
+
+@needs_bwrap
+async def test_bwrap_hides_files_outside_the_bots_folder(hostile, secret_file):
+    _, log = await run_to_end("bwrap", hostile / "read_file.py", str(secret_file))
+    assert "read_file: blocked" in log and "No such file" in log
+    _, log = await run_to_end("bwrap", hostile / "read_file.py", str(Path(__file__)))  # another "bot's" code
+    assert "read_file: blocked" in log
+
+
+@needs_bwrap
+async def test_bwrap_shows_its_own_folder_read_only(hostile):
+    _, log = await run_to_end("bwrap", hostile / "read_file.py", str(hostile / "echo.py"))
+    assert "read_file: read" in log
+
+
+@needs_root
+async def test_rlimit_uid_cannot_read_private_files(hostile, tmp_path):
+    secret = tmp_path / "private.db"  # the arena's files that are not world-readable
+    secret.write_bytes(b"secret")
+    secret.chmod(0o600)
+    _, log = await run_to_end("rlimit", hostile / "read_file.py", str(secret))
+    assert "read_file: blocked" in log and "Permission denied" in log
+
+
+@pytest.mark.parametrize("mode", CONFINED)
+async def test_writes_only_in_the_temp_dir(hostile, tmp_path, mode):
+    if mode == "rlimit" and not ROOT:
+        pytest.skip("rlimit confines writes only through the throw-away uid, which needs root")
+    target = tmp_path / "results.db"
+    returncode, log = await run_to_end(mode, hostile / "write_outside.py", str(target))
+    assert returncode == 0, log
+    assert f"write_outside: blocked {target}" in log
+    assert f"write_outside: blocked {hostile / 'planted.py'}" in log
+    assert "write_outside: temp dir ok (5 bytes)" in log
+    assert not target.exists() and not (hostile / "planted.py").exists()
+
+
+@pytest.mark.parametrize("mode", CONFINED)
+async def test_cannot_signal_other_processes(hostile, mode):
+    if mode == "rlimit" and not ROOT:
+        pytest.skip("without root the bot runs as the arena's user and may signal its processes")
+    victim = subprocess.Popen(["sleep", "60"])
+    try:
+        returncode, log = await run_to_end(mode, hostile / "signal_others.py", str(victim.pid))
+        assert f"signal_others: blocked {victim.pid}" in log
+        assert victim.poll() is None
+        if mode == "rlimit":  # the parent is the arena itself
+            assert returncode == 0 and f"signal_others: blocked {os.getpid()}" in log
+        else:  # the parent is the sandbox's own init: the bot can only take its own sandbox down
+            assert "signal_others: killed 1" in log
+    finally:
+        victim.kill()
+        victim.wait()
+
+
+@pytest.mark.parametrize("mode", CONFINED)
+async def test_memory_is_bounded(hostile, mode):
+    returncode, log = await run_to_end(mode, hostile / "memory_hog.py", limits=Limits(memory_bytes=256 << 20))
+    assert returncode == 1
+    allocated = int(log.split("MemoryError after ")[1].split()[0])
+    assert 0 <= allocated < 256
+
+
+@pytest.mark.parametrize("mode", CONFINED)
+async def test_cpu_time_is_bounded(hostile, mode):
+    returncode, log = await run_to_end(mode, hostile / "cpu_spin.py", limits=Limits(cpu_seconds=1))
+    # bwrap reports its child's death by signal N as exit status 128 + N
+    assert returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU), log
+
+
+@pytest.mark.parametrize("mode", CONFINED)
+async def test_file_size_is_bounded(hostile, mode):
+    returncode, log = await run_to_end(mode, hostile / "big_file.py", limits=Limits(file_bytes=1 << 20))
+    assert returncode == 1
+    assert "big_file: stopped after 1048576 bytes" in log and "File too large" in log
+
+
+@pytest.mark.parametrize("mode", CONFINED)
+async def test_fork_bomb_is_bounded(hostile, mode):
+    cmd = BotCommand.from_spec(str(hostile / "fork_bomb.py"))
+    with trio.fail_after(60):
+        async with open_bot(cmd, sandbox=mode, limits=Limits(processes=16)) as bot:
+            assert await bot.stdout.receive_some(100) == b"done\n"
+    log = bot.stderr_log()
+    assert "fork_bomb: refused after" in log, log
+    assert int(log.split("refused after ")[1].split()[0]) <= 16
+
+
+@pytest.fixture
+def open_folder():
+    """A bot folder readable by everyone (as a sandboxed bot's folder must be)."""
+    with tempfile.TemporaryDirectory(prefix="zwicker-bot-src-") as folder:
+        os.chmod(folder, 0o755)
+        yield Path(folder)
+
+
+@needs_bwrap
+async def test_bwrap_bot_sees_only_its_own_processes(open_folder):
+    script = open_folder / "ps.py"
+    script.write_text("import os, sys\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()), file=sys.stderr)\n")
+    _, log = await run_to_end("bwrap", script)
+    assert log.strip() == "[1, 2]"  # bwrap's init and the bot itself
+
+
+@needs_root
+@pytest.mark.parametrize("mode", CONFINED)
+async def test_a_private_bot_folder_is_one_clear_error(open_folder, mode):
+    folder = open_folder / "mybot"
+    folder.mkdir(mode=0o700)
+    (folder / "bot.py").write_text("")
+    with pytest.raises(ValueError, match=r"^bot folder .*mybot is not readable by the sandboxed bot.*: chmod o\+rx .*mybot$"):
+        async with open_bot(BotCommand.from_spec(str(folder / "bot.py")), sandbox=mode):
+            pass
