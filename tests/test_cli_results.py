@@ -1,0 +1,192 @@
+"""The results commands through typer's CliRunner, on real SQLite files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena import storage
+from arena.cli import _register, app, main
+from tests.test_storage import fake_table
+
+_register()
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args, ok=True):
+    result = runner.invoke(app, [str(a) for a in args])
+    if ok:
+        assert result.exit_code == 0, (result.output, result.exception)
+    return result
+
+
+@pytest.fixture
+def dbpath(tmp_path):
+    return tmp_path / "res" / "arena.db"
+
+
+@pytest.fixture
+def played(dbpath, tmp_path):
+    """A finished clone round robin of three bots, 3 boards per match: alpha > beta > random."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in ("alpha", "beta", "random"):
+        (src / f"{n}.py").write_text(f"# {n}\n")
+        run("bot", "add", src / f"{n}.py", "--db", dbpath)
+    db = storage.open_db(dbpath)
+    ids = {b["name"]: b["id"] for b in storage.list_bots(db)}
+    a, b, r = ids["alpha"], ids["beta"], ids["random"]
+    sched = [([a, a], [b, b]), ([a, a], [r, r]), ([b, b], [r, r])]
+    tid = storage.create_tournament(
+        db, "cup", seed=42, variant={"preset": "jensen"}, format="deal", partners="clone", boards=3,
+        settings={}, bot_ids=[a, b, r], matches=sched,
+    )
+    for match_no, (ta, tb) in enumerate(sched, start=1):
+        for board_no in (1, 2, 3):
+            for swapped in (False, True):
+                a_pts, b_pts = (18, 12) if board_no < 3 else (15, 15)
+                pts = (b_pts, a_pts) if swapped else (a_pts, b_pts)
+                # beta (team A of match 3, seat 0 when not swapped) times out at 2 of its 12 tables
+                fault = (0, "timeout") if (match_no, swapped) == (3, False) and board_no < 3 else None
+                record = fake_table(ta, tb, swapped, pts, fault=fault)
+                storage.record_table(db, tid, match_no, board_no, swapped, board_no, record)
+    storage.set_status(db, tid, "finished")
+    storage.compute_and_store_ratings(db, tid, bootstrap=100)
+    db.close()
+    return dbpath
+
+
+def test_bot_add_and_list(dbpath, tmp_path):
+    src = tmp_path / "greedy_bot.py"
+    src.write_text("print('v1')\n")
+    out = run("bot", "add", src, "--name", "greedy", "--db", dbpath).output
+    assert out.startswith("added greedy version 1 (id 1, sha256 ")
+    assert run("bot", "add", src, "--name", "greedy", "--db", dbpath).output.startswith(
+        "already registered as greedy version 1")
+    src.write_text("print('v2')\n")
+    bot = json.loads(run("bot", "add", src, "--name", "greedy", "--command", "python3", "--db", dbpath,
+                         "--json").output)
+    assert (bot["version"], bot["command"]) == (2, "python3")
+    assert Path(bot["path"]).read_text() == "print('v2')\n"
+    listed = json.loads(run("bot", "list", "--db", dbpath, "--json").output)
+    assert [(b["name"], b["version"]) for b in listed] == [("greedy", 1), ("greedy", 2)]
+    text = run("bot", "list", "--db", dbpath).output
+    assert "greedy" in text and "python3" in text
+
+
+def test_env_chooses_the_database(dbpath, tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_DB", str(dbpath))
+    src = tmp_path / "x.py"
+    src.write_text("pass\n")
+    run("bot", "add", src)
+    assert dbpath.exists()
+    assert json.loads(run("bot", "list", "--json").output)[0]["name"] == "x"
+
+
+def test_standings_json_and_text(played):
+    rows = json.loads(run("standings", "--db", played, "--json").output)
+    assert [r["bot"] for r in rows] == ["alpha", "beta", "random"]
+    for key in ("rank", "bot", "elo", "ci_low", "ci_high", "boards", "wins", "draws", "losses", "faults"):
+        assert all(key in r for r in rows), key
+    alpha, beta, rnd = rows
+    assert (alpha["boards"], alpha["wins"], alpha["draws"], alpha["losses"]) == (6, 4, 2, 0)
+    assert rnd["elo"] == 0 and alpha["elo"] > beta["elo"] > 0
+    assert (beta["tables"], beta["faults"], beta["fault_flag"]) == (12, 2, True)
+    assert (rnd["tables"], rnd["faults"], rnd["fault_flag"]) == (12, 0, False)
+    text = run("standings", "cup", "--db", played).output
+    assert text.splitlines()[0].startswith("cup: finished, 9/9 boards, jensen")
+    assert "alpha" in text and "95% interval" in text
+    assert "2 !" in text and "!: faulted in more than 10% of its tables." in text
+
+
+def test_crosstable_matches_export(played, tmp_path):
+    ct = json.loads(run("crosstable", "--db", played, "--json").output)
+    assert ct["bots"] == ["alpha", "beta", "random"]
+    assert ct["rows"][0]["results"]["beta"]["score"] == 2.5
+    text = run("crosstable", "cup", "--db", played).output
+    assert "2.5/3" in text and "0.5/3" in text
+    ms = json.loads(run("matches", "--db", played, "--json", "--bot", "random").output)
+    assert [m["match_no"] for m in ms] == [2, 3]
+    assert [m["faults"] for m in ms] == [0, 2]
+    assert "beta+" not in run("matches", "--db", played).output  # clone teams print once
+    one = json.loads(run("matches", "cup", "--match", "1", "--db", played, "--json").output)
+    deal_id = one["boards"][0]["tables"][0]["deal_ids"][0]
+    with storage.open_db(played) as db:
+        assert storage.get_deal(db, deal_id)["board_no"] == 1
+    assert "deal ids" in run("matches", "cup", "--match", "1", "--db", played).output
+    rows = list(csv.DictReader(io.StringIO(run("export", "cup", "--format", "csv", "--db", played).output)))
+    assert len(rows) == 18 and rows[0]["team_a"] == "alpha+alpha" and rows[0]["board_outcome"] == "win"
+    out = tmp_path / "exports" / "cup.json"
+    run("export", "cup", "--format", "json", "--output", out, "--db", played)
+    doc = json.loads(out.read_text())
+    assert doc["tournament"]["name"] == "cup" and len(doc["tables"]) == 18
+    listed = json.loads(run("tournament", "list", "--db", played, "--json").output)
+    assert [(t["name"], t["status"], t["boards_done"]) for t in listed] == [("cup", "finished", 9)]
+    assert "cup" in run("tournament", "list", "--db", played).output
+
+
+def test_errors_are_one_line(played, tmp_path, capsys):
+    cases = [
+        (["standings", "nope", "--db", str(played)], "unknown tournament 'nope' (known: cup)"),
+        (["standings", "--db", str(tmp_path / "missing.db")], "no arena database at"),
+        (["matches", "cup", "--bot", "zed", "--db", str(played)], "unknown bot 'zed' in this tournament"),
+        (["export", "cup", "--format", "xml", "--db", str(played)], "unknown export format 'xml'"),
+        (["bot", "add", str(tmp_path / "nothing.py"), "--db", str(played)], "no bot at"),
+    ]
+    for argv, message in cases:
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2, argv
+        assert err.startswith("arena: error: ") and message in err, err
+        assert err.count("\n") == 1, err
+
+
+def test_corrupt_database_is_one_line(played, capsys):
+    with storage.open_db(played) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(played.read_bytes())
+    data[4096 * 3: 4096 * 3 + 400] = b"\xfe" * 400  # a page deep inside, not the schema page
+    played.write_bytes(bytes(data))
+    with pytest.raises(SystemExit) as exit_:
+        main(["export", "cup", "--format", "json", "--db", str(played)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "corrupt" in err and err.count("\n") == 1, err
+
+
+def test_every_command_help_has_an_example():
+    for argv in (["bot", "add"], ["bot", "list"], ["tournament", "list"], ["standings"], ["crosstable"],
+                 ["matches"], ["export"]):
+        out = run(*argv, "--help").output
+        assert "Example: arena " in out, argv
+        assert "--db" in out, argv
+
+
+def test_real_process_exit_code(tmp_path):
+    """The installed-style entry point: one line on stderr, exit code 2, no traceback."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena", "standings", "--db", str(tmp_path / "none.db")],
+        capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("arena: error: no arena database at") and "Traceback" not in proc.stderr
+
+
+def test_standings_of_an_empty_tournament(dbpath, tmp_path):
+    src = tmp_path / "solo.py"
+    src.write_text("pass\n")
+    run("bot", "add", src, "--db", dbpath)
+    with storage.open_db(dbpath) as db:
+        storage.create_tournament(db, "lonely", seed=1, variant={"preset": "jensen"}, format="deal",
+                                  partners="clone", boards=1, settings={}, bot_ids=[1], matches=[])
+    rows = json.loads(run("standings", "--db", dbpath, "--json").output)
+    assert rows == [{**rows[0], "rank": 1, "bot": "solo", "elo": 0.0, "ci_low": None, "boards": 0}]
+    assert "lonely: created, 0/0 boards" in run("standings", "--db", dbpath).output
