@@ -7,7 +7,6 @@ deterministic order: captures, then builds, then trails, each by hand order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from engine import cards
@@ -27,13 +26,19 @@ class Build(NamedTuple):
 Unit = str | Build  # a loose card is its code
 
 
+_new = tuple.__new__
+
+
 def unit_cards(unit: Unit) -> tuple[str, ...]:
     return unit.cards if type(unit) is Build else (unit,)
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
-    """One move. `value` is the capturing or announced value (None for a trail)."""
+class Move(NamedTuple):
+    """One move. `value` is the capturing or announced value (None for a trail).
+
+    A NamedTuple rather than a dataclass: legal-move generation creates many of them, and a
+    tuple is the cheapest immutable value Python has.
+    """
 
     type: str
     card: str
@@ -58,7 +63,7 @@ class Move:
         return {"type": "trail", "card": self.card}
 
     @classmethod
-    def from_dict(cls, d: Any) -> "Move":
+    def from_dict(cls, d: Any) -> "Move":  # noqa: D102
         """A move from its plain-data form; a bad field raises EngineError naming it."""
         if not isinstance(d, dict):
             raise EngineError(f"move: expected a dict, got {type(d).__name__}")
@@ -173,12 +178,23 @@ def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
         lone_joker = (v.lone_joker_only_by_joker and len(table) == 1 and type(table[0]) is not Build
                       and table[0][0] == "X")
         hand_values = {x for card in hand_cards for x in values[card]}
-        subsets = _subset_sums(summable, max(hand_values)) if len(summable) >= 2 else []
-        by_value: dict[int, set[int]] = {}
-        for x in hand_values:
-            groups = [bit for bit, vals in singles if x in vals]
-            groups += [m for m, sums, size in subsets if size >= 2 and sums >> x & 1]
-            by_value[x] = _unions(groups) if groups else set()
+        groups_at: dict[int, list[int]] = {x: [] for x in hand_values}
+        for bit, vals in singles:
+            for x in vals:
+                if x in groups_at:
+                    groups_at[x].append(bit)
+        if len(summable) >= 2:
+            wanted = 0
+            for x in hand_values:
+                wanted |= 1 << x
+            for m, sums, size in _subset_sums(summable, max(hand_values)):
+                hits = sums & wanted
+                if size < 2 or not hits:
+                    continue
+                for x in groups_at:
+                    if hits >> x & 1:
+                        groups_at[x].append(m)
+        by_value = {x: _unions(groups) if groups else () for x, groups in groups_at.items()}
         for card in hand_cards:
             if lone_joker and card[0] != "X":
                 continue
@@ -196,7 +212,7 @@ def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
             found = []
             for m, xs in masks.items():
                 take = tuple(i for i in range(len(table)) if m >> i & 1)
-                mv = Move("capture", card, xs[0], take)
+                mv = _new(Move, ("capture", card, xs[0], take, None))
                 found.append(mv)
                 index[("capture", card, take)] = xs
             found.sort(key=_capture_order)
@@ -230,9 +246,9 @@ def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
                 for w in announced:
                     if holder != "none" and w not in held:
                         continue
-                    mv = Move("build", card, w, (), i)
+                    mv = _new(Move, ("build", card, w, (), i))
                     build_moves.append(mv)
-    return capture_moves + build_moves + [Move("trail", card) for card in hand_cards], index
+    return capture_moves + build_moves + [_new(Move, ("trail", card, None, (), None)) for card in hand_cards], index
 
 
 def _capture_order(mv: Move) -> tuple:
