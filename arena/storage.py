@@ -501,6 +501,24 @@ def set_status(db: sqlite_utils.Database, tid: int, status: str) -> None:
 # Writing results
 
 
+def seat_bots(team_a: list[int], team_b: list[int], swapped: bool, players: int = 4) -> list[int]:
+    """The bot at each seat: sides alternate round the table (seat % 2), team A holds side 0
+    unless swapped, and a team's k-th seat on its side is `team[k % 2]`. record_table accepts
+    any layout that keeps each side's seats within its team; this is the canonical one."""
+    a_side = 1 if swapped else 0
+    return [(team_a if seat % 2 == a_side else team_b)[(seat // 2) % 2] for seat in range(players)]
+
+
+def schedule(db: sqlite_utils.Database, tid: int) -> list[dict]:
+    """The stored matches of a tournament in order: match_no, team_a, team_b (bot ids)."""
+    return [
+        {"match_no": r[0], "team_a": [r[1], r[2]], "team_b": [r[3], r[4]]}
+        for r in db.execute(
+            "SELECT match_no, a0, a1, b0, b1 FROM matches WHERE tournament_id = ? ORDER BY match_no", [tid]
+        )
+    ]
+
+
 def _match(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
     rows = list(db.query("SELECT * FROM matches WHERE tournament_id = ? AND match_no = ?", [tid, match_no]))
     if not rows:
@@ -809,7 +827,7 @@ def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
             "losses": s["losses"], "avg_margin": s["margin"] / s["boards"] if s["boards"] else 0.0,
             "tables": tables, "faults": faulted, "fault_flag": tables > 0 and faulted > 0.1 * tables,
         })
-    rows.sort(key=lambda r: (-r["elo"], r["bot"]))
+    rows.sort(key=lambda r: (-r["elo"], str(r["bot_id"])))  # the ratings' order, so LOS is the next row
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
     return [{"rank": r.pop("rank"), **r} for r in rows]

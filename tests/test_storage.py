@@ -23,16 +23,11 @@ from arena.storage import (
     list_tournaments,
     open_db,
     record_table,
+    seat_bots,
     set_status,
 )
 
 BIG_SEED = 2**64 - 1
-
-
-def seat_bots(team_a, team_b, swapped):
-    """Team A holds side 0 (seats 0, 2) unless swapped; sides alternate around the table."""
-    a_side = 1 if swapped else 0
-    return [team_a[s // 2] if s % 2 == a_side else team_b[s // 2] for s in range(4)]
 
 
 def fake_table(team_a, team_b, swapped, points, *, seed=7, fault=None, deals=1):
@@ -489,3 +484,76 @@ def test_export_csv_and_json(db, three):
     assert doc["tournament"]["seed"] == str(BIG_SEED)
     assert len(doc["tables"]) == 6 and doc["tables"][0]["deals"][0]["moves"][0]["ms"] == 1.2
     assert [s["bot"] for s in doc["standings"]] == ["alpha", "beta", "random"]
+
+
+def test_a_stored_deal_replays_with_the_engine(db, three):
+    """The stored variant, seed, dealer and moves are enough to replay a deal to its score."""
+    import random
+
+    import engine
+
+    tid, (a, b, r), sched = three
+    variant = get_tournament(db, tid)["variant"]
+    seed = engine.deal_seed(get_tournament(db, tid)["seed"], 3)
+    state = engine.deal(engine.variant(variant), seed, dealer=1)
+    rng = random.Random(8)
+    moves = []
+    while not state.is_over:
+        move = rng.choice(state.legal_moves())
+        moves.append({"seat": state.to_move, "move": move.to_dict(), "ms": 0.25})
+        state = state.apply(move)
+    table = fake_table([a, a], [b, b], False, state.score())
+    table["deals"] = [{"number": 0, "seed": seed, "dealer": 1, "points": state.score(),
+                       "breakdown": state.breakdown(), "moves": moves, "complete": True}]
+    table_id = record_table(db, tid, 1, 3, False, seed, table)
+    (deal_id,) = [d["id"] for d in db["deals"].rows_where("table_id = ?", [table_id])]
+    d = get_deal(db, deal_id)
+    replay = engine.deal(engine.variant(d["variant"]), d["seed"], dealer=d["dealer"])
+    for step in d["moves"]:
+        assert replay.to_move == step["seat"]
+        replay = replay.apply(step["move"])
+    assert replay.is_over and replay.score() == d["points"] == state.score()
+    assert d["breakdown"] == json.loads(json.dumps(state.breakdown()))
+
+
+def test_mixed_partnerships_credit_each_member(db, tmp_path):
+    ids = [add_bot(db, make_bot(tmp_path, n, f"# {n}\n"))["id"] for n in ("p", "q", "s", "t")]
+    p, q, s, t = ids
+    sched = [([p, q], [s, t]), ([s, t], [p, q])]
+    tid = create_tournament(db, "mix", seed=3, variant={"preset": "jensen"}, format="deal",
+                            partners="mixed", boards=1, settings={}, bot_ids=ids, matches=sched)
+    for match_no, (ta, tb) in enumerate(sched, start=1):
+        for swapped in (False, True):
+            a_pts = 20 if match_no == 1 else 15  # p+q win match 1, match 2 is drawn
+            pts = (30 - a_pts, a_pts) if swapped else (a_pts, 30 - a_pts)
+            record_table(db, tid, match_no, 1, swapped, 1, fake_table(ta, tb, swapped, pts))
+    rows = {x["bot"]: x for x in storage.standings(db, tid)}
+    assert {k: (v["boards"], v["wins"], v["draws"], v["losses"]) for k, v in rows.items()} == {
+        "p": (2, 1, 1, 0), "q": (2, 1, 1, 0), "s": (2, 0, 1, 1), "t": (2, 0, 1, 1)}
+    assert rows["p"]["elo"] == pytest.approx(rows["q"]["elo"]) and rows["p"]["elo"] > rows["s"]["elo"]
+    ct = {row["bot"]: row["results"] for row in storage.crosstable(db, tid)["rows"]}
+    assert set(ct["p"]) == {"s", "t"} and ct["p"]["s"]["score"] == 1.5
+    with pytest.raises(ValueError, match="seat 0 holds bot"):  # a partner on the wrong side
+        record_table(db, tid, 1, 2, False, 1, fake_table([s, q], [p, t], False, (15, 15)))
+
+
+def test_a_reader_sees_a_table_whole_or_not_at_all(db, three, tmp_path):
+    tid, (a, b, r), sched = three
+    reader = sqlite3.connect(tmp_path / "results" / "arena.db", isolation_level=None)
+    reader.execute("BEGIN")
+    counts = "SELECT (SELECT COUNT(*) FROM tables), (SELECT COUNT(*) FROM seats), (SELECT COUNT(*) FROM deals)"
+    assert reader.execute(counts).fetchone() == (0, 0, 0)
+    record_table(db, tid, 1, 1, False, 3, fake_table([a, a], [b, b], False, (20, 10), deals=2))
+    assert reader.execute(counts).fetchone() == (0, 0, 0)  # its snapshot; the writer was not blocked
+    reader.execute("COMMIT")
+    assert reader.execute(counts).fetchone() == (1, 4, 2)
+    reader.close()
+
+
+def test_seat_layout_and_schedule(db, three):
+    tid, (a, b, r), sched = three
+    assert seat_bots([1, 2], [3, 4], False) == [1, 3, 2, 4]
+    assert seat_bots([1, 2], [3, 4], True) == [3, 1, 4, 2]
+    assert seat_bots([1, 1], [3, 3], False, players=2) == [1, 3]
+    assert storage.schedule(db, tid) == [
+        {"match_no": k, "team_a": ta, "team_b": tb} for k, (ta, tb) in enumerate(sched, start=1)]
