@@ -1,0 +1,115 @@
+"""`arena tournament run` and `arena replay`: thin wrappers over arena.tournament and arena.replay."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import trio
+import typer
+
+from arena import replay as _replay
+from arena import storage
+from arena import tournament as _t
+from arena.cli import app, tournament_app
+from arena.cli.results import DbOption, _open
+from arena.errors import ArenaError
+from arena.table import TimeControl
+
+SandboxOption = Annotated[
+    str | None,
+    typer.Option("--sandbox", help="bwrap | rlimit | none (default: bwrap where it works, else rlimit).",
+                 show_default=False),
+]
+
+
+@tournament_app.command("run")
+def tournament_run(
+    name: Annotated[str | None, typer.Option("--name", help="The tournament's name (required unless --resume).",
+                                             show_default=False)] = None,
+    bots: Annotated[str | None, typer.Option("--bots", help="Comma-separated bots: registered names or paths.",
+                                             show_default=False)] = None,
+    all_bots: Annotated[bool, typer.Option("--all", help="Every registered bot (latest versions).")] = False,
+    boards: Annotated[int, typer.Option("--boards", help="Boards per match.")] = 8,
+    variant: Annotated[str, typer.Option("--variant", help="Preset and options, e.g. jensen:target=51.")] = "jensen",
+    seed: Annotated[int, typer.Option("--seed", help="The master seed (0 to 2**64-1).")] = 0,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", help="Tables at once (default: cores).",
+                                                    show_default=False)] = None,
+    fmt: Annotated[str, typer.Option("--format", help="deal: a board is one deal; game: one game to the target.")]
+    = "deal",
+    partners: Annotated[str, typer.Option("--partners", help="clone: a side is two copies of one bot; "
+                                          "mixed: rotating partnerships of different bots.")] = "clone",
+    gauntlet: Annotated[str | None, typer.Option("--gauntlet", help="Play only this bot against each other.",
+                                                 show_default=False)] = None,
+    resume: Annotated[str | None, typer.Option("--resume", help="Continue an interrupted tournament by name.",
+                                               show_default=False)] = None,
+    move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
+    bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
+    sandbox: SandboxOption = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar, no standings.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Play a seeded duplicate tournament and print the standings; run it again to resume.
+
+    Example: arena tournament run --bots bots/random_bot.py,bots/greedy_bot.py --boards 8 --name first
+    """
+    from arena.sandbox import resolve_mode
+
+    mode = resolve_mode(sandbox)
+    if resume is None and not name:
+        raise ArenaError("give the tournament a --name (or --resume NAME)")
+    if concurrency is not None and concurrency < 1:
+        raise ArenaError(f"--concurrency must be at least 1, got {concurrency}")
+    with _open(db, create=True) as database:
+        if resume is not None:
+            if bots or all_bots:
+                raise ArenaError("--resume takes the bots and settings stored with the tournament")
+            tid = _t.prepare(database, resume, None, None)
+        else:
+            if all_bots == bool(bots):
+                raise ArenaError("name the bots with --bots A,B,... or use --all")
+            specs = [b["name"] for b in _latest(storage.list_bots(database))] if all_bots else bots.split(",")
+            if all_bots and not specs:
+                raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")
+            settings = _t.Settings(boards=boards, variant=_t.parse_variant(variant), seed=seed, format=fmt,
+                                   partners=partners, gauntlet=gauntlet,
+                                   time_control=TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000))
+            tid = _t.prepare(database, name, specs, settings, sandbox=mode)
+        progress = None if quiet else _t.Progress(tables_total=0)
+        t = trio.run(lambda: _t.run(database, tid, concurrency=concurrency, sandbox=mode, progress=progress))
+        if not quiet:
+            from arena.cli.results import standings_cmd
+
+            typer.echo(f"\ntournament '{t['name']}': {t['boards_done']} boards, seed {t['seed']}, "
+                       f"{t['variant']['preset']}, {t['format']} format, {t['partners']} partners")
+            standings_cmd(name=t["name"], db=Path(database.conn.execute("PRAGMA database_list").fetchone()[2]),
+                          as_json=False)
+
+
+def _latest(rows: list[dict]) -> list[dict]:
+    latest: dict[str, dict] = {}
+    for row in rows:
+        if row["name"] not in latest or row["version"] > latest[row["name"]]["version"]:
+            latest[row["name"]] = row
+    return list(latest.values())
+
+
+@app.command("replay")
+def replay_cmd(
+    deal_id: Annotated[int, typer.Argument(help="The deal's id (see 'arena matches --json').")],
+    seat: Annotated[int | None, typer.Option("--seat", help="Show only what this seat could see.",
+                                             show_default=False)] = None,
+    step: Annotated[bool, typer.Option("--step", help="Wait for Enter after each move.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Step through a stored deal in the terminal, checked move by move by the engine.
+
+    Example: arena replay 17 --seat 2
+    """
+    with _open(db) as database:
+        document = _replay.document(database, deal_id)
+    for frame in _replay.render(document, seat=seat):
+        typer.echo(frame)
+        if step and sys.stdin.isatty():
+            input()
