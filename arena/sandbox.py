@@ -1,7 +1,8 @@
 """How a bot process is confined: `bwrap`, `rlimit` or `none` (docs/hostile.md has the whole story).
 
 - `none`: the bot runs as the arena's user with the arena's environment; it only gets its own
-  session, and is still killed with all it started (arena.process). For trusted bots and debugging.
+  session and a parent-death signal, and is still killed with all it started (arena.process).
+  For trusted bots and debugging.
 - `rlimit`: resource limits (address space, CPU seconds, file size, open files, processes) set
   by `prlimit` before the bot's program starts, a minimal environment, a private temp directory
   as HOME and TMPDIR, and, when the arena runs as root, a throw-away uid of its own, which makes
@@ -127,7 +128,9 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
     """The launch of `cmd` under `mode`; the bot's temp directory lives until the block ends."""
     mode = resolve_mode(mode)
     if mode == "none":
-        yield Launch(list(cmd.argv), str(cmd.workdir), {**os.environ, **tag_env})
+        # Only the parent-death signal, so that a bot dies with a SIGKILLed arena (not its escapees).
+        pdeathsig = ["setpriv", "--pdeathsig", "KILL", "--"] if _has_setpriv() else []
+        yield Launch(pdeathsig + list(cmd.argv), str(cmd.workdir), {**os.environ, **tag_env})
         return
     argv = list(cmd.argv)
     if cmd.kind == "python":
@@ -161,6 +164,11 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         yield Launch(full, str(cmd.workdir), env, uid, _as_user(uid))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@functools.cache
+def _has_setpriv() -> bool:
+    return shutil.which("setpriv") is not None
 
 
 def _allocate_uid() -> int | None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import trio
 
-from arena.process import BotCommand, Limits, bot_pids, leftover_bot_pids, open_bot
+from arena.process import ARENA_ID, TAG_VAR, BotCommand, Limits, bot_pids, leftover_bot_pids, open_bot
 
 
 async def read_line(stream: trio.abc.ReceiveStream) -> bytes:
@@ -166,3 +167,19 @@ async def echo_once(hostile: Path, n: int) -> None:
     async with open_bot(BotCommand.from_spec(str(hostile / "echo.py"))) as bot:
         await bot.stdin.send_all(b"%d\n" % n)
         assert await read_line(bot.stdout) == b"%d\n" % n
+
+
+def test_leftover_check_finds_a_tagged_process_and_ignores_zombies():
+    """The autouse fixture relies on this: a tagged process outside any group is seen until dead."""
+    proc = subprocess.Popen(["sleep", "60"], env={TAG_VAR: f"{ARENA_ID}/leak"}, start_new_session=True)
+    try:
+        assert proc.pid in leftover_bot_pids()
+        assert proc.pid in bot_pids(f"{ARENA_ID}/leak") and bot_pids(f"{ARENA_ID}/lea") == []
+        assert leftover_bot_pids("another-arena") == []
+    finally:
+        proc.kill()
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # a zombie now, not yet reaped
+    try:
+        assert proc.pid not in leftover_bot_pids()
+    finally:
+        proc.wait()

@@ -17,7 +17,7 @@ import pytest
 import trio
 
 from arena import sandbox
-from arena.process import BotCommand, Limits, open_bot
+from arena.process import BotCommand, Limits, bot_pids, leftover_bot_pids, open_bot
 
 ROOT = os.geteuid() == 0
 needs_bwrap = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=f"bwrap: {sandbox.bwrap_problem()}")
@@ -65,6 +65,29 @@ async def test_escaping_children_are_killed_in_every_mode(hostile, mode):
             assert line.startswith(b"pids ")
             assert await bot.wait() == 0
     # the autouse fixture checks that the escapees are gone
+
+
+@pytest.mark.parametrize("mode", CONFINED)
+async def test_escapees_without_the_tag_are_found_by_uid(hostile, mode):
+    if not ROOT:
+        pytest.skip("without root there is no throw-away uid to find them by")
+    cmd = BotCommand.from_spec(f"{hostile / 'fork_escape.py'} --clean-env")
+    with trio.fail_after(60):
+        async with open_bot(cmd, sandbox=mode) as bot:
+            assert (await bot.stdout.receive_some(100)).startswith(b"pids ")
+            escapees: list[int] = []
+            while len(escapees) < 2:  # until both have exec'd `sleep` with an empty environment
+                await trio.sleep(0.005)
+                escapees = [p for p in bot_pids("no tag", (bot.uid,)) if cmdline(p) == b"sleep\0003600\0"]
+            assert not set(escapees) & set(bot_pids(bot.tag))  # the tag went with their environment
+    assert bot_pids("no tag", (bot.uid,)) == []
+
+
+def cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 async def listen_and_run(mode: str, script: Path) -> tuple[str, list[bytes]]:
@@ -224,3 +247,36 @@ async def test_a_private_bot_folder_is_one_clear_error(open_folder, mode):
     with pytest.raises(ValueError, match=r"^bot folder .*mybot is not readable by the sandboxed bot.*: chmod o\+rx .*mybot$"):
         async with open_bot(BotCommand.from_spec(str(folder / "bot.py")), sandbox=mode):
             pass
+
+
+ARENA_SCRIPT = """
+import sys, trio
+from arena.process import ARENA_ID, BotCommand, open_bot
+
+async def main():
+    cmd = BotCommand.from_spec(sys.argv[2])
+    async with open_bot(cmd, sandbox=sys.argv[1]) as bot:
+        assert await bot.stdout.receive_some(100) == b"ready\\n"
+        print(ARENA_ID, flush=True)
+        await trio.sleep_forever()
+
+trio.run(main)
+"""
+
+
+@pytest.mark.parametrize("mode", ["none", *CONFINED])
+async def test_bots_die_with_a_killed_arena(hostile, mode):
+    """An arena killed by SIGKILL cannot clean up: the parent-death signal takes its bots down."""
+    arena = await trio.lowlevel.open_process(
+        [sys.executable, "-c", ARENA_SCRIPT, mode, str(hostile / "ignore_sigterm.py")],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+    )
+    with trio.fail_after(60):
+        arena_id = (await arena.stdout.receive_some(100)).decode().strip()
+        assert leftover_bot_pids(arena_id)
+        arena.kill()
+        await arena.wait()
+        await arena.stdout.aclose()
+        while leftover_bot_pids(arena_id):
+            await trio.sleep(0.01)  # the kernel delivers the parent-death signals

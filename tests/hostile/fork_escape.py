@@ -1,6 +1,8 @@
 """Starts children meant to outlive it: one in a new session (setsid), one by double fork.
 
-Prints the pids of the escapees on stdout ("pids A B"), then exits at once.
+Prints the pids of the escapees on stdout ("pids A B"). With --exit it then exits at once;
+with --clean-env the escapees also drop the environment they inherited (and with it the arena's
+tag), becoming plain `sleep` processes.
 """
 import os
 import signal
@@ -12,6 +14,8 @@ def linger() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     os.closerange(0, 3)  # do not hold the arena's pipes open
+    if "--clean-env" in sys.argv:
+        os.execve("/bin/sleep", ["sleep", "3600"], {})
     while True:
         time.sleep(3600)
 
