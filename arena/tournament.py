@@ -1,11 +1,17 @@
 """Tournaments: seeded duplicate round-robin (or gauntlet) matches, played concurrently,
-stored table by table, resumable after any interruption.
+stored as they finish, resumable after any interruption.
 
 Every board's seed derives only from the master seed and the board number, so every pairing
-plays the same boards; every board is played at two tables with the sides swapped, each with
-its own processes. A table is stored in one transaction as soon as it ends, and a run skips
-what is stored, so an interrupted tournament (Ctrl-C, kill -9) resumes with exactly the results
-an uninterrupted run gives.
+plays the same boards. A match is played in two rooms, as in duplicate bridge: in the straight
+room team A holds side 0's cards, in the swapped room side 1's; each room has its own four bot
+processes, which play the match's boards one after another. So a bot never sees a deal twice
+and nothing crosses between the rooms, while a process is started per room, not per deal.
+
+A room's boards are stored in one transaction when the room ends, and a run skips the rooms that
+are stored; an interrupted tournament (Ctrl-C, kill -9) therefore resumes with exactly the
+results an uninterrupted run gives, even for bots that carry state from deal to deal. A fault
+forfeits the board being played (protocol.md, "Faults"); the room's remaining boards are played
+by fresh processes.
 """
 
 from __future__ import annotations
@@ -114,7 +120,7 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str]) -> list[dict]:
             continue
         path = Path(spec)
         if path.exists():
-            rows.append(storage.add_bot(db, path))
+            rows.append(storage.add_bot(db, path, name=default_name(path)))
         else:
             if os.sep in spec or spec.endswith((".py", ".js", ".mjs")):
                 raise ArenaError(f"no bot file at {spec}")
@@ -123,6 +129,16 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str]) -> list[dict]:
     if len(set(ids)) != len(ids):
         raise ArenaError("the same bot is named twice")
     return rows
+
+
+def default_name(path: Path) -> str:
+    """A bot given by path is registered under its file's stem without a `_bot` suffix
+    (bots/random_bot.py is "random", the name that anchors the ratings)."""
+    stem = path.stem if path.is_file() else path.name
+    for suffix in ("_bot", "-bot"):
+        if stem.endswith(suffix) and len(stem) > len(suffix):
+            return stem[: -len(suffix)]
+    return stem
 
 
 FOLDER_ENTRY_POINTS = ("bot.py", "main.py", "bot.mjs", "main.mjs", "bot.js", "main.js", "bot")
@@ -185,26 +201,71 @@ def pairings(bot_ids: Sequence[int], partners: str, gauntlet: int | None = None)
     return matches
 
 
+def seat_layout(team_a: Sequence[int], team_b: Sequence[int], swapped: bool) -> tuple[int, ...]:
+    """Bot per seat: team A holds side 0 (even seats) in the straight room, side 1 when swapped."""
+    even, odd = (team_b, team_a) if swapped else (team_a, team_b)
+    return (even[0], odd[0], even[1], odd[1])
+
+
 @dataclass(frozen=True)
-class TableJob:
+class Room:
+    """One of a match's two rooms: four seats and the boards it still has to play."""
+
     match_no: int
-    board_no: int
     swapped: bool
     seats: tuple[int, ...]  # bot id per seat
+    boards: tuple[int, ...]
 
 
-def jobs(matches: Sequence[tuple[list[int], list[int]]], boards: int, players: int) -> Iterator[TableJob]:
-    """Every table of the tournament in canonical order (match, board, unswapped first).
-
-    Team A holds side 0 (even seats) at the unswapped table and side 1 (odd seats) at the other.
-    """
+def rooms(matches: Sequence[tuple[list[int], list[int]]], boards: int, players: int,
+          done: set[tuple[int, int, bool]] = frozenset()) -> list[Room]:
+    """Every room with boards left to play, in canonical order (match, straight room first)."""
     if players != 4:
         raise ArenaError("tournaments are played 2 v 2: the variant must have 4 players")
+    found = []
     for match_no, (team_a, team_b) in enumerate(matches, start=1):
-        for board_no in range(boards):
-            for swapped in (False, True):
-                even, odd = (team_b, team_a) if swapped else (team_a, team_b)
-                yield TableJob(match_no, board_no, swapped, (even[0], odd[0], even[1], odd[1]))
+        for swapped in (False, True):
+            todo = tuple(b for b in range(boards) if (match_no, b, swapped) not in done)
+            if todo:
+                found.append(Room(match_no, swapped, seat_layout(team_a, team_b, swapped), todo))
+    return found
+
+
+class RoomPlan:
+    """The boards of a room played one after another, each by its own plan."""
+
+    def __init__(self, plans: Sequence[Any]) -> None:
+        self.plans = list(plans)
+
+    def split(self, scores: list[list[int]]) -> tuple[list[int], bool]:
+        """Deals per board for the finished deals `scores` (board by board, as far as they go),
+        and whether the last board counted is finished."""
+        counts: list[int] = []
+        used = 0
+        for plan in self.plans:
+            k = 0
+            while used + k < len(scores) and plan.next_deal(scores[used : used + k]) is not None:
+                k += 1
+            finished = plan.next_deal(scores[used : used + k]) is None
+            counts.append(k)
+            used += k
+            if not finished or used == len(scores):
+                return counts, finished
+        return counts, True
+
+    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None:
+        used = 0
+        for plan in self.plans:
+            k = 0
+            while (planned := plan.next_deal(scores_so_far[used : used + k])) is not None:
+                if used + k == len(scores_so_far):
+                    return planned
+                k += 1
+            used += k
+        return None
+
+    def forfeit_points(self, variant: engine.Variant) -> int:
+        return sum(plan.forfeit_points(variant) for plan in self.plans)
 
 
 def board_seed(master_seed: int, board_no: int) -> int:
@@ -227,10 +288,10 @@ class Progress:
     out: Any = None
     _last_decile: int = -1
 
-    def update(self, result: TableResult) -> None:
-        self.tables_done += 1
-        self.deals += len(result.deals)
-        self.faults += result.forfeit is not None
+    def update(self, tables: int, deals: int, faults: int) -> None:
+        self.tables_done += tables
+        self.deals += deals
+        self.faults += faults
         self.show()
 
     def line(self) -> str:
@@ -307,6 +368,7 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
 
 
 def _plan(t: dict, v: engine.Variant, board_no: int) -> Any:
+    """A board's own plan: one seeded deal, or a game; the dealer rotates with the board."""
     seed = board_seed(t["seed"], board_no)
     dealer = board_no % v.players
     if t["format"] == "game":
@@ -316,10 +378,10 @@ def _plan(t: dict, v: engine.Variant, board_no: int) -> Any:
 
 async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = None, sandbox: str = "none",
               limits: Limits | None = None, progress: Progress | None = None,
-              on_table: Callable[[TableJob, TableResult], None] | None = None) -> dict:
-    """Play every table of the tournament that is not stored yet, then rate; returns the tournament.
+              on_room: Callable[[Room, list[int]], None] | None = None) -> dict:
+    """Play every room of the tournament that is not stored yet, then rate; returns the tournament.
 
-    Each finished table is written at once, in its own transaction, by this (the only) writer.
+    `concurrency` rooms play at once (default: one per core). This task is the only writer.
     """
     t = storage.get_tournament(db, tid)
     v = engine.variant(t["variant"])
@@ -327,40 +389,47 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     matches = [([m["a0"], m["a1"]], [m["b0"], m["b1"]]) for m in _match_rows(db, tid)]
     commands = {b["id"]: bot_command(storage.get_bot(db, b["id"])) for b in t["bots"]}
     done = storage.done_tables(db, tid)
-    todo = [j for j in jobs(matches, t["boards"], v.players) if (j.match_no, j.board_no, j.swapped) not in done]
+    todo = rooms(matches, t["boards"], v.players, done)
     concurrency = max(1, concurrency or os.cpu_count() or 1)
     if progress is not None:
         progress.tables_total = len(matches) * t["boards"] * 2
         progress.tables_done = len(done)
     storage.set_status(db, tid, "running")
 
-    async def play(job: TableJob) -> None:
-        seed = board_seed(t["seed"], job.board_no)
-        result = await play_table(
-            [commands[b] for b in job.seats], variant=v, plan=_plan(t, v, job.board_no),
-            time_control=time_control, sandbox=sandbox, limits=limits,
-            match_id=f"{t['name']}/m{job.match_no}",
-            table_id=f"{t['name']}/m{job.match_no}/b{job.board_no}/{'swapped' if job.swapped else 'straight'}",
-            bot_seed=engine.deal_seed(seed, 1 + job.swapped))
-        record = result.to_dict()
-        for seat in record["seats"]:
-            seat["bot_id"] = job.seats[seat["seat"]]
-        storage.record_table(db, tid, job.match_no, job.board_no, job.swapped, seed, record)
-        if progress is not None:
-            progress.update(result)
-        if on_table is not None:
-            on_table(job, result)
+    async def play(room: Room) -> None:
+        left = list(room.boards)
+        while left:  # a fault ends a room's processes; fresh ones play the boards after it
+            plans = [_plan(t, v, b) for b in left]
+            result = await play_table(
+                [commands[b] for b in room.seats], variant=v, plan=RoomPlan(plans),
+                time_control=time_control, sandbox=sandbox, limits=limits,
+                match_id=f"{t['name']}/m{room.match_no}",
+                table_id=f"{t['name']}/m{room.match_no}/{'swapped' if room.swapped else 'straight'}/b{left[0]}",
+                bot_seed=engine.deal_seed(engine.deal_seed(t["seed"], room.match_no), 2 * left[0] + room.swapped))
+            records = split_result(result, plans, v)
+            with storage_transaction(db):
+                for board_no, record in zip(left, records):
+                    for seat in record["seats"]:
+                        seat["bot_id"] = room.seats[seat["seat"]]
+                    storage.record_table(db, tid, room.match_no, board_no, room.swapped,
+                                         board_seed(t["seed"], board_no), record)
+            if progress is not None:
+                progress.update(len(records), sum(len(r["deals"]) for r in records),
+                                sum(r["forfeit"] is not None for r in records))
+            if on_room is not None:
+                on_room(room, left[: len(records)])
+            left = left[len(records):]
 
     finished = False
     try:
-        send, receive = trio.open_memory_channel[TableJob](0)
+        send, receive = trio.open_memory_channel[Room](0)
         async with trio.open_nursery() as nursery:
             for _ in range(min(concurrency, max(len(todo), 1))):
                 nursery.start_soon(_worker, receive.clone(), play)
             receive.close()
             async with send:
-                for job in todo:
-                    await send.send(job)
+                for room in todo:
+                    await send.send(room)
         storage.compute_and_store_ratings(db, tid)
         finished = True
     finally:
@@ -371,7 +440,54 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     return storage.get_tournament(db, tid)
 
 
-async def _worker(receive: trio.MemoryReceiveChannel[TableJob], play: Callable[[TableJob], Any]) -> None:
+def storage_transaction(db: sqlite_utils.Database) -> Any:
+    """A room's boards land together: an interrupted room is replayed whole on resume."""
+    return db.atomic()
+
+
+def split_result(result: TableResult, plans: Sequence[Any], v: engine.Variant) -> list[dict]:
+    """A room's result as one stored table record per board played (the last one forfeited if
+    the room ended on a fault). The seats' stderr goes with the room's last record."""
+    deals = result.deals
+    scores = [d["points"] for d in deals if d["complete"]]
+    counts, finished = RoomPlan(plans).split(scores) if scores else ([], True)
+    if result.forfeit is not None and finished:
+        counts.append(0)  # the fault came before the next board's first deal ended
+    elif result.forfeit is None and not counts:
+        raise ArenaError("a room ended without a fault and without a deal")
+    moves_total = sum(len(d["moves"]) for d in deals) or 1
+    records = []
+    used = 0
+    for i, count in enumerate(counts):
+        last = i == len(counts) - 1
+        board_deals = deals[used : used + count] if not last else deals[used:]
+        used += count
+        forfeit = result.forfeit if last and result.forfeit is not None else None
+        seats = []
+        for seat in result.seats:
+            mine = [m["ms"] for d in board_deals for m in d["moves"] if m["seat"] == seat.seat]
+            faulty = forfeit is not None and forfeit["seat"] == seat.seat
+            seats.append({
+                "seat": seat.seat, "name": seat.name, "version": seat.version,
+                "status": seat.status if faulty else "ok", "detail": seat.detail if faulty else "",
+                "stderr": seat.stderr if last else "", "moves": len(mine),
+                "think_ms_total": round(sum(mine), 3), "think_ms_max": round(max(mine, default=0.0), 3),
+            })
+        if forfeit is not None:
+            award = plans[i].forfeit_points(v)
+            points = [0 if s == forfeit["side"] else award for s in range(v.num_sides)]
+        else:
+            points = [sum(d["points"][s] for d in board_deals) for s in range(v.num_sides)]
+        share = sum(len(d["moves"]) for d in board_deals) / moves_total
+        records.append({
+            "seats": seats, "points": points, "forfeit": forfeit,
+            "deals": [{**d, "number": k} for k, d in enumerate(board_deals)],
+            "started": result.started, "duration_s": round(result.duration_s * share, 3),
+        })
+    return records
+
+
+async def _worker(receive: trio.MemoryReceiveChannel[Room], play: Callable[[Room], Any]) -> None:
     async with receive:
         async for job in receive:
             await play(job)

@@ -1,0 +1,216 @@
+"""Tournaments: the schedule, real duplicate play between real bot processes, determinism,
+and resuming after an interruption (a cancelled run, and `kill -9` of the arena itself)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+import engine
+from arena import storage
+from arena import tournament as t
+from arena.errors import ArenaError
+from arena.table import FixedDeals
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = ROOT / "bots"
+DETERMINISTIC = [str(BOTS / "random_bot.py"), str(BOTS / "greedy_bot.py"), str(BOTS / "first_bot.py")]
+
+
+def test_round_robin_gauntlet_and_mixed_pairings():
+    assert t.pairings([1, 2, 3], "clone") == [([1, 1], [2, 2]), ([1, 1], [3, 3]), ([2, 2], [3, 3])]
+    assert t.pairings([1, 2, 3], "clone", gauntlet=3) == [([3, 3], [1, 1]), ([3, 3], [2, 2])]
+    mixed = t.pairings([1, 2, 3, 4, 5], "mixed")
+    assert len(mixed) == 5 * 3  # five groups of four, three pairings each
+    assert ([1, 2], [3, 4]) in mixed and ([1, 3], [2, 4]) in mixed and ([1, 4], [2, 3]) in mixed
+    assert all(sorted(a + b) == sorted(set(a + b)) for a, b in mixed)
+    with pytest.raises(ArenaError, match="four bots"):
+        t.pairings([1, 2, 3], "mixed")
+    with pytest.raises(ArenaError, match="two bots"):
+        t.pairings([1], "clone")
+
+
+def test_every_match_is_played_in_two_rooms_with_the_sides_swapped():
+    found = t.rooms([([1, 1], [2, 2]), ([1, 3], [2, 4])], boards=3, players=4, done={(1, 0, False)})
+    assert [(r.match_no, r.swapped, r.seats, r.boards) for r in found] == [
+        (1, False, (1, 2, 1, 2), (1, 2)),
+        (1, True, (2, 1, 2, 1), (0, 1, 2)),
+        (2, False, (1, 2, 3, 4), (0, 1, 2)),
+        (2, True, (2, 1, 4, 3), (0, 1, 2)),
+    ]
+    # A board's seed depends on the master seed and the board number only.
+    assert t.board_seed(5, 1) == engine.deal_seed(5, 1) != t.board_seed(5, 0)
+
+
+def test_a_room_plan_chains_the_boards_plans():
+    v = engine.variant("jensen", target=40)
+    fixed = t.RoomPlan([FixedDeals([(11, 0)]), FixedDeals([(12, 1)])])
+    assert fixed.next_deal([]) == (11, 0) and fixed.next_deal([[30, 0]]) == (12, 1)
+    assert fixed.next_deal([[30, 0], [10, 20]]) is None
+    assert fixed.split([[30, 0]]) == ([1], True)
+    games = t.RoomPlan([t.GamePlan(v, 5, 0), t.GamePlan(v, 6, 1)])
+    first = t.GamePlan(v, 5, 0)
+    assert games.next_deal([]) == first.next_deal([])
+    assert games.next_deal([[20, 10]]) == first.next_deal([[20, 10]])  # game 1 goes on
+    second = games.next_deal([[20, 10], [25, 5]])  # side 0 reached 40: game 2 starts
+    assert second == t.GamePlan(v, 6, 1).next_deal([])
+    assert games.split([[20, 10], [25, 5], [3, 4]]) == ([2, 1], False)
+    assert games.forfeit_points(v) == 80
+
+
+def test_variant_option_text():
+    assert t.parse_variant("jensen:target=51,all_tens=true") == engine.variant(
+        "jensen", target=51, all_tens=True).to_dict()
+    with pytest.raises(ArenaError, match="unknown option"):
+        t.parse_variant("jensen:colour=red")
+    with pytest.raises(ArenaError, match="option=value"):
+        t.parse_variant("jensen:target")
+
+
+def boards_of(db, tid):
+    return [(b["match_no"], b["board_no"], b["seed"], b["margin"], b["outcome"])
+            for b in storage.board_results(db, tid)]
+
+
+def table_points(db, tid):
+    return sorted(db.execute(
+        "SELECT m.match_no, t.board_no, t.swapped, t.points0, t.points1 FROM tables t"
+        " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid]).fetchall())
+
+
+async def test_a_tournament_is_deterministic_and_resumes_exactly(tmp_path):
+    settings = t.Settings(boards=2, seed=7)
+    full = storage.open_db(tmp_path / "full.db")
+    tid = t.prepare(full, "full", DETERMINISTIC, settings)
+    done = await t.run(full, tid, concurrency=2)
+    assert done["status"] == "finished" and done["boards_done"] == 3 * 2
+    assert all(row[3] + row[4] > 0 for row in table_points(full, tid))
+
+    again = storage.open_db(tmp_path / "again.db")
+    tid2 = t.prepare(again, "again", DETERMINISTIC, settings)
+
+    class Enough(Exception):
+        pass
+
+    played = []
+
+    def on_room(room, boards):
+        played.append(room)
+        if len(played) == 3:
+            raise Enough
+
+    with pytest.raises(BaseException) as caught:
+        await t.run(again, tid2, concurrency=2, on_room=on_room)
+    assert caught.group_contains(Enough)
+    assert storage.get_tournament(again, tid2)["status"] == "interrupted"
+    assert 3 * 2 <= len(storage.done_tables(again, tid2)) < 12
+    resumed = await t.run(again, tid2, concurrency=1)
+    assert resumed["status"] == "finished"
+    assert boards_of(again, tid2) == boards_of(full, tid)
+    assert table_points(again, tid2) == table_points(full, tid)
+    standings = storage.standings(again, tid2)
+    assert {s["bot"].split("@")[0] for s in standings} == {"random", "greedy", "first"}
+    random_row = next(s for s in standings if s["bot"].startswith("random"))
+    assert random_row["elo"] == 0  # the bundled random bot anchors the scale
+
+
+async def test_mixed_partners_and_whole_games(tmp_path):
+    db = storage.open_db(tmp_path / "a.db")
+    four = DETERMINISTIC + [str(BOTS / "sweeper_bot.py")]
+    tid = t.prepare(db, "mixed", four, t.Settings(boards=1, partners="mixed"))
+    result = await t.run(db, tid)
+    assert result["boards_done"] == 3
+    seats = db.execute("SELECT DISTINCT t.id, COUNT(DISTINCT s.bot_id) FROM seats s JOIN tables t ON t.id = s.table_id"
+                       " GROUP BY t.id").fetchall()
+    assert all(count == 4 for _, count in seats)  # four different bots at every table
+
+    tid = t.prepare(db, "games", DETERMINISTIC[1:], t.Settings(boards=1, format="game",
+                                                               variant=engine.variant("jensen", target=31).to_dict()))
+    await t.run(db, tid)
+    deals = db.execute("SELECT COUNT(*) FROM deals d JOIN tables tb ON tb.id = d.table_id"
+                       " JOIN matches m ON m.id = tb.match_id WHERE m.tournament_id = ?", [tid]).fetchone()[0]
+    assert deals > 2  # each table played deals until a side passed 31
+    for p0, p1 in db.execute("SELECT t.points0, t.points1 FROM tables t JOIN matches m ON m.id = t.match_id "
+                             "WHERE m.tournament_id = ?", [tid]):
+        assert max(p0, p1) >= 31
+
+
+def test_a_name_that_exists_with_other_settings_is_refused(tmp_path):
+    db = storage.open_db(tmp_path / "a.db")
+    t.prepare(db, "x", DETERMINISTIC[:2], t.Settings(boards=1))
+    assert t.prepare(db, "x", DETERMINISTIC[:2], t.Settings(boards=1)) == t.prepare(db, "x", None, None)
+    with pytest.raises(ArenaError, match="boards=1, not 2"):
+        t.prepare(db, "x", DETERMINISTIC[:2], t.Settings(boards=2))
+    with pytest.raises(ArenaError, match="other bots"):
+        t.prepare(db, "x", DETERMINISTIC, t.Settings(boards=1))
+    with pytest.raises(ArenaError, match="no tournament 'y' to resume"):
+        t.prepare(db, "y", None, None)
+    with pytest.raises(ArenaError, match="unknown bot 'nobody'"):
+        t.prepare(db, "z", ["nobody", DETERMINISTIC[0]], t.Settings())
+    with pytest.raises(ArenaError, match="no bot file"):
+        t.prepare(db, "z", ["bots/missing_bot.py", DETERMINISTIC[0]], t.Settings())
+
+
+def bot_processes():
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if b"ZWICKER_ARENA_BOT=" in Path(f"/proc/{entry.name}/environ").read_bytes():
+                    status = Path(f"/proc/{entry.name}/status").read_text()
+                    if "State:\tZ" not in status:
+                        found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+def run_arena(db_path, name, *extra, wait=True):
+    cmd = [sys.executable, "-m", "arena", "tournament", "run", "--bots", ",".join(DETERMINISTIC),
+           "--boards", "3", "--seed", "11", "--name", name, "--sandbox", "none", "--quiet", "--concurrency", "2",
+           *extra]
+    env = {**os.environ, "ARENA_DB": str(db_path), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if wait:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err.decode()
+    return proc
+
+
+def test_kill_9_mid_run_then_resume_gives_the_uninterrupted_results(tmp_path):
+    reference = tmp_path / "reference.db"
+    run_arena(reference, "t")
+    killed = tmp_path / "killed.db"
+    for kill_after in (2, 7):
+        proc = run_arena(killed, "t", wait=False)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                db = storage.open_db(killed, create=False)
+                count = db.execute("SELECT COUNT(*) FROM tables").fetchone()[0]
+                db.close()
+            except ArenaError:
+                count = 0
+            if count >= kill_after:
+                break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 10
+    while bot_processes() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert bot_processes() == [], "bot processes outlived the killed arena"
+    run_arena(killed, "t")
+    a, b = storage.open_db(reference, create=False), storage.open_db(killed, create=False)
+    ta, tb = storage.get_tournament(a, "t"), storage.get_tournament(b, "t")
+    assert tb["status"] == "finished"
+    assert boards_of(b, tb["id"]) == boards_of(a, ta["id"]) and len(boards_of(a, ta["id"])) == 9
+    assert table_points(b, tb["id"]) == table_points(a, ta["id"])
+    assert b.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
