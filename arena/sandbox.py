@@ -133,12 +133,12 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         yield Launch(pdeathsig + list(cmd.argv), str(cmd.workdir), {**os.environ, **tag_env})
         return
     argv = list(cmd.argv)
-    if cmd.kind == "python":
+    uid = _allocate_uid()
+    if cmd.kind == "python" and (mode == "bwrap" or uid is not None):
         problem = sandbox_python_problem()
         if problem:
             raise ValueError(f"sandbox {mode}: {problem}")
         argv[0] = sandbox_python()
-    uid = _allocate_uid()
     if uid is not None:
         _check_readable_by_others(cmd)
     env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **tag_env}

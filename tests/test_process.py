@@ -107,15 +107,15 @@ async def test_bot_that_exits_early(hostile):
 
 
 async def test_bot_ignoring_sigterm_and_eof_is_killed(hostile, autojump_clock):
-    async with open_bot(BotCommand.from_spec(str(hostile / "ignore_sigterm.py"))) as bot:
-        assert await read_line(bot.stdout) == b"ready\n"
+    async with open_bot(BotCommand.from_spec(f"{hostile / 'ignore_sigterm.py'} --raw")) as bot:
+        assert await read_line(bot.stdout) == b"done\n"
     assert bot.returncode == -9
     assert not alive(bot.pid)
 
 
 async def test_stderr_flood_is_bounded_and_does_not_block_the_bot(hostile):
     limits = Limits(stderr_bytes=4096)
-    async with open_bot(BotCommand.from_spec(str(hostile / "flood_stderr.py")), limits=limits) as bot:
+    async with open_bot(BotCommand.from_spec(f"{hostile / 'flood_stderr.py'} --raw"), limits=limits) as bot:
         # 20 MB of stderr came first: seeing "done" proves the bot never blocked on its stderr pipe.
         assert await read_line(bot.stdout) == b"done\n"
     log = bot.stderr_log()
@@ -127,12 +127,12 @@ async def test_stderr_flood_is_bounded_and_does_not_block_the_bot(hostile):
 
 @pytest.mark.parametrize("exit_at_once", [False, True])
 async def test_children_meant_to_outlive_the_bot_are_killed(hostile, exit_at_once):
-    argv = [str(hostile / "fork_escape.py")] + (["--exit"] if exit_at_once else [])
+    argv = [str(hostile / "fork_escape.py"), "--raw"] + (["--exit"] if exit_at_once else [])
     cmd = BotCommand((sys.executable, *argv), hostile, "python")
     async with open_bot(cmd) as bot:
         line = await read_line(bot.stdout)
         assert line.startswith(b"pids ")
-        escapees = [int(p) for p in line.split()[1:]]
+        escapees = [int(p) for p in line.splitlines()[0].split()[1:]]
         assert len(escapees) == 2 and all(alive(p) for p in escapees)
         assert set(escapees) <= set(bot_pids(bot.tag))
     assert not any(alive(p) for p in escapees)
@@ -141,8 +141,8 @@ async def test_children_meant_to_outlive_the_bot_are_killed(hostile, exit_at_onc
 
 async def test_cancelling_the_block_kills_the_bot(hostile):
     with trio.CancelScope() as scope:
-        async with open_bot(BotCommand.from_spec(str(hostile / "ignore_sigterm.py")), grace=0) as bot:
-            assert await read_line(bot.stdout) == b"ready\n"
+        async with open_bot(BotCommand.from_spec(f"{hostile / 'ignore_sigterm.py'} --raw"), grace=0) as bot:
+            assert await read_line(bot.stdout) == b"done\n"
             scope.cancel()
             await trio.sleep_forever()
     assert scope.cancelled_caught

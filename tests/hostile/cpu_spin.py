@@ -1,7 +1,12 @@
-"""Spins the CPU forever without reading its input."""
-import os
+"""Spins the CPU forever at its first move."""
+import _play
 
-os.write(1, b"spinning\n")
-n = 0
-while True:
-    n += 1
+
+def spin() -> None:
+    _play.say("spinning")
+    n = 0
+    while True:
+        n += 1
+
+
+_play.main(spin)

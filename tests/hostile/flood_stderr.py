@@ -1,10 +1,14 @@
-"""Writes 20 MB to stderr (never reading stdin first), then echoes a line to show it was not blocked."""
+"""Writes 20 MB to stderr at its first move (never reading meanwhile), then plays on."""
 import os
 
-line = b"x" * 1023 + b"\n"
-for _ in range(20 * 1024):
-    os.write(2, line)
-os.write(2, b"flood_stderr: the end\n")
-os.write(1, b"done\n")
-while os.read(0, 65536):
-    pass
+import _play
+
+
+def flood() -> None:
+    line = b"x" * 1023 + b"\n"
+    for _ in range(20 * 1024):
+        os.write(2, line)
+    os.write(2, b"flood_stderr: the end\n")
+
+
+_play.main(flood)

@@ -1,11 +1,18 @@
-"""Ignores SIGTERM and the end of its input, and never exits on its own."""
-import os
+"""Ignores SIGTERM, SIGHUP and SIGINT, plays normally, and never exits after `bye` or end of input."""
 import signal
 import time
 
-signal.signal(signal.SIGTERM, signal.SIG_IGN)
-signal.signal(signal.SIGHUP, signal.SIG_IGN)
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-os.write(1, b"ready\n")
-while True:
-    time.sleep(3600)
+import _play
+
+
+def ignore() -> None:
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, signal.SIG_IGN)
+
+
+def linger() -> None:
+    while True:
+        time.sleep(3600)
+
+
+_play.main(ignore, when="hello", after_bye=linger)
