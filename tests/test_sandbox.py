@@ -281,3 +281,21 @@ async def test_bots_die_with_a_killed_arena(hostile, mode):
         await arena.stdout.aclose()
         while leftover_bot_pids(arena_id):
             await trio.sleep(0.01)  # the kernel delivers the parent-death signals
+
+
+def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, capsys):
+    caches = (sandbox.default_mode, sandbox.bwrap_problem, sandbox.sandbox_python_problem)
+    monkeypatch.setenv(sandbox.SANDBOX_PYTHON_VAR, "/nonexistent/python3")
+    for cache in caches:
+        cache.cache_clear()
+    try:
+        assert sandbox.default_mode() == "rlimit"
+        assert sandbox.default_mode() == "rlimit"  # warned once only
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert err.startswith("arena: warning: sandbox bwrap unavailable (no Python for sandboxed bots at /nonexistent")
+        assert err.endswith("; bots run with --sandbox rlimit\n")
+    finally:
+        monkeypatch.undo()
+        for cache in caches:
+            cache.cache_clear()
