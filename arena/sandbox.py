@@ -38,6 +38,10 @@ if TYPE_CHECKING:
     from arena.process import BotCommand, Limits
 
 MODES = ("bwrap", "rlimit", "none")
+# The bot kit is part of the arena's runtime: every Python bot can `import botkit`, so a bot
+# registered as a single file runs from its stored copy. In bwrap only that one file is shown.
+KIT = Path(__file__).resolve().parents[1] / "bots" / "botkit.py"
+KIT_MOUNT = "/opt/zwicker-kit"
 SANDBOX_PYTHON_VAR = "ZWICKER_SANDBOX_PYTHON"
 PATH = "/usr/local/bin:/usr/bin:/bin"
 
@@ -127,10 +131,14 @@ class Launch:
 async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[str, str]) -> AsyncIterator[Launch]:
     """The launch of `cmd` under `mode`; the bot's temp directory lives until the block ends."""
     mode = resolve_mode(mode)
+    python = cmd.kind == "python"
     if mode == "none":
         # Only the parent-death signal, so that a bot dies with a SIGKILLed arena (not its escapees).
         pdeathsig = ["setpriv", "--pdeathsig", "KILL", "--"] if _has_setpriv() else []
-        yield Launch(pdeathsig + list(cmd.argv), str(cmd.workdir), {**os.environ, **tag_env})
+        env = {**os.environ, **tag_env}
+        if python:
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(KIT.parent), env.get("PYTHONPATH")]))
+        yield Launch(pdeathsig + list(cmd.argv), str(cmd.workdir), env)
         return
     argv = list(cmd.argv)
     uid = _allocate_uid()
@@ -142,13 +150,16 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
     if uid is not None:
         _check_readable_by_others(cmd)
     env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **tag_env}
+    if python:
+        env["PYTHONPATH"] = KIT_MOUNT if mode == "bwrap" else str(KIT.parent)
     if mode == "bwrap":
         problem = bwrap_problem()
         if problem:
             raise ValueError(f"sandbox bwrap: {problem}")
         # bwrap's own two processes (outside and the PID namespace's init) share the uid.
         rlimits = _prlimit_argv(limits, uid, extra_processes=2)
-        extra = [] if cmd.kind == "python" else _program_binds(argv[0], cmd.workdir)
+        # A Python bot gets the bot kit (that file alone) on its path; others their program.
+        extra = ["--ro-bind", str(KIT), f"{KIT_MOUNT}/botkit.py"] if python else _program_binds(argv[0], cmd.workdir)
         env |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
         full = _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra) + rlimits + argv
         yield Launch(full, "/", env, uid, _as_user(uid))

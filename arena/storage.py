@@ -293,6 +293,7 @@ def _store_copy(source: Path, target_dir: Path) -> Path:
             shutil.copytree(source, tmp / source.name, ignore=shutil.ignore_patterns(*_IGNORED, "*.pyc"))
         else:
             shutil.copy2(source, tmp / source.name)
+        _readable(tmp)  # sandboxed bots run as a user of their own: they must read their copy
         try:
             os.rename(tmp, target_dir)
         except OSError:
@@ -301,6 +302,15 @@ def _store_copy(source: Path, target_dir: Path) -> Path:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+def _readable(root: Path) -> None:
+    """Folders o+rx, files o+r (executables keep their x bits): nothing else of the copy changes."""
+    for folder, _dirs, files in os.walk(root):
+        os.chmod(folder, 0o755)
+        for name in files:
+            path = Path(folder, name)
+            os.chmod(path, path.stat().st_mode | 0o444)
 
 
 def _bot_row(db: sqlite_utils.Database, row: dict) -> dict:

@@ -34,11 +34,24 @@ def _register() -> None:
         importlib.import_module(f"{__name__}.{info.name}")
 
 
+def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    found: list[BaseException] = []
+    for exc in group.exceptions:
+        found.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
+    return found
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: errors we know become one line on stderr and exit code 2."""
     _register()
     try:
-        app(args=argv, standalone_mode=False)
+        try:
+            app(args=argv, standalone_mode=False)
+        except BaseExceptionGroup as group:  # from a nursery: report a lone known error plainly
+            leaves = _leaves(group)
+            if len(leaves) == 1 and isinstance(leaves[0], (ArenaError, ValueError, OSError, KeyboardInterrupt)):
+                raise leaves[0] from None
+            raise
     except ArenaError as exc:
         print(f"arena: error: {exc}", file=sys.stderr)
         sys.exit(2)
