@@ -177,9 +177,9 @@ def run_arena(db_path, name, *extra, wait=True):
            "--boards", "3", "--seed", "11", "--name", name, "--sandbox", "none", "--quiet", "--concurrency", "2",
            *extra]
     env = {**os.environ, "ARENA_DB": str(db_path), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if wait:
-        out, err = proc.communicate(timeout=300)
+        _, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err.decode()
     return proc
 
@@ -202,7 +202,7 @@ def test_kill_9_mid_run_then_resume_gives_the_uninterrupted_results(tmp_path):
                 break
             time.sleep(0.02)
         proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        proc.communicate()
     deadline = time.monotonic() + 10
     while bot_processes() and time.monotonic() < deadline:
         time.sleep(0.05)
