@@ -225,7 +225,11 @@ def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True) 
             raise ArenaError(f"{path} was written by a newer arena (migration {unknown[-1]})")
         db.execute("PRAGMA foreign_keys = ON")
         db.execute("PRAGMA synchronous = NORMAL")
-        migrations.apply(db)
+        # One transaction around all of it (sqlite-utils creates its migrations table before the
+        # first migration's own transaction): an arena killed while creating the database, or a
+        # reader looking meanwhile, never sees a half-made schema.
+        with db.atomic():
+            migrations.apply(db)
     except sqlite3.DatabaseError as exc:
         db.close()
         raise ArenaError(f"{path} is corrupt or unreadable: {exc}") from None

@@ -4,6 +4,9 @@ and resuming after an interruption (a cancelled run, and `kill -9` of the arena 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import random
 import signal
 import subprocess
 import sys
@@ -172,11 +175,23 @@ def bot_processes():
     return found
 
 
-def run_arena(db_path, name, *extra, wait=True):
-    cmd = [sys.executable, "-m", "arena", "tournament", "run", "--bots", ",".join(DETERMINISTIC),
-           "--boards", "3", "--seed", "11", "--name", name, "--sandbox", "none", "--quiet", "--concurrency", "2",
-           *extra]
-    env = {**os.environ, "ARENA_DB": str(db_path), "PYTHONPATH": str(ROOT)}
+def count_tables(path):
+    try:
+        db = storage.open_db(path, create=False)
+    except ArenaError:  # not created yet, or still empty
+        return 0
+    try:
+        return db.execute("SELECT COUNT(*) FROM tables").fetchone()[0]
+    finally:
+        db.close()
+
+
+def run_arena(db_path, name, wait=True):
+    """The real `arena tournament run` command in its own process (the default sandbox)."""
+    five = DETERMINISTIC + [str(BOTS / "sweeper_bot.py"), str(BOTS / "builder_bot.py")]
+    cmd = [sys.executable, "-m", "arena", "tournament", "run", "--bots", ",".join(five),
+           "--boards", "2", "--seed", "11", "--name", name, "--quiet", "--concurrency", "2"]
+    env = {**os.environ, "ARENA_DB": str(db_path)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if wait:
         _, err = proc.communicate(timeout=300)
@@ -184,33 +199,48 @@ def run_arena(db_path, name, *extra, wait=True):
     return proc
 
 
-def test_kill_9_mid_run_then_resume_gives_the_uninterrupted_results(tmp_path):
+@pytest.fixture
+def open_dir():
+    """A folder the sandboxed bots' own user can enter (pytest's tmp_path is private to root):
+    they run from the stored copies beside the database."""
+    path = Path(tempfile.mkdtemp(prefix="zwicker-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_kill_9_ten_times_then_resume_gives_the_uninterrupted_results(open_dir):
+    """SIGKILL the arena at ten random moments, resuming each time (issues 4 and 5)."""
+    tmp_path = open_dir
     reference = tmp_path / "reference.db"
     run_arena(reference, "t")
     killed = tmp_path / "killed.db"
-    for kill_after in (2, 7):
+    rng = random.Random(5)
+    stored, kills = [0], 0
+    for _ in range(10):
         proc = run_arena(killed, "t", wait=False)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                db = storage.open_db(killed, create=False)
-                count = db.execute("SELECT COUNT(*) FROM tables").fetchone()[0]
-                db.close()
-            except ArenaError:
-                count = 0
-            if count >= kill_after:
-                break
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGKILL)
+        # A random moment once this run has stored something: mid-room, or between rooms.
+        while proc.poll() is None and count_tables(killed) <= stored[-1]:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0, 0.3))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
         proc.communicate()
-    deadline = time.monotonic() + 10
-    while bot_processes() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert bot_processes() == [], "bot processes outlived the killed arena"
+        deadline = time.monotonic() + 10
+        while bot_processes() and time.monotonic() < deadline:
+            time.sleep(0.05)  # a killed arena's bots die by their parent-death signal
+        assert bot_processes() == [], "bot processes outlived the killed arena"
+        db = storage.open_db(killed, create=False)
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        db.close()
+        stored.append(count_tables(killed))
+    assert stored == sorted(stored) and kills == 10, (stored, kills)
     run_arena(killed, "t")
     a, b = storage.open_db(reference, create=False), storage.open_db(killed, create=False)
     ta, tb = storage.get_tournament(a, "t"), storage.get_tournament(b, "t")
     assert tb["status"] == "finished"
-    assert boards_of(b, tb["id"]) == boards_of(a, ta["id"]) and len(boards_of(a, ta["id"])) == 9
+    assert boards_of(b, tb["id"]) == boards_of(a, ta["id"]) and len(boards_of(a, ta["id"])) == 20
     assert table_points(b, tb["id"]) == table_points(a, ta["id"])
     assert b.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert storage.standings(b, tb["id"]) == storage.standings(a, ta["id"])

@@ -1,0 +1,82 @@
+"""Tournament throughput: six bundled bots, a duplicate round robin, jensen.
+
+Reports deals per second, the arena's share of the CPU (the coordinator process against all the
+bot processes it started) and the coordinator's peak memory, for two tournament sizes, each in a
+fresh process so that peak memory is that size's own. Run by hand (never a timed test):
+
+    .venv/bin/python bench/tournament.py [--boards 8 16] [--sandbox bwrap] [--concurrency 2]
+
+Record the figures, with machine and date, in bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+BOTS = ["random_bot.py", "greedy_bot.py", "sweeper_bot.py", "builder_bot.py", "first_bot.py", "js/random_bot.mjs"]
+
+
+def one(boards: int, sandbox: str, concurrency: int) -> dict:
+    """Run one tournament in this process and measure it."""
+    import trio
+
+    from arena import storage
+    from arena import tournament as t
+
+    specs = [str(ROOT / "bots" / b) for b in BOTS]
+    if not (ROOT / "bots" / "js" / "node_modules").is_dir():
+        sys.exit("bench/tournament.py needs the JavaScript bot: run `make js` (node and npm) first")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o755)  # the sandboxed bots run from stored copies in here
+        db = storage.open_db(Path(tmp) / "bench.db")
+        tid = t.prepare(db, "bench", specs, t.Settings(boards=boards, seed=1), sandbox=sandbox)
+        start_wall = time.perf_counter()
+        me0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        result = trio.run(lambda: t.run(db, tid, concurrency=concurrency, sandbox=sandbox))
+        wall = time.perf_counter() - start_wall
+        me1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        deals = db.execute("SELECT COUNT(*) FROM deals").fetchone()[0]
+        faults = db.execute("SELECT COUNT(*) FROM seats WHERE status != 'ok'").fetchone()[0]
+    arena_cpu = (me1.ru_utime + me1.ru_stime) - (me0.ru_utime + me0.ru_stime)
+    bots_cpu = (kids1.ru_utime + kids1.ru_stime) - (kids0.ru_utime + kids0.ru_stime)
+    return {
+        "bots": len(specs), "boards_per_match": boards, "boards": result["boards_done"], "deals": deals,
+        "faults": faults, "wall_s": round(wall, 2), "deals_per_s": round(deals / wall, 1),
+        "arena_cpu_s": round(arena_cpu, 2), "bots_cpu_s": round(bots_cpu, 2),
+        "arena_cpu_share": round(arena_cpu / max(arena_cpu + bots_cpu, 1e-9), 3),
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--boards", type=int, nargs="+", default=[8, 32])
+    parser.add_argument("--sandbox", default="bwrap", choices=["bwrap", "rlimit", "none"])
+    parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(one(args.child, args.sandbox, args.concurrency)))
+        return
+    print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}; {time.strftime('%Y-%m-%d')}; sandbox {args.sandbox}, "
+          f"concurrency {args.concurrency}")
+    for boards in args.boards:
+        out = subprocess.run([sys.executable, __file__, "--child", str(boards), "--sandbox", args.sandbox,
+                              "--concurrency", str(args.concurrency)], capture_output=True, text=True, check=True)
+        print(json.dumps(json.loads(out.stdout.strip().splitlines()[-1])))
+
+
+if __name__ == "__main__":
+    main()
