@@ -1,0 +1,88 @@
+"""`arena tournament run` and `arena replay` through the real command line, on real bots."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena import replay, storage
+from arena.cli import _register, app
+
+_register()
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "bots"
+
+
+def run(*args, ok=True):
+    result = runner.invoke(app, [str(a) for a in args])
+    if ok:
+        assert result.exit_code == 0, (result.output, result.exception)
+    return result
+
+
+@pytest.fixture
+def dbpath():
+    """A database in a folder the sandboxed bots may enter (they run from stored copies there)."""
+    folder = Path(tempfile.mkdtemp(prefix="zwicker-cli-"))
+    folder.chmod(0o755)
+    yield folder / "arena.db"
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_run_prints_standings_then_replay_and_resume(dbpath):
+    bots = f"{BOTS / 'random_bot.py'},{BOTS / 'greedy_bot.py'}"
+    out = run("tournament", "run", "--bots", bots, "--boards", "2", "--seed", "3", "--name", "cup",
+              "--db", dbpath).output
+    assert "tournament 'cup': 2 boards" in out and "greedy" in out and "random" in out
+    standings = json.loads(run("standings", "cup", "--json", "--db", dbpath).output)
+    assert [row["bot"].split("@")[0] for row in standings][-1] in ("random", "greedy")
+    assert sum(row["boards"] for row in standings) == 4
+    # The same command again finds the finished tournament and plays nothing more.
+    again = run("tournament", "run", "--bots", bots, "--boards", "2", "--seed", "3", "--name", "cup",
+                "--db", dbpath).output
+    assert "2 boards" in again
+    db = storage.open_db(dbpath, create=False)
+    deal_id = db.execute("SELECT MIN(id) FROM deals").fetchone()[0]
+    doc = replay.document(db, deal_id)
+    assert doc["schema"] == replay.SCHEMA and len(doc["moves"]) == 52
+    frames = list(replay.render(doc, seat=1))
+    assert frames[-1].startswith("score: ") and str(doc["points"]) in frames[-1]
+    shown = run("replay", deal_id, "--seat", "0", "--db", dbpath).output
+    assert "plays" in shown and "hand 1: " in shown and "score:" in shown
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--bots", "nobody,somebody", "--name", "x"], "unknown bot 'nobody'"),
+    (["--bots", "bots/random_bot.py"], "give the tournament a --name"),
+    (["--name", "x"], "name the bots with --bots"),
+    (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--variant", "skat"], "unknown preset"),
+    (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--variant", "jensen:players=3"],
+     "4 players"),
+    (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--format", "rubber"], "--format"),
+    (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--sandbox", "jail"], "unknown sandbox"),
+    (["--resume", "ghost"], "no tournament 'ghost' to resume"),
+    (["--bots", "bots/random_bot.py", "--name", "x"], "at least two bots"),
+])
+def test_bad_arguments_are_one_clear_line(dbpath, args, message, capsys):
+    from arena.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["tournament", "run", *args, "--db", str(dbpath), "--quiet"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_replay_of_an_unknown_deal(dbpath, capsys):
+    from arena.cli import main
+
+    storage.open_db(dbpath).close()
+    with pytest.raises(SystemExit):
+        main(["replay", "99", "--db", str(dbpath)])
+    assert "unknown deal 99" in capsys.readouterr().err
