@@ -19,8 +19,9 @@ from arena.errors import ProtocolError
 PROTOCOL_VERSION = 1
 MAX_BOT_MESSAGE = 64 * 1024
 """Largest message a bot may send, in bytes (a `move` is about 20 bytes, a `ready` under 200)."""
-MAX_ARENA_MESSAGE = 1024 * 1024
-"""Largest message the arena sends; a bot's decoder needs a buffer at least this big."""
+MAX_ARENA_MESSAGE = 64 * 1024 * 1024
+"""Largest message the arena sends; a bot's decoder needs a buffer this big. Typical `act`
+messages are 1 to 20 KiB; the legal list grows fast only when the table holds many units."""
 MAX_NAME = 64
 """Longest `name` or `version` a bot may give in `ready`, in characters."""
 MAX_DEPTH = 32

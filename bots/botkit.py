@@ -28,7 +28,7 @@ import msgpack
 
 PROTOCOL_VERSION = 1
 READ_SIZE = 65536
-MAX_MESSAGE = 8 * 1024 * 1024
+MAX_MESSAGE = 64 * 1024 * 1024  # the arena's largest message (protocol.md)
 
 
 class Bot:
