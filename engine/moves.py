@@ -131,6 +131,8 @@ def _subset_sums(summable: list[tuple[int, tuple[int, ...]]], top: int) -> list[
 
 def _unions(groups: list[int]) -> set[int]:
     """Every union of pairwise-disjoint groups (each union is a valid capture)."""
+    if len(groups) == 1:
+        return set(groups)
     found = {0}
     for g in groups:
         found.update([u | g for u in found if not u & g])
@@ -148,24 +150,24 @@ def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
     hand = state.hands[seat]
     table = state.table
     values = rules.values
-    hand_cards = list(dict.fromkeys(hand)) if len(hand) > 1 else list(hand)
+    # A code held twice (two packs, grupp's wild jokers) still makes each move once.
+    hand_cards = hand if rules.unique_codes else tuple(dict.fromkeys(hand))
 
     # Per unit: the values it is worth alone, whether it may join a sum group, whether it can be
     # touched at all (grupp's untakeable jokers cannot). Builds may be built on, like loose cards.
     singles: list[tuple[int, tuple[int, ...]]] = []
     summable: list[tuple[int, tuple[int, ...]]] = []
     targets: list[tuple[int, tuple[int, ...]]] = []
+    loose = rules.loose_units
     for i, unit in enumerate(table):
         if type(unit) is Build:
             vals: tuple[int, ...] = (unit.value,)
             can_sum = rules.builds_in_sums
         else:
-            vals = values[unit]
-            can_sum = True
-            if unit[0] == "X":
-                if v.table_jokers_untakeable:
-                    continue
-                can_sum = v.table_jokers_in_sums
+            info = loose[unit]
+            if info is None:
+                continue
+            vals, can_sum = info
         bit = 1 << i
         singles.append((bit, vals))
         if can_sum:
@@ -211,7 +213,9 @@ def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
                 masks = {m: xs for m, xs in masks.items() if not any(o != m and o & m == m for o in masks)}
             found = []
             for m, xs in masks.items():
-                take = tuple(i for i in range(len(table)) if m >> i & 1)
+                take = _TAKE.get(m)
+                if take is None:
+                    take = _take(m)
                 mv = _new(Move, ("capture", card, xs[0], take, None))
                 found.append(mv)
                 index[("capture", card, take)] = xs
@@ -231,8 +235,9 @@ def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
                     for c in state.hands[s]:
                         partner_values.update(values[c])
         cache = rules.build_cache
+        check = holder != "none"
         for card in hand_cards:
-            if holder != "none":
+            if check:
                 rest = list(hand)
                 rest.remove(card)
                 held = set(partner_values)
@@ -243,11 +248,11 @@ def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
                 announced = cache.get((card_vals, uvals))
                 if announced is None:
                     announced = cache[(card_vals, uvals)] = _announced(rules, card_vals, uvals)
-                for w in announced:
-                    if holder != "none" and w not in held:
-                        continue
-                    mv = _new(Move, ("build", card, w, (), i))
-                    build_moves.append(mv)
+                if check:
+                    announced = announced & held
+                if announced:
+                    for w in sorted(announced) if len(announced) > 1 else announced:
+                        build_moves.append(_new(Move, ("build", card, w, (), i)))
     return capture_moves + build_moves + [_new(Move, ("trail", card, None, (), None)) for card in hand_cards], index
 
 
@@ -255,7 +260,18 @@ def _capture_order(mv: Move) -> tuple:
     return (mv.value, mv.take)
 
 
-def _announced(rules: Any, card_vals: tuple[int, ...], unit_vals: tuple[int, ...]) -> tuple[int, ...]:
+_TAKE: dict[int, tuple[int, ...]] = {}
+
+
+def _take(mask: int) -> tuple[int, ...]:
+    """The table indices of a unit mask (cached: masks of small tables recur all the time)."""
+    take = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+    if len(_TAKE) < 1 << 16:
+        _TAKE[mask] = take
+    return take
+
+
+def _announced(rules: Any, card_vals: tuple[int, ...], unit_vals: tuple[int, ...]) -> frozenset[int]:
     """Values a build of a card onto a unit may announce, before the holder rule."""
     allowed = rules.build_values
     found = set()
@@ -265,7 +281,7 @@ def _announced(rules: Any, card_vals: tuple[int, ...], unit_vals: tuple[int, ...
                 found.add(a + b)
             if rules.subtraction and b > a and b - a in allowed:
                 found.add(b - a)
-    return tuple(sorted(found))
+    return frozenset(found)
 
 
 def why_illegal(state: Any, move: Move) -> str:

@@ -181,6 +181,7 @@ class Rules:
         joker_codes = tuple(sorted(jokers, key=lambda c: int(c[1:]))) + (cards.WILD,) * v.wild_jokers
         self.deck = tuple(c for _ in range(self.packs) for c in cards.pack(joker_codes))
         self.distinct = tuple(dict.fromkeys(self.deck))
+        self.unique_codes = len(self.distinct) == len(self.deck)
         self.dual = fx["dual"]
         self.values = {c: cards.card_values(c, self.dual) for c in self.distinct}
         points = dict(fx["points"])
@@ -198,6 +199,13 @@ class Rules:
         self.build_values = frozenset(x for x in matchable if self.cap is None or x <= self.cap)
         self.builds_in_sums = fx["builds_in_sums"]
         self.must_capture = fx["must_capture"]
+        # A loose card on the table: its values and whether it may join a sum group, or None
+        # when it cannot be touched at all (grupp's untakeable jokers).
+        self.loose_units = {
+            c: None if c[0] == "X" and v.table_jokers_untakeable
+            else (self.values[c], c[0] != "X" or v.table_jokers_in_sums)
+            for c in self.distinct
+        }
         # What a card may announce when built onto a unit, by their value tuples (engine.moves);
         # a few hundred entries at most, since value tuples are few.
         self.build_cache: dict = {}
