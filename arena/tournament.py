@@ -71,6 +71,7 @@ class Settings:
     partners: str = "clone"
     gauntlet: str | None = None
     time_control: TimeControl = TimeControl()
+    elo_k: float = 16.0  # K of the sequential Elo (the headline Bradley-Terry rating has none)
 
     def __post_init__(self) -> None:
         if type(self.boards) is not int or self.boards < 1:
@@ -81,6 +82,8 @@ class Settings:
             raise ArenaError(f"--format must be one of {', '.join(FORMATS)}, not {self.format!r}")
         if self.partners not in PARTNERS:
             raise ArenaError(f"--partners must be one of {', '.join(PARTNERS)}, not {self.partners!r}")
+        if not 0 < self.elo_k <= 400:
+            raise ArenaError(f"--elo-k must be above 0 and at most 400, got {self.elo_k!r}")
 
     @property
     def engine_variant(self) -> engine.Variant:
@@ -363,7 +366,7 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         db, name, seed=settings.seed, variant=settings.variant, format=settings.format,
         partners=settings.partners, boards=settings.boards,
         settings={"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
-                  "sandbox": sandbox},
+                  "sandbox": sandbox, "elo_k": settings.elo_k},
         bot_ids=ids, matches=matches)
 
 
@@ -430,7 +433,7 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
             async with send:
                 for room in todo:
                     await send.send(room)
-        storage.compute_and_store_ratings(db, tid)
+        storage.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0))
         finished = True
     finally:
         with trio.CancelScope(shield=True):

@@ -46,6 +46,7 @@ def tournament_run(
                                                show_default=False)] = None,
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
+    elo_k: Annotated[float, typer.Option("--elo-k", help="K of the sequential Elo kept as history.")] = 16.0,
     sandbox: SandboxOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar, no standings.")] = False,
     db: DbOption = None,
@@ -73,7 +74,7 @@ def tournament_run(
             if all_bots and not specs:
                 raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")
             settings = _t.Settings(boards=boards, variant=_t.parse_variant(variant), seed=seed, format=fmt,
-                                   partners=partners, gauntlet=gauntlet,
+                                   partners=partners, gauntlet=gauntlet, elo_k=elo_k,
                                    time_control=TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000))
             tid = _t.prepare(database, name, specs, settings, sandbox=mode)
         progress = None if quiet else _t.Progress(tables_total=0)
