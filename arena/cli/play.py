@@ -1,0 +1,118 @@
+"""`arena play A B` (a duplicate match, no database) and `arena bot check PATH` (conformance)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import trio
+import typer
+
+import engine
+from arena.cli import app, bot_app
+
+
+def _default_sandbox() -> str:
+    try:
+        from arena.sandbox import default_mode
+    except ImportError:  # pragma: no cover - the sandbox module ships with the arena
+        return "none"
+    return default_mode()
+
+
+def parse_variant(text: str) -> engine.Variant:
+    """A preset name ("jensen") or a JSON object of options ('{"preset": "jensen", "players": 2}')."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            spec: Any = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--variant: not valid JSON: {exc}") from None
+    else:
+        spec = text
+    return engine.variant(spec)
+
+
+def _command(spec: str):
+    from arena.process import BotCommand
+
+    return BotCommand.from_spec(spec)
+
+
+def _time_control(move_ms: int, bank_ms: int, handshake_ms: int):
+    from arena.table import TimeControl
+
+    return TimeControl(handshake_s=handshake_ms / 1000, move_s=move_ms / 1000, bank_s=bank_ms / 1000)
+
+
+SANDBOX_HELP = "How to confine the bots: bwrap, rlimit or none."
+
+
+@app.command("play")
+def play(
+    bot_a: str = typer.Argument(..., help="Bot A: a .py/.js/.mjs script, an executable, or a command string."),
+    bot_b: str = typer.Argument(..., help="Bot B, given the same way."),
+    boards: int = typer.Option(8, "--boards", "-n", help="Boards to play; each is played at two tables."),
+    seed: int = typer.Option(0, "--seed", help="Master seed: board k is dealt from deal_seed(seed, k)."),
+    variant: str = typer.Option("jensen", "--variant", help="A preset name or a JSON object of options."),
+    sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP + " [default: the best available]"),
+    move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),
+    bank_ms: int = typer.Option(10000, "--bank-ms", help="Time bank per seat and table, in milliseconds."),
+    handshake_ms: int = typer.Option(10000, "--handshake-ms", help="Start-up and handshake limit, in ms."),
+    as_json: bool = typer.Option(False, "--json", help="Print the whole match (every move) as JSON."),
+) -> None:
+    """Play a duplicate match between two bots and print the boards and the total.
+
+    Each board's deal is played twice, with the bots' sides swapped, so the luck of the cards
+    cancels out. Example:
+
+        arena play bots/greedy_bot.py bots/random_bot.py --boards 4 --seed 7
+    """
+    from arena.match import format_match, play_match
+
+    commands = [_command(bot_a), _command(bot_b)]
+    v = parse_variant(variant)
+    tc = _time_control(move_ms, bank_ms, handshake_ms)
+    result = trio.run(lambda: play_match(*commands, boards=boards, seed=seed, variant=v, time_control=tc,
+                                         sandbox=sandbox or _default_sandbox()))
+    result.bots = [bot_a, bot_b]
+    if as_json:
+        json.dump(result.to_dict(), sys.stdout, indent=1)
+        print()
+    else:
+        print(format_match(result))
+
+
+@bot_app.command("check")
+def check(
+    bot: str = typer.Argument(..., help="The bot: a .py/.js/.mjs script, an executable, or a command string."),
+    deals: int = typer.Option(2, "--deals", help="Deals to play in each seat position."),
+    seed: int = typer.Option(0, "--seed", help="Master seed of the deals."),
+    variant: str = typer.Option("jensen", "--variant", help="A preset name or a JSON object of options."),
+    sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP + " [default: the best available]"),
+    move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),
+    as_json: bool = typer.Option(False, "--json", help="Print the check's tables as JSON."),
+) -> None:
+    """Check that a bot speaks the protocol: it plays seeded deals in every seat against random bots.
+
+    Exit status 0 only for a conformant bot; otherwise the output says exactly what went wrong.
+    Example:
+
+        arena bot check bots/greedy_bot.py
+    """
+    from arena.match import check_bot, format_check
+
+    command = _command(bot)
+    v = parse_variant(variant)
+    tc = _time_control(move_ms, 10000, 10000)
+    result = trio.run(lambda: check_bot(command, deals=deals, seed=seed, variant=v, time_control=tc,
+                                        sandbox=sandbox or _default_sandbox()))
+    result.bot = bot
+    if as_json:
+        json.dump(result.to_dict(), sys.stdout, indent=1)
+        print()
+    else:
+        print(format_check(result))
+    if not result.conformant:
+        raise typer.Exit(1)

@@ -1,0 +1,208 @@
+"""Duplicate matches between two bots and the conformance check behind `arena bot check`.
+
+A duplicate match plays each board's deal at two tables with the sides swapped, so luck of the
+cards cancels out: bot A sits on side 0 at the first table and on side 1 at the second, each
+table with its own processes. No database is needed; the CLI only prints what comes back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import engine
+from arena.table import FixedDeals, TableResult, TimeControl, play_table
+
+RANDOM_BOT = Path(__file__).resolve().parent.parent / "bots" / "random_bot.py"
+
+
+def table_bot_seed(seed: int, board: int, table: int) -> int:
+    """The bot seed of one table of a match: a 64-bit hash of the match seed, board and table."""
+    data = b"zwicker-table" + b"".join(x.to_bytes(8, "big") for x in (seed, board, table))
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
+
+
+def board_deal(seed: int, board: int, players: int) -> tuple[int, int]:
+    """Board k's deal: seed engine.deal_seed(master_seed, k), dealer k mod players."""
+    return engine.deal_seed(seed, board), board % players
+
+
+@dataclass
+class BoardResult:
+    number: int
+    seed: int
+    dealer: int
+    tables: list[TableResult]  # [A on side 0, A on side 1]
+    points: list[int]  # [A, B], summed over both tables
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"number": self.number, "seed": self.seed, "dealer": self.dealer, "points": self.points,
+                "tables": [t.to_dict() for t in self.tables]}
+
+
+@dataclass
+class MatchResult:
+    bots: list[str]  # how A and B were given
+    names: list[str]  # as the bots named themselves
+    variant: dict[str, Any]
+    seed: int
+    boards: list[BoardResult] = field(default_factory=list)
+
+    @property
+    def totals(self) -> list[int]:
+        return [sum(b.points[i] for b in self.boards) for i in (0, 1)]
+
+    @property
+    def forfeits(self) -> list[dict[str, Any]]:
+        """Every forfeited table, with the bot (A or B) that faulted."""
+        out = []
+        for board in self.boards:
+            for t, table in enumerate(board.tables):
+                if table.forfeit is not None:
+                    bot = "AB"[(table.forfeit["side"] + t) % 2]
+                    out.append({"board": board.number, "table": t, "bot": bot, **table.forfeit})
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"bots": self.bots, "names": self.names, "variant": self.variant, "seed": self.seed,
+                "totals": self.totals, "forfeits": self.forfeits, "boards": [b.to_dict() for b in self.boards]}
+
+
+def _seats(variant: engine.Variant, first: Any, second: Any) -> list[Any]:
+    return [first if variant.side_of(seat) == 0 else second for seat in range(variant.players)]
+
+
+async def play_match(bot_a: Any, bot_b: Any, *, boards: int = 8, seed: int = 0,
+                     variant: engine.Variant | str | dict[str, Any] = "jensen",
+                     time_control: TimeControl = TimeControl(), sandbox: str = "none", limits: Any = None,
+                     match_id: str = "", on_board: Callable[[BoardResult], None] | None = None) -> MatchResult:
+    """Play `boards` boards of a duplicate match between two BotCommands; A's points come first."""
+    v = variant if isinstance(variant, engine.Variant) else engine.variant(variant)
+    if v.num_sides != 2:
+        raise ValueError(f"a match needs a variant with two sides; {v} has {v.num_sides}")
+    if boards < 1:
+        raise ValueError(f"boards must be at least 1, got {boards}")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be 0 <= seed < 2**64, got {seed}")
+    match_id = match_id or f"play-{seed}"
+    result = MatchResult(bots=[str(bot_a), str(bot_b)], names=["", ""], variant=v.to_dict(), seed=seed)
+    for k in range(boards):
+        deal_seed, dealer = board_deal(seed, k, v.players)
+        tables = []
+        for t, seats in enumerate((_seats(v, bot_a, bot_b), _seats(v, bot_b, bot_a))):
+            tables.append(await play_table(
+                seats, variant=v, plan=FixedDeals([(deal_seed, dealer)]), time_control=time_control,
+                sandbox=sandbox, limits=limits, match_id=match_id, table_id=f"b{k}t{t}",
+                bot_seed=table_bot_seed(seed, k, t)))
+        a_points = tables[0].points[0] + tables[1].points[1]
+        b_points = tables[0].points[1] + tables[1].points[0]
+        board = BoardResult(k, deal_seed, dealer, tables, [a_points, b_points])
+        for i, side in ((0, 0), (1, 1)):  # A's name from table 0 side 0, B's from side 1
+            if not result.names[i]:
+                seat = next(s for s in range(v.players) if v.side_of(s) == side)
+                result.names[i] = tables[0].seats[seat].name
+        result.boards.append(board)
+        if on_board is not None:
+            on_board(board)
+    return result
+
+
+def format_match(result: MatchResult) -> str:
+    """The match as a plain-text table of boards and a total."""
+    a, b = (n or "?" for n in result.names)
+    lines = [f"A = {a} ({result.bots[0]})", f"B = {b} ({result.bots[1]})",
+             f"variant {engine.variant(result.variant)}, seed {result.seed}, {len(result.boards)} boards", "",
+             f"{'board':>5} {'dealer':>6} {'table 1 A:B':>12} {'table 2 A:B':>12} {'A':>5} {'B':>5}"]
+    for board in result.boards:
+        t1, t2 = board.tables
+        lines.append(f"{board.number:>5} {board.dealer:>6} {t1.points[0]:>5}:{t1.points[1]:<6} "
+                     f"{t2.points[1]:>5}:{t2.points[0]:<6} {board.points[0]:>5} {board.points[1]:>5}"
+                     + ("  forfeit" if not (t1.ok and t2.ok) else ""))
+    total_a, total_b = result.totals
+    lines.append(f"{'total':>5} {'':>6} {'':>12} {'':>12} {total_a:>5} {total_b:>5}")
+    for f in result.forfeits:
+        lines.append(f"board {f['board']} table {f['table'] + 1}: {f['bot']} (seat {f['seat']}) "
+                     f"{f['status']}: {f['detail']}")
+    if total_a == total_b:
+        lines.append("a draw")
+    else:
+        lines.append(f"{a if total_a > total_b else b} wins by {abs(total_a - total_b)} points")
+    return "\n".join(lines)
+
+
+# --- arena bot check -------------------------------------------------------------------------
+
+
+@dataclass
+class CheckResult:
+    bot: str
+    tables: list[TableResult]  # one per seat position of the bot under test
+    positions: list[int]
+
+    @property
+    def conformant(self) -> bool:
+        return all(t.ok for t in self.tables)
+
+    def reply_times(self) -> list[float]:
+        return [ms for t, seat in zip(self.tables, self.positions) for ms in t.move_times_ms[seat]]
+
+    def to_dict(self) -> dict[str, Any]:
+        times = self.reply_times()
+        return {"bot": self.bot, "conformant": self.conformant,
+                "reply_ms": {"median": statistics.median(times) if times else None,
+                             "max": max(times) if times else None, "count": len(times)},
+                "tables": [{"seat": seat, **t.to_dict()} for t, seat in zip(self.tables, self.positions)]}
+
+
+async def check_bot(bot: Any, *, deals: int = 2, seed: int = 0,
+                    variant: engine.Variant | str | dict[str, Any] = "jensen",
+                    time_control: TimeControl = TimeControl(), sandbox: str = "none",
+                    limits: Any = None) -> CheckResult:
+    """Play `deals` seeded deals with the bot in each seat in turn, random bots in the others."""
+    from arena.process import BotCommand
+
+    v = variant if isinstance(variant, engine.Variant) else engine.variant(variant)
+    if deals < 1:
+        raise ValueError(f"deals must be at least 1, got {deals}")
+    random_bot = BotCommand.from_spec(str(RANDOM_BOT))
+    plan = FixedDeals([board_deal(seed, k, v.players) for k in range(deals)])
+    tables = []
+    for seat in range(v.players):
+        seats = [bot if s == seat else random_bot for s in range(v.players)]
+        tables.append(await play_table(seats, variant=v, plan=plan, time_control=time_control,
+                                       sandbox=sandbox, limits=limits, match_id=f"check-{seed}",
+                                       table_id=f"seat{seat}", bot_seed=table_bot_seed(seed, 0, seat)))
+    return CheckResult(str(bot), tables, list(range(v.players)))
+
+
+def format_check(check: CheckResult) -> str:
+    """What `arena bot check` prints: in plain words, what works and exactly what went wrong."""
+    lines = [f"checking {check.bot}"]
+    for table, seat in zip(check.tables, check.positions):
+        s = table.seats[seat]
+        where = f"seat {seat}:"
+        if s.handshake_ms is None:
+            lines.append(f"{where} no handshake: {s.status}: {s.detail}")
+        else:
+            lines.append(f"{where} handshake ok in {s.handshake_ms:.0f} ms as {s.name!r} version {s.version!r}; "
+                         f"{s.moves} legal replies")
+        if table.forfeit is not None and table.forfeit["seat"] == seat and s.handshake_ms is not None:
+            lines.append(f"  FAULT {s.status}: {s.detail}")
+        elif table.forfeit is not None and table.forfeit["seat"] != seat:
+            f = table.forfeit
+            lines.append(f"  (a random bot at seat {f['seat']} failed: {f['status']}: {f['detail']})")
+        if table.forfeit is not None and table.forfeit["seat"] == seat and s.stderr.strip():
+            tail = s.stderr.strip().splitlines()[-5:]
+            lines.append("  its stderr ends with:")
+            lines.extend("    " + line for line in tail)
+    times = check.reply_times()
+    if times:
+        lines.append(f"reply times: median {statistics.median(times):.2f} ms, max {max(times):.2f} ms "
+                     f"over {len(times)} moves")
+    lines.append("conformant: the bot speaks protocol version 1" if check.conformant
+                 else "NOT conformant: see the fault above")
+    return "\n".join(lines)
