@@ -13,6 +13,7 @@ rlimit): the status is the table's business and must not depend on the sandbox.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -91,7 +92,7 @@ def assert_clean(result: TableResult, seat: int) -> SeatResult:
     assert_others_ok(result, seat)
     assert (result.seats[seat].status, result.seats[seat].detail) == ("ok", "")
     assert len(result.deals) == 1 and result.deals[0]["complete"]
-    assert sum(result.points) == sum(result.deals[0]["points"]) and result.points == result.deals[0]["points"]
+    assert result.points == result.deals[0]["points"]
     hostile = result.seats[seat]
     assert hostile.moves > 0
     return hostile
@@ -335,3 +336,98 @@ async def test_a_fork_bomb_stops_at_the_process_limit(mode):
     seat = assert_clean((await play_in([mode], "fork_bomb.py", 2, limits=limits))[mode], 2)
     forked = int(re.search(r"fork_bomb: refused after (\d+) forks", seat.stderr).group(1))
     assert forked <= 16
+
+
+# -- a tournament with hostile entrants ---------------------------------------------------------
+
+# Registered bot name -> (script in tests/hostile/, the status its seat records, its detail).
+ENTRANTS = {
+    "crasher": ("crash_mid_deal.py", "crash", rf"{EXITED}; exit status 3"),
+    "sleeper": ("sleep_past_limit.py", "timeout", MOVE_TIMEOUT),
+    "cheat": ("illegal_move.py", "illegal_move",
+              r"move \{'type': 'trail', 'card': '(\w\w)'\} is not legal: .*\1 is not in seat \d's hand"),
+    "chatter": ("answer_twice.py", "protocol_error", r"sent more than one message in answer to 'act'"),
+}
+SNOOP = "snoop"  # reads the database's file: no fault, and nothing learnt
+
+
+@pytest.fixture
+def open_dir():
+    """A folder the sandboxed bots' own users can enter, for the bots' sources and stored copies
+    (pytest's tmp_path is private to its owner; the database itself stays there)."""
+    with tempfile.TemporaryDirectory(prefix="zwicker-hostile-") as folder:
+        os.chmod(folder, 0o755)
+        yield Path(folder)
+
+
+def register(db, open_dir: Path, name: str, script: str, command: str | None = None) -> None:
+    """A hostile bot as a folder (its script as bot.py, and _play.py beside it), stored where it can be read."""
+    folder = open_dir / "src" / name
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_bytes((HOSTILE / script).read_bytes())
+    (folder / "_play.py").write_bytes((HOSTILE / "_play.py").read_bytes())
+    storage.add_bot(db, folder, name=name, command=command, store_dir=open_dir / "store")
+
+
+async def test_a_tournament_with_hostile_bots_finishes_with_their_faults_counted(tmp_path, open_dir):
+    mode = "bwrap" if BWRAP_PROBLEM is None else "rlimit"
+    snoop = mode == "bwrap" or AS_ROOT  # unconfined reads as the arena's own user without either
+    path = tmp_path / "arena.db"
+    db = storage.open_db(path)
+    storage.add_bot(db, RANDOM, name="random", store_dir=open_dir / "store")
+    for name, (script, _, _) in ENTRANTS.items():
+        register(db, open_dir, name, script)
+    if snoop:
+        register(db, open_dir, SNOOP, "read_file.py", command=f"bot.py {path}")
+    names = ["random", *ENTRANTS, *([SNOOP] if snoop else [])]
+    settings = tour.Settings(boards=2, seed=5, gauntlet="random", time_control=FAST)
+    tid = tour.prepare(db, "hostile", names, settings, sandbox=mode)
+    with trio.fail_after(120):  # a guard against a hang, not a timing assertion
+        done = await tour.run(db, tid, concurrency=2, sandbox=mode, limits=SMALL)
+    opponents = len(names) - 1
+    assert done["status"] == "finished" and done["boards_done"] == opponents * 2
+
+    rows = db.execute(
+        "SELECT t.id, t.forfeit, t.points0, t.points1, s.seat, s.status, s.detail, s.stderr, b.name"
+        " FROM tables t JOIN matches m ON m.id = t.match_id JOIN seats s ON s.table_id = t.id"
+        " JOIN bots b ON b.id = s.bot_id WHERE m.tournament_id = ? ORDER BY t.id, s.seat", [tid]).fetchall()
+    tables: dict[int, list] = {}
+    for row in rows:
+        tables.setdefault(row[0], []).append(row)
+    assert len(tables) == opponents * 2 * 2  # two boards, each in two rooms
+    snoop_stderr = ""
+    for seats in tables.values():
+        assert [s[4] for s in seats] == [0, 1, 2, 3]
+        hostile = {s[8] for s in seats} - {"random"}
+        (name,) = hostile
+        faults = [s for s in seats if s[5] != "ok"]
+        forfeit, points = seats[0][1], [seats[0][2], seats[0][3]]
+        if name == SNOOP:
+            assert faults == [] and forfeit is None and sum(points) > 0
+            snoop_stderr += "".join(s[7] for s in seats if s[8] == SNOOP)
+            continue
+        _, status, detail = ENTRANTS[name]
+        assert len(faults) == 1, faults  # the first fault ends the table
+        _, _, _, _, seat, got_status, got_detail, _, bot = faults[0]
+        assert bot == name and got_status == status and re.fullmatch(detail, got_detail), faults[0]
+        side = VARIANT.side_of(seat)
+        assert json.loads(forfeit) == {"side": side, "seat": seat, "status": status, "detail": got_detail}
+        assert points == [0 if s == side else POINTS_PER_DEAL for s in range(2)]
+    if snoop:
+        assert snoop_stderr.count("read_file: blocked") == 2 * 2  # both seats, in each room's last record
+        assert "read_file: read" not in snoop_stderr and "SQLite format 3" not in snoop_stderr
+
+    standings = {row["bot"]: row for row in storage.standings(db, tid)}
+    assert set(standings) == set(names)
+    random_row = standings["random"]
+    assert (random_row["tables"], random_row["faults"], random_row["fault_flag"]) == (opponents * 4, 0, False)
+    assert random_row["wins"] >= 2 * len(ENTRANTS)  # every board against a faulty bot
+    for name in ENTRANTS:
+        row = standings[name]
+        assert (row["tables"], row["faults"], row["fault_flag"]) == (4, 4, True), row
+        assert (row["boards"], row["losses"]) == (2, 2), row
+    if snoop:
+        assert (standings[SNOOP]["faults"], standings[SNOOP]["fault_flag"]) == (0, False)
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+    # the autouse fixture checks that no process of any room is left
