@@ -41,10 +41,11 @@ class GreedyBot(Bot):
             sweep = self.zwick if len(move["take"]) == len(table) else 0
             return 100 + self.worth([move["card"]] + taken) + sweep
         if kind == "build":
-            # A build is meant to be taken next turn, but it hands its cards to whoever takes it.
+            # We hold a card that takes the build next turn (the holder rule), unless someone
+            # takes it first: better than giving a card away, more so for a valuable pile.
             cards = unit_cards(table[move["onto"]]) + [move["card"]]
-            return 0.5 - 0.5 * self.worth(cards)
-        return -self.worth([move["card"]])
+            return 0.1 + 0.25 * self.worth(cards)
+        return -self.worth([move["card"]])  # a trail gives the card to whoever takes it
 
     def choose(self, observation, legal_moves):
         table = observation["table"]

@@ -1,0 +1,126 @@
+"""The bundled bots (Python random and greedy, Node.js random) play real tables, reproducibly."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import engine
+from arena.match import play_match
+from arena.process import BotCommand
+from arena.table import FixedDeals, TimeControl, play_table
+
+BOTS = Path(__file__).resolve().parent.parent / "bots"
+DEALS = [(engine.deal_seed(5, k), k % 4) for k in range(2)]
+
+
+@pytest.fixture(scope="session")
+def js_bot() -> BotCommand:
+    """The Node.js bot, with `npm ci` run first if its node_modules is missing."""
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: the Node.js bot cannot run here")
+    folder = BOTS / "js"
+    if not (folder / "node_modules" / "@msgpack" / "msgpack").is_dir():
+        npm = shutil.which("npm")
+        assert npm is not None, "node is installed but npm is not: cannot install the JS bot's msgpack"
+        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=folder, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, f"npm ci in bots/js failed:\n{done.stderr}"
+    return BotCommand.from_spec(str(folder / "random_bot.mjs"))
+
+
+def command(name: str) -> BotCommand:
+    return BotCommand.from_spec(str(BOTS / name))
+
+
+async def table_of(cmd: BotCommand, bot_seed: int = 1):
+    return await play_table([cmd] * 4, variant="jensen", plan=FixedDeals(DEALS), match_id="bundled",
+                            table_id="t", bot_seed=bot_seed, time_control=TimeControl(move_s=2))
+
+
+def moves_of(result) -> list:
+    return [(m["seat"], m["move"]) for deal in result.deals for m in deal["moves"]]
+
+
+@pytest.mark.parametrize("name, bot_name", [("random_bot.py", "random"), ("greedy_bot.py", "greedy")])
+async def test_a_python_bot_plays_a_clean_reproducible_table(name, bot_name):
+    first = await table_of(command(name))
+    assert first.ok, first.forfeit
+    assert [s.name for s in first.seats] == [bot_name] * 4
+    assert all(d["complete"] for d in first.deals)
+    again = await table_of(command(name))
+    assert moves_of(again) == moves_of(first)
+
+
+async def test_the_random_bot_follows_its_seed():
+    first = await table_of(command("random_bot.py"), bot_seed=1)
+    other = await table_of(command("random_bot.py"), bot_seed=2)
+    assert moves_of(first) != moves_of(other)
+
+
+async def test_the_node_bot_plays_a_clean_reproducible_table(js_bot):
+    first = await table_of(js_bot)
+    assert first.ok, first.forfeit
+    assert [s.name for s in first.seats] == ["random-js"] * 4
+    again = await table_of(js_bot)
+    assert moves_of(again) == moves_of(first)
+    other = await table_of(js_bot, bot_seed=2)
+    assert moves_of(other) != moves_of(first)
+
+
+async def test_python_and_node_bots_share_a_table(js_bot):
+    seats = [command("greedy_bot.py"), js_bot, command("random_bot.py"), js_bot]
+    result = await play_table(seats, variant="jensen", plan=FixedDeals(DEALS), bot_seed=9)
+    assert result.ok and [s.name for s in result.seats] == ["greedy", "random-js", "random", "random-js"]
+
+
+def test_the_bots_import_only_the_kit_and_the_standard_library():
+    """Under the sandbox a bot sees only bots/: importing the engine or trio would fail there."""
+    for name in ("botkit.py", "random_bot.py", "greedy_bot.py"):
+        tree = ast.parse((BOTS / name).read_text())
+        imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                    for alias in node.names}
+        imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                     if isinstance(node, ast.ImportFrom) and node.module}
+        allowed = set(sys.stdlib_module_names) | {"msgpack", "botkit"}
+        assert imported <= allowed, f"{name} imports {imported - allowed}"
+
+
+def test_greedy_takes_the_capture_worth_most():
+    sys.path.insert(0, str(BOTS))
+    try:
+        from greedy_bot import GreedyBot
+    finally:
+        sys.path.remove(str(BOTS))
+    bot = GreedyBot()
+    bot.variant = engine.variant("jensen").describe()
+    bot.on_hello({})
+    table = ["9C", "5H", "4D", "TD", {"build": ["2S", "3C"], "value": 5, "by": 1}]
+    legal = [
+        {"type": "capture", "card": "9S", "value": 9, "take": [0]},        # 2 cards
+        {"type": "capture", "card": "9S", "value": 9, "take": [1, 2]},     # 3 cards
+        {"type": "capture", "card": "5S", "value": 5, "take": [4]},        # 3 cards with 2S: 1 point
+        {"type": "capture", "card": "TS", "value": 10, "take": [3]},       # TD 3 + TS 1: best
+        {"type": "build", "card": "AS", "value": 10, "onto": 0},
+        {"type": "trail", "card": "5S"},
+    ]
+    assert bot.choose({"table": table}, legal) == 3
+    assert bot.choose({"table": table}, legal[4:]) == 0  # a build before a trail
+    trails = [{"type": "trail", "card": "AS"}, {"type": "trail", "card": "3S"}]
+    assert bot.choose({"table": table}, trails) == 1  # never trail a point card when another will do
+    sweep = [{"type": "capture", "card": "9S", "value": 9, "take": [0]},
+             {"type": "capture", "card": "KS", "value": 13, "take": [0, 1]}]
+    assert bot.choose({"table": ["9C", "4H"]}, sweep) == 1  # a Zwick is worth its bonus
+    assert bot.score(sweep[1], ["9C", "4H"]) - bot.score(sweep[1], ["9C", "4H", "AH"]) == bot.zwick == 1
+
+
+async def test_greedy_beats_random_in_a_short_duplicate_match():
+    result = await play_match(command("greedy_bot.py"), command("random_bot.py"), boards=3, seed=1)
+    assert not result.forfeits
+    assert result.names == ["greedy", "random"]
+    assert result.totals[0] > result.totals[1]
