@@ -1,0 +1,120 @@
+"""protocol.md cannot rot: its examples are the arena's real messages, its bot really plays."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import engine
+from arena import protocol
+from arena.errors import SEAT_STATUSES
+from arena.match import RANDOM_BOT
+from arena.process import BotCommand, Limits
+from arena.protocol import parse_reply
+from arena.table import FixedDeals, play_table
+from tests.test_table import MemoryBot, play
+
+DOC = (Path(__file__).resolve().parent.parent / "protocol.md").read_text()
+
+
+def section(title_pattern: str) -> str:
+    match = re.search(rf"^#+ {title_pattern}\n(.*?)(?=^#+ |\Z)", DOC, re.S | re.M)
+    assert match, f"protocol.md has no section {title_pattern!r}"
+    return match.group(1)
+
+
+def examples() -> dict[str, dict]:
+    found = {}
+    for kind in protocol.ARENA_TYPES + protocol.BOT_TYPES:
+        body = section(rf"`{kind}`")
+        block = re.search(r"```json\n(.*?)```", body, re.S)
+        assert block, f"section `{kind}` has no JSON example"
+        found[kind] = json.loads(block.group(1))
+        assert found[kind]["type"] == kind
+        assert re.search(r"^\| `type` \| str \|", body, re.M), f"section `{kind}` has no field table"
+    return found
+
+
+async def real_messages() -> dict[str, dict]:
+    """The first message of each type seat 1 gets at the documented table (deal 42, dealer 0)."""
+    bots = [MemoryBot() for _ in range(4)]
+    await play(bots, deals=[(42, 0)], bot_seed=0)
+    first: dict[str, dict] = {}
+    for message in bots[1].received:
+        first.setdefault(message["type"], message)
+    return first
+
+
+async def test_every_arena_message_example_is_what_the_arena_sends():
+    docs, real = examples(), await real_messages()
+    for kind in ("hello", "deal", "act", "bye"):
+        assert docs[kind] == real[kind], f"the `{kind}` example differs from the arena's message"
+    assert docs["hello"]["variant"] == engine.variant("jensen").describe()
+    end, real_end = docs["deal_end"], real["deal_end"]
+    assert end.keys() == real_end.keys()
+    assert {k: v for k, v in end.items() if k != "moves"} == {k: v for k, v in real_end.items() if k != "moves"}
+    assert end["moves"] == real_end["moves"][:len(end["moves"])]
+
+
+def test_every_bot_message_example_is_accepted():
+    docs = examples()
+    assert parse_reply(docs["ready"], "ready").name == "first-move"
+    assert parse_reply(docs["move"], "move").index == 4
+
+
+def test_the_limits_and_statuses_in_the_doc_are_the_code_s():
+    limits = section(r"6\. Size limits")
+    assert f"{protocol.MAX_BOT_MESSAGE} bytes" in limits
+    assert f"**{protocol.MAX_ARENA_MESSAGE >> 20} MiB**" in limits
+    assert f"at most {protocol.MAX_NAME} characters" in limits
+    assert f"at most {protocol.MAX_DEPTH} deep" in limits
+    assert f"first and the last {Limits().stderr_bytes // 2 >> 10} KiB" in section(r"1\. Transport and framing")
+    faults = section(r"7\. Faults")
+    for status in SEAT_STATUSES:
+        assert f"`{status}`" in faults
+    for name, points in (("jensen", 30), ("huelsemann", 21), ("grupp", 21), ("grossenwiehe", 83)):
+        assert engine.variant(name).describe()["points_per_deal"] == points
+        assert str(points) in faults
+    assert f"`{protocol.PROTOCOL_VERSION}`" in section(r"8\. Versioning")
+
+
+def test_the_shuffle_vector_and_deal_seed_are_the_engine_s():
+    deck = engine.variant("jensen").describe()["deck"]
+    vector = re.findall(r"^seed (\d+): ((?:\S+ ){9}\S+)$", section(r"10\. [^\n]*"), re.M)
+    assert len(vector) == 3
+    for seed, cards in vector:
+        assert " ".join(engine.shuffle(deck, int(seed))[:10]) == cards
+    # deal_seed as the section describes it
+    for master, k in ((0, 0), (7, 3), (2**64 - 1, 2**64 - 1)):
+        digest = hashlib.sha256(b"zwicker-deal-seed" + master.to_bytes(8, "big") + k.to_bytes(8, "big")).digest()
+        assert int.from_bytes(digest[:8], "big") == engine.deal_seed(master, k)
+
+
+def minimal_bot() -> str:
+    block = re.search(r"```python\n(.*?)```", section(r"11\. A complete minimal bot"), re.S)
+    assert block
+    return block.group(1)
+
+
+def test_the_minimal_bot_is_short_and_needs_only_msgpack():
+    code = minimal_bot()
+    assert len(code.strip().splitlines()) <= 30
+    tree = ast.parse(code)
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert imported <= {"os", "random", "msgpack"}
+    assert not any(isinstance(node, ast.ImportFrom) for node in ast.walk(tree))
+
+
+async def test_the_minimal_bot_plays_a_match(tmp_path):
+    script = tmp_path / "minimal_bot.py"
+    script.write_text(minimal_bot())
+    minimal, random_bot = BotCommand.from_spec(str(script)), BotCommand.from_spec(str(RANDOM_BOT))
+    deals = FixedDeals([(engine.deal_seed(1, k), k % 4) for k in range(2)])
+    for seats in ([minimal, random_bot] * 2, [random_bot, minimal] * 2):
+        result = await play_table(seats, variant="jensen", plan=deals, bot_seed=8)
+        assert result.ok, result.forfeit
+        assert {s.name for s in result.seats} == {"minimal", "random"}
+        assert all(d["complete"] for d in result.deals)
