@@ -127,6 +127,9 @@ def format_match(result: MatchResult) -> str:
     for f in result.forfeits:
         lines.append(f"board {f['board']} table {f['table'] + 1}: {f['bot']} (seat {f['seat']}) "
                      f"{f['status']}: {f['detail']}")
+        log = result.boards[f["board"]].tables[f["table"]].seats[f["seat"]].stderr.strip()
+        if log:
+            lines.append(f"  its stderr ends with: {log.splitlines()[-1][:200]}")
     if total_a == total_b:
         lines.append("a draw")
     else:
