@@ -79,8 +79,14 @@ class Decoder:
         self._start = self._unpacker.tell()
         if not isinstance(obj, dict):
             raise ProtocolError(f"a message must be a msgpack map, got {_kind(obj)}")
-        _check_plain(obj, 0)
+        for key, value in obj.items():  # flat maps (every reply) need no recursion
+            if type(key) is not str or (value is not None and type(value) not in _SCALARS):
+                _check_plain(obj, 0)
+                break
         return obj
+
+
+_SCALARS = frozenset({bool, int, float, str, bytes})
 
 
 def _kind(obj: Any) -> str:

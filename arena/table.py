@@ -203,6 +203,7 @@ class _Table:
         while (planned := self.plan.next_deal([list(s) for s in scores])) is not None:
             seed, dealer = planned
             number = len(self.deals)
+            await trio.lowlevel.checkpoint()  # replies read straight off a pipe need not yield
             state = engine.deal(self.variant, seed, dealer)
             record: dict[str, Any] = {"number": number, "seed": seed, "dealer": dealer, "points": None,
                                       "breakdown": None, "moves": [], "complete": False}
