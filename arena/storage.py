@@ -286,11 +286,15 @@ def bot_sha256(path: str | os.PathLike[str]) -> str:
 
 
 def _store_copy(source: Path, target_dir: Path) -> Path:
-    """Copy into a content-addressed folder; a crash leaves no half copy (rename is atomic)."""
+    """Copy into a content-addressed folder; a crash leaves no half copy (rename is atomic).
+
+    The same content under another file name gets its own entry in the same folder.
+    """
     target = target_dir / source.name
     if target.exists():
         return target
-    target_dir.parent.mkdir(parents=True, exist_ok=True)
+    target_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(target_dir, 0o755)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=target_dir.parent))
     try:
         if source.is_dir():
@@ -299,7 +303,7 @@ def _store_copy(source: Path, target_dir: Path) -> Path:
             shutil.copy2(source, tmp / source.name)
         _readable(tmp)  # sandboxed bots run as a user of their own: they must read their copy
         try:
-            os.rename(tmp, target_dir)
+            os.rename(tmp / source.name, target)
         except OSError:
             if not target.exists():  # someone else stored the same content meanwhile: fine
                 raise

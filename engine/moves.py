@@ -289,7 +289,7 @@ def why_illegal(state: Any, move: Move) -> str:
     v = state.variant
     hand = state.hands[state.to_move]
     if move.card not in hand:
-        return f"{move.card} is not in seat {state.to_move}'s hand"
+        return f"the card is not in seat {state.to_move}'s hand"
     n = len(state.table)
     for i in move.take + ((move.onto,) if move.onto is not None else ()):
         if not 0 <= i < n:

@@ -85,7 +85,7 @@ class State:
                 if move.type == "capture" and move.value is not None and move.value not in self._index[key]:
                     break
                 return _play(self, legal, move.value)
-        raise IllegalMove(f"{move}: {_moves.why_illegal(self, move)}")
+        raise IllegalMove(f"{move.type} {move}: {_moves.why_illegal(self, move)}")
 
     # -- views ---------------------------------------------------------------------------------
     def observation(self, seat: int) -> dict[str, Any]:

@@ -161,18 +161,36 @@ def test_a_name_that_exists_with_other_settings_is_refused(tmp_path):
         t.prepare(db, "z", ["bots/missing_bot.py", DETERMINISTIC[0]], t.Settings())
 
 
-def bot_processes():
+def bot_processes(marker):
+    """Live bot processes (tagged by the arena) whose command line names `marker`: this test's
+    folder, where the stored bot copies live (other test runs on the machine have their own)."""
     found = []
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
-                if b"ZWICKER_ARENA_BOT=" in Path(f"/proc/{entry.name}/environ").read_bytes():
-                    status = Path(f"/proc/{entry.name}/status").read_text()
-                    if "State:\tZ" not in status:
-                        found.append(int(entry.name))
+                if b"ZWICKER_ARENA_BOT=" not in Path(f"/proc/{entry.name}/environ").read_bytes():
+                    continue
+                if marker.encode() not in Path(f"/proc/{entry.name}/cmdline").read_bytes():
+                    continue
+                if "State:\tZ" not in Path(f"/proc/{entry.name}/status").read_text():
+                    found.append(int(entry.name))
             except OSError:
                 pass
     return found
+
+
+def describe(pids):
+    out = []
+    for pid in pids:
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            status = Path(f"/proc/{pid}/status").read_text()
+            state = next(line for line in status.splitlines() if line.startswith(("State", "PPid")))
+            ppid = next(line for line in status.splitlines() if line.startswith("PPid"))
+            out.append(f"{pid}: {cmd[:200]} [{state}; {ppid}]")
+        except (OSError, StopIteration):
+            out.append(f"{pid}: gone")
+    return "; ".join(out)
 
 
 def count_tables(path):
@@ -186,11 +204,12 @@ def count_tables(path):
         db.close()
 
 
-def run_arena(db_path, name, wait=True):
-    """The real `arena tournament run` command in its own process (the default sandbox)."""
+def run_arena(db_path, name, wait=True, concurrency=2):
+    """The real `arena tournament run` command in its own process (the default sandbox):
+    five bots in mixed partnerships, 30 rooms of 2 boards."""
     five = DETERMINISTIC + [str(BOTS / "sweeper_bot.py"), str(BOTS / "builder_bot.py")]
-    cmd = [sys.executable, "-m", "arena", "tournament", "run", "--bots", ",".join(five),
-           "--boards", "2", "--seed", "11", "--name", name, "--quiet", "--concurrency", "2"]
+    cmd = [sys.executable, "-m", "arena", "tournament", "run", "--bots", ",".join(five), "--partners", "mixed",
+           "--boards", "2", "--seed", "11", "--name", name, "--quiet", "--concurrency", str(concurrency)]
     env = {**os.environ, "ARENA_DB": str(db_path)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if wait:
@@ -218,29 +237,34 @@ def test_kill_9_ten_times_then_resume_gives_the_uninterrupted_results(open_dir):
     rng = random.Random(5)
     stored, kills = [0], 0
     for _ in range(10):
-        proc = run_arena(killed, "t", wait=False)
-        # A random moment once this run has stored something: mid-room, or between rooms.
-        while proc.poll() is None and count_tables(killed) <= stored[-1]:
-            time.sleep(0.01)
-        time.sleep(rng.uniform(0, 0.3))
+        # One room at a time, killed at a random moment once this run has stored a room (or,
+        # one time in four, at any moment of its first 0.8 s: start-up, opening the database).
+        proc = run_arena(killed, "t", wait=False, concurrency=1)
+        if rng.random() < 0.75:
+            while proc.poll() is None and count_tables(killed) <= stored[-1]:
+                time.sleep(0.01)
+            time.sleep(rng.uniform(0, 0.2))
+        else:
+            time.sleep(rng.uniform(0, 0.8))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
         proc.communicate()
         deadline = time.monotonic() + 10
-        while bot_processes() and time.monotonic() < deadline:
+        while bot_processes(str(tmp_path)) and time.monotonic() < deadline:
             time.sleep(0.05)  # a killed arena's bots die by their parent-death signal
-        assert bot_processes() == [], "bot processes outlived the killed arena"
+        left = bot_processes(str(tmp_path))
+        assert left == [], f"bot processes outlived the killed arena: {describe(left)}"
         db = storage.open_db(killed, create=False)
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         db.close()
         stored.append(count_tables(killed))
-    assert stored == sorted(stored) and kills == 10, (stored, kills)
+    assert stored == sorted(stored) and kills == 10 and stored[-1] < 60, (stored, kills)
     run_arena(killed, "t")
     a, b = storage.open_db(reference, create=False), storage.open_db(killed, create=False)
     ta, tb = storage.get_tournament(a, "t"), storage.get_tournament(b, "t")
     assert tb["status"] == "finished"
-    assert boards_of(b, tb["id"]) == boards_of(a, ta["id"]) and len(boards_of(a, ta["id"])) == 20
+    assert boards_of(b, tb["id"]) == boards_of(a, ta["id"]) and len(boards_of(a, ta["id"])) == 30
     assert table_points(b, tb["id"]) == table_points(a, ta["id"])
     assert b.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert storage.standings(b, tb["id"]) == storage.standings(a, ta["id"])
