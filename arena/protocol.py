@@ -75,7 +75,10 @@ class Decoder:
         except msgpack.OutOfData:
             return None
         except (ValueError, TypeError, OverflowError, RecursionError, msgpack.UnpackException) as exc:
-            raise ProtocolError(f"undecodable msgpack: {exc}") from None
+            why = str(exc) or {"FormatError": "not a valid msgpack value",
+                               "StackError": "nested too deeply"}.get(type(exc).__name__, type(exc).__name__)
+            raise ProtocolError(f"undecodable msgpack: {why} (in the message starting at byte "
+                                f"{self._start} of the bot's output)") from None
         self._start = self._unpacker.tell()
         if not isinstance(obj, dict):
             raise ProtocolError(f"a message must be a msgpack map, got {_kind(obj)}")
