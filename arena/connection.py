@@ -112,12 +112,14 @@ class Connection:
                 raise BotCrashed(f"its output broke before 'bye': {exc}") from None
 
     async def request(self, message: dict[str, Any], expected: str, deadline: float,
-                      limit_text: str) -> tuple[Ready | MoveReply, float]:
+                      limit_text: str, *, check_idle: bool = True) -> tuple[Ready | MoveReply, float]:
         """Send `message`, read the one reply of type `expected`; returns (reply, seconds).
 
-        A reply followed by more bytes is a protocol error: the bot answered twice.
+        Bytes already waiting (unless `check_idle` is off, as for the first request) or more
+        bytes after the reply are a protocol error: the bot spoke out of turn or answered twice.
         """
-        self.check_idle()
+        if check_idle:
+            self.check_idle()
         start = trio.current_time()
         try:
             await self.send(message, deadline)

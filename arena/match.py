@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from arena.process import BotCommand, Limits
 from arena.table import FixedDeals, TableResult, TimeControl, play_table
 
 RANDOM_BOT = Path(__file__).resolve().parent.parent / "bots" / "random_bot.py"
@@ -72,13 +73,14 @@ class MatchResult:
                 "totals": self.totals, "forfeits": self.forfeits, "boards": [b.to_dict() for b in self.boards]}
 
 
-def _seats(variant: engine.Variant, first: Any, second: Any) -> list[Any]:
+def _seats(variant: engine.Variant, first: BotCommand, second: BotCommand) -> list[BotCommand]:
     return [first if variant.side_of(seat) == 0 else second for seat in range(variant.players)]
 
 
-async def play_match(bot_a: Any, bot_b: Any, *, boards: int = 8, seed: int = 0,
+async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, seed: int = 0,
                      variant: engine.Variant | str | dict[str, Any] = "jensen",
-                     time_control: TimeControl = TimeControl(), sandbox: str = "none", limits: Any = None,
+                     time_control: TimeControl = TimeControl(), sandbox: str = "none",
+                     limits: Limits | None = None,
                      match_id: str = "", on_board: Callable[[BoardResult], None] | None = None) -> MatchResult:
     """Play `boards` boards of a duplicate match between two BotCommands; A's points come first."""
     v = variant if isinstance(variant, engine.Variant) else engine.variant(variant)
@@ -161,13 +163,11 @@ class CheckResult:
                 "tables": [{"seat": seat, **t.to_dict()} for t, seat in zip(self.tables, self.positions)]}
 
 
-async def check_bot(bot: Any, *, deals: int = 2, seed: int = 0,
+async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
                     variant: engine.Variant | str | dict[str, Any] = "jensen",
                     time_control: TimeControl = TimeControl(), sandbox: str = "none",
-                    limits: Any = None) -> CheckResult:
+                    limits: Limits | None = None) -> CheckResult:
     """Play `deals` seeded deals with the bot in each seat in turn, random bots in the others."""
-    from arena.process import BotCommand
-
     v = variant if isinstance(variant, engine.Variant) else engine.variant(variant)
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")

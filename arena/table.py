@@ -23,6 +23,7 @@ import engine
 from arena import protocol
 from arena.connection import Connection
 from arena.errors import BotCrashed, BotFault, IllegalMoveFault
+from arena.process import BotCommand, Limits, open_bot
 from arena.protocol import MoveReply, Ready
 
 
@@ -183,7 +184,8 @@ class _Table:
                                    time_control=tc, match_id=self.match_id, table_id=self.table_id,
                                    seed=seat_seed(self.bot_seed, seat))
             try:
-                reply, _ = await conn.request(hello, "ready", deadline, limit_text)
+                # A bot may write `ready` before it reads `hello`: that is no fault.
+                reply, _ = await conn.request(hello, "ready", deadline, limit_text, check_idle=False)
             except BotFault as exc:
                 self.record_fault(seat, exc)
                 cancel.cancel()
@@ -274,9 +276,7 @@ class _Table:
             faulty = self.fault is not None and self.fault[0] == seat
             reason = "end" if self.fault is None else "fault"
             try:
-                if not faulty:
-                    await conn.send(protocol.bye(reason=reason, detail=detail), deadline)
-                elif not isinstance(self.fault[1], BotCrashed):
+                if not (faulty and isinstance(self.fault[1], BotCrashed)):
                     await conn.send(protocol.bye(reason=reason, detail=detail), deadline)
             except BotFault:
                 pass  # the table is over; a bot that cannot take its bye changes nothing
@@ -357,16 +357,15 @@ async def run_table(connections: Sequence[Connection], *, variant: engine.Varian
     return table.result()
 
 
-async def play_table(seats: Sequence[Any], *, variant: engine.Variant | str | dict[str, Any], plan: Plan,
-                     time_control: TimeControl = TimeControl(), sandbox: str = "none", limits: Any = None,
-                     match_id: str = "", table_id: str = "", bot_seed: int = 0) -> TableResult:
+async def play_table(seats: Sequence[BotCommand], *, variant: engine.Variant | str | dict[str, Any],
+                     plan: Plan, time_control: TimeControl = TimeControl(), sandbox: str = "none",
+                     limits: Limits | None = None, match_id: str = "", table_id: str = "",
+                     bot_seed: int = 0) -> TableResult:
     """Start one process per seat (a BotCommand each), play the plan, and kill every process.
 
     Returns the table's result with each seat's status, its stderr (bounded) and every move.
     A seat whose process cannot be started counts as crashed.
     """
-    from arena.process import Limits, open_bot
-
     limits = limits if limits is not None else Limits()
     table = _Table([None] * len(seats), _variant(variant), plan, time_control, match_id, table_id, bot_seed)
     bots: list[Any] = [None] * len(seats)

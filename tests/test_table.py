@@ -43,6 +43,8 @@ class MemoryBot:
                 elif message["type"] == "act":
                     self.acts += 1
                     await self.act(stream, message)
+                elif message["type"] == "deal":
+                    await self.deal(stream, message)
                 elif message["type"] == "bye":
                     return
         except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -52,6 +54,9 @@ class MemoryBot:
 
     async def hello(self, stream, message):
         await stream.send_all(encode({"type": "ready", "name": self.name, "version": "0"}))
+
+    async def deal(self, stream, message):
+        pass
 
     async def act(self, stream, message):
         index = self.rng.randrange(len(message["legal"]))
@@ -271,3 +276,44 @@ async def test_a_two_player_variant_plays_with_two_seats():
                         deals=[(3, 0)])
     assert result.ok and len(result.points) == 2
     assert result.deals[0]["complete"]
+
+
+class Eager(MemoryBot):
+    """Writes `ready` before it has read `hello` (into a real pipe, which the arena polls);
+    with `chatty`, also a move nobody asked for when a deal starts."""
+
+    def __init__(self, chatty: bool) -> None:
+        super().__init__()
+        self.chatty = chatty
+
+    async def hello(self, stream, message):
+        pass
+
+    async def deal(self, stream, message):
+        if self.chatty:
+            await stream.send_all(encode({"type": "move", "index": 0}))
+
+
+async def test_a_ready_written_before_hello_is_no_fault_but_an_unasked_message_is():
+    import os
+
+    def piped(bot: MemoryBot, nursery, first: bytes = b"") -> Connection:
+        to_bot_r, to_bot_w = os.pipe()
+        from_bot_r, from_bot_w = os.pipe()
+        os.write(from_bot_w, first)
+        bot_end = trio.StapledStream(trio.lowlevel.FdStream(from_bot_w), trio.lowlevel.FdStream(to_bot_r))
+        nursery.start_soon(bot.run, bot_end)
+        return Connection(trio.lowlevel.FdStream(to_bot_w), trio.lowlevel.FdStream(from_bot_r))
+
+    for chatty, status in ((False, "ok"), (True, "protocol_error")):
+        async with trio.open_nursery() as nursery:
+            eager = Eager(chatty)
+            conns = [piped(eager, nursery, encode({"type": "ready", "name": "eager"}))]
+            conns += [piped(MemoryBot(), nursery) for _ in range(3)]
+            result = await run_table(conns, variant="jensen", plan=FixedDeals(DEALS))
+            for conn in conns:
+                await conn.receive_stream.aclose()
+        assert result.seats[0].status == status and result.seats[0].name == "eager"
+        if chatty:
+            assert result.seats[0].detail == "sent a 'move' message the arena did not ask for"
+            assert result.seats[0].moves == 0
