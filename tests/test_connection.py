@@ -7,6 +7,8 @@ import os
 
 import pytest
 import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import trio.testing
 
 from arena.connection import Connection
@@ -150,3 +152,30 @@ async def test_an_exit_between_requests_on_a_pipe_is_a_crash():
         os.close(to_bot_r)
         await conn.send_stream.aclose()
         await conn.receive_stream.aclose()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=300) | st.sampled_from([
+    encode({"type": "move", "index": 0}), encode({"type": "move", "index": 0})[:3],
+    encode({"type": "move", "index": 0})[3:], encode({"type": "ready", "name": "x"})]), max_size=8),
+    st.booleans())
+def test_any_byte_stream_ends_in_a_reply_or_a_named_fault(chunks, close):
+    """Whatever a bot writes, a request ends: a reply, or a fault (never a hang or another error)."""
+
+    async def main():
+        conn, bot = pair()
+        for chunk in chunks:
+            await bot.send_all(chunk)
+        if close:
+            await bot.aclose()
+        try:
+            reply, _ = await conn.request(ACT, "move", trio.current_time() + 1, "1 s")
+        except (ProtocolError, BotCrashed, BotTimeout) as exc:
+            return exc.status
+        assert isinstance(reply, MoveReply)
+        return "ok"
+
+    status = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert status in ("ok", "protocol_error", "crash", "timeout")
+    if not close:
+        assert status != "crash"
