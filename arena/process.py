@@ -108,7 +108,8 @@ class BotCommand:
             return cls(script.argv + tuple(argv[1:]), script.workdir, script.kind)
         program = argv[0]
         if os.sep in program:
-            resolved = Path(program).expanduser().resolve()
+            # abspath, not resolve: a venv's python is a symlink whose target lacks the venv's packages
+            resolved = Path(os.path.abspath(Path(program).expanduser()))
             if not os.access(resolved, os.X_OK) or not resolved.is_file():
                 raise ValueError(f"bot command {spec!r}: {program} is not an executable file")
             argv[0] = str(resolved)

@@ -198,8 +198,6 @@ async def test_a_fault_forfeits_the_table_with_the_documented_status(case: Fault
         assert len(result.deals) == int(case.dealt)
 
 
-@pytest.mark.xfail(strict=True, reason="arena/protocol.py Decoder.next: 'undecodable msgpack: {exc}' prints "
-                   "nothing after the colon for msgpack's FormatError, whose message is empty")
 async def test_the_garbage_detail_says_what_was_wrong():
     result = (await play_in(["rlimit"], "garbage.py", 0))["rlimit"]
     assert result.seats[0].status == "protocol_error"
