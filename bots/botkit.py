@@ -68,6 +68,11 @@ class Bot:
         """The arena is done with this bot (message has reason, detail)."""
 
 
+def unit_cards(unit: Any) -> list[str]:
+    """The cards of one table unit: a loose card is its code, a build {"build": [...], ...}."""
+    return unit["build"] if isinstance(unit, dict) else [unit]
+
+
 def log(*args: Any) -> None:
     """Write a line to the bot's log (stderr), which the arena keeps, bounded."""
     print(*args, file=sys.stderr, flush=True)

@@ -7,11 +7,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # botkit, even under python -I
 
-from botkit import Bot, run  # noqa: E402
+from botkit import Bot, run, unit_cards  # noqa: E402
 
-
-def unit_cards(unit):
-    return unit["build"] if isinstance(unit, dict) else [unit]
 
 
 class BuilderBot(Bot):

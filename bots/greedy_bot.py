@@ -12,12 +12,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # botkit, even under python -I
 
-from botkit import Bot, run  # noqa: E402
+from botkit import Bot, run, unit_cards  # noqa: E402
 
-
-def unit_cards(unit):
-    """The cards of one table unit: a loose card code or a build {"build": [...]}."""
-    return unit["build"] if isinstance(unit, dict) else [unit]
 
 
 class GreedyBot(Bot):
