@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import trio
@@ -84,8 +83,7 @@ def tournament_run(
 
             typer.echo(f"\ntournament '{t['name']}': {t['boards_done']} boards, seed {t['seed']}, "
                        f"{t['variant']['preset']}, {t['format']} format, {t['partners']} partners")
-            standings_cmd(name=t["name"], db=Path(database.conn.execute("PRAGMA database_list").fetchone()[2]),
-                          as_json=False)
+            standings_cmd(name=t["name"], db=db if db is not None else storage.default_db_path(), as_json=False)
 
 
 def _latest(rows: list[dict]) -> list[dict]:
