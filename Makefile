@@ -34,8 +34,9 @@ tournament: $(STAMP) js
 	$(ARENA) bot add bots/sweeper_bot.py --name sweeper
 	$(ARENA) bot add bots/builder_bot.py --name builder
 	$(ARENA) bot add bots/first_bot.py --name first
+	@# The JavaScript bot is registered as its folder, so that its node_modules is stored with it.
 	@if command -v node >/dev/null 2>&1 && [ -d $(JS)/node_modules ]; then \
-		$(ARENA) bot add $(JS)/random_bot.mjs --name js-random; fi
+		$(ARENA) bot add $(JS) --name js-random --command "node random_bot.mjs"; fi
 	$(ARENA) tournament run --all --boards $(BOARDS) --seed $(SEED) --name bundled-$$(date +%Y%m%d-%H%M%S)
 
 clean:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-BOTS = ["random_bot.py", "greedy_bot.py", "sweeper_bot.py", "builder_bot.py", "first_bot.py", "js/random_bot.mjs"]
+BOTS = ["random_bot.py", "greedy_bot.py", "sweeper_bot.py", "builder_bot.py", "first_bot.py"]
 
 
 def one(boards: int, sandbox: str, concurrency: int) -> dict:
@@ -40,6 +40,9 @@ def one(boards: int, sandbox: str, concurrency: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o755)  # the sandboxed bots run from stored copies in here
         db = storage.open_db(Path(tmp) / "bench.db")
+        # The sixth bot, in JavaScript, is registered as its folder (with its node_modules).
+        storage.add_bot(db, ROOT / "bots" / "js", name="js-random", command="node random_bot.mjs")
+        specs.append("js-random")
         tid = t.prepare(db, "bench", specs, t.Settings(boards=boards, seed=1), sandbox=sandbox)
         start_wall = time.perf_counter()
         me0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
