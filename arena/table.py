@@ -213,11 +213,14 @@ class _Table:
             for seat in range(self.variant.players):
                 await self.notify(seat, protocol.deal(number=number, dealer=dealer,
                                                       observation=state.observation(seat)))
+            public: list[dict[str, Any]] = []  # the deal's move list, built once, sent in every act
             while not state.is_over:
                 seat = state.to_move
-                move, ms = await self.ask(seat, number, state)
+                move, ms = await self.ask(seat, number, state, public)
                 state = state.apply(move)
-                record["moves"].append({"seat": seat, "move": move.to_dict(), "ms": round(ms, 3)})
+                move_dict = move.to_dict()
+                record["moves"].append({"seat": seat, "move": move_dict, "ms": round(ms, 3)})
+                public.append({"seat": seat, **move_dict})
             points = state.score()
             record["points"], record["breakdown"], record["complete"] = points, state.breakdown(), True
             scores.append(points)
@@ -240,10 +243,17 @@ class _Table:
         except BotFault as exc:
             raise _SeatFault(seat, exc) from None
 
-    async def ask(self, seat: int, number: int, state: engine.State) -> tuple[engine.Move, float]:
-        """Send `act` to the seat to move and return its checked move and reply time in ms."""
+    async def ask(self, seat: int, number: int, state: engine.State,
+                  public: list[dict[str, Any]]) -> tuple[engine.Move, float]:
+        """Send `act` to the seat to move and return its checked move and reply time in ms.
+
+        `public` is the deal's move list so far, kept by `play` (encoded as it stands now), so
+        that each act does not rebuild the whole history from the engine's moves.
+        """
         legal = state.legal_moves()
-        message = protocol.act(number=number, observation=state.observation(seat),
+        observation = state.observation(seat, moves=False)
+        observation["moves"] = public
+        message = protocol.act(number=number, observation=observation,
                                legal=[m.to_dict() for m in legal], move_ms=_ms(self.tc.move_s),
                                bank_ms=_ms(self.bank[seat]))
         limit = self.tc.move_s + self.bank[seat]

@@ -7,7 +7,9 @@ from typing import Any
 from engine.position import unit_to_data
 
 
-def observation(state: Any, seat: int) -> dict[str, Any]:
+def observation(state: Any, seat: int, *, moves: bool = True) -> dict[str, Any]:
+    """The plain-data view of `seat`. With moves=False the public move list is left out, for a
+    caller that keeps its own copy of it (the arena's table runner does)."""
     n = len(state.hands)
     if type(seat) is not int or not 0 <= seat < n:
         raise ValueError(f"seat: must be 0..{n - 1}, got {seat!r}")
@@ -25,5 +27,5 @@ def observation(state: Any, seat: int) -> dict[str, Any]:
         "zwicks": list(state.zwicks),
         "last_capture": state.last_capture,
         "is_over": state.is_over,
-        "moves": [{"seat": s, **m.to_dict()} for s, m in state.history],
+        **({"moves": [{"seat": s, **m.to_dict()} for s, m in state.history]} if moves else {}),
     }

@@ -88,10 +88,11 @@ class State:
         raise IllegalMove(f"{move.type} {move}: {_moves.why_illegal(self, move)}")
 
     # -- views ---------------------------------------------------------------------------------
-    def observation(self, seat: int) -> dict[str, Any]:
+    def observation(self, seat: int, *, moves: bool = True) -> dict[str, Any]:
+        """What `seat` may know, as plain data (moves=False leaves out the public move list)."""
         from engine.observation import observation
 
-        return observation(self, seat)
+        return observation(self, seat, moves=moves)
 
     def score(self) -> list[int]:
         """Points per side of a finished deal."""
