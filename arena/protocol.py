@@ -199,12 +199,13 @@ def deal(*, number: int, dealer: int, observation: dict[str, Any]) -> dict[str, 
 
 
 def act(*, number: int, observation: dict[str, Any], legal: list[dict[str, Any]],
-        move_ms: int, bank_ms: int) -> dict[str, Any]:
+        move_ms: int, bank_ms: int, complete: bool = True) -> dict[str, Any]:
     return {
         "type": "act",
         "number": number,
         "observation": observation,
         "legal": legal,
+        "legal_complete": complete,
         "time": {"move_ms": move_ms, "bank_ms": bank_ms},
     }
 

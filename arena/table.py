@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import trio
 
 import engine
+import engine.moves
 from arena import protocol
 from arena.connection import Connection
 from arena.errors import BotCrashed, BotFault, IllegalMoveFault
@@ -250,12 +251,12 @@ class _Table:
         `public` is the deal's move list so far, kept by `play` (encoded as it stands now), so
         that each act does not rebuild the whole history from the engine's moves.
         """
-        legal = state.legal_moves()
+        legal, complete = state.listed_moves(LEGAL_CAP)
         observation = state.observation(seat, moves=False)
         observation["moves"] = public
         message = protocol.act(number=number, observation=observation,
                                legal=[m.to_dict() for m in legal], move_ms=_ms(self.tc.move_s),
-                               bank_ms=_ms(self.bank[seat]))
+                               bank_ms=_ms(self.bank[seat]), complete=complete)
         limit = self.tc.move_s + self.bank[seat]
         limit_text = f"{limit:.3f} s (move limit {self.tc.move_s:g} s + bank {self.bank[seat]:.3f} s)"
         try:
@@ -323,6 +324,12 @@ class _SeatFault(Exception):
         self.seat, self.fault = seat, fault
 
 
+# At most about this many captures per card value go into an `act` (all builds and trails do):
+# a table crowded with loose cards can have hundreds of thousands of captures (protocol.md,
+# "act"); the bot may still name any legal capture by `move`.
+LEGAL_CAP = 1000
+
+
 def _resolve(reply: MoveReply, legal: list[engine.Move], state: engine.State) -> engine.Move:
     """The legal move a reply names; anything else is an IllegalMoveFault saying why."""
     chosen = None
@@ -333,15 +340,13 @@ def _resolve(reply: MoveReply, legal: list[engine.Move], state: engine.State) ->
     if reply.move is not None:
         try:
             named = engine.Move.from_dict(reply.move)
-            state.apply(named)  # checks the value a capture names, too
+            checked = engine.moves.check(state, named)  # the rules themselves, not the (maybe cut) list
         except engine.EngineError as exc:
             raise IllegalMoveFault(f"move {_short(reply.move)} is not legal: {exc}") from None
-        if chosen is not None and chosen.key != named.key:
+        if chosen is not None and chosen.key != checked.key:
             raise IllegalMoveFault(f"index {reply.index} ({chosen}) and move {_short(reply.move)} disagree")
         if chosen is None:
-            chosen = next(m for m in legal if m.key == named.key)
-            if named.type == "capture" and named.value is not None:
-                chosen = named
+            chosen = named if named.type == "capture" and named.value is not None else checked
     assert chosen is not None
     return chosen
 

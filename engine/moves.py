@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from engine import cards
-from engine.errors import EngineError
+from engine.errors import EngineError, IllegalMove
 
 MOVE_TYPES = ("capture", "build", "trail")
 
@@ -129,37 +129,30 @@ def _subset_sums(summable: list[tuple[int, tuple[int, ...]]], top: int) -> list[
     return subsets
 
 
-def _unions(groups: list[int]) -> set[int]:
-    """Every union of pairwise-disjoint groups (each union is a valid capture)."""
+def _unions(groups: list[int], cap: int | None = None) -> set[int]:
+    """Every union of pairwise-disjoint groups (each union is a valid capture); with a cap, at
+    most about `cap` of them (the caller learns of the cut from the count)."""
     if len(groups) == 1:
         return set(groups)
     found = {0}
     for g in groups:
         found.update([u | g for u in found if not u & g])
+        if cap is not None and len(found) > cap:
+            break
     found.discard(0)
     return found
 
 
-def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
-    """All legal moves of a position, and for each capture (by key) every value making it legal."""
-    v = state.variant
-    rules = v.rules
-    if state.is_over:
-        return [], {}
-    seat = state.to_move
-    hand = state.hands[seat]
-    table = state.table
-    values = rules.values
-    # A code held twice (two packs, grupp's wild jokers) still makes each move once.
-    hand_cards = hand if rules.unique_codes else tuple(dict.fromkeys(hand))
-
-    # Per unit: the values it is worth alone, whether it may join a sum group, whether it can be
-    # touched at all (grupp's untakeable jokers cannot). Builds may be built on, like loose cards.
+def _table_facts(state: Any) -> tuple[list, list, list]:
+    """Per unit: the values it is worth alone (singles), whether it may join a sum group
+    (summable), and that it may be built on (targets); a unit that cannot be touched at all
+    (grupp's untakeable jokers) is in none of them. Entries carry the unit's bit or index."""
+    rules = state.variant.rules
     singles: list[tuple[int, tuple[int, ...]]] = []
     summable: list[tuple[int, tuple[int, ...]]] = []
     targets: list[tuple[int, tuple[int, ...]]] = []
     loose = rules.loose_units
-    for i, unit in enumerate(table):
+    for i, unit in enumerate(state.table):
         if type(unit) is Build:
             vals: tuple[int, ...] = (unit.value,)
             can_sum = rules.builds_in_sums
@@ -173,12 +166,37 @@ def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
         if can_sum:
             summable.append((bit, vals))
         targets.append((i, vals))
+    return singles, summable, targets
+
+
+def _lone_joker(state: Any, card: str) -> bool:
+    """grupp's option: a loose joker alone on the table may be taken only by a joker."""
+    table = state.table
+    return (state.variant.lone_joker_only_by_joker and len(table) == 1 and type(table[0]) is not Build
+            and table[0][0] == "X" and card[0] != "X")
+
+
+def legal_moves(state: Any, cap: int | None = None) -> tuple[list[Move], dict[tuple, list[int]], bool]:
+    """All legal moves of a position, for each capture (by key) every value making it legal, and
+    whether the list is complete. With a cap, at most about `cap` captures per card value are
+    listed (builds and trails always all): the arena's guard against tables so crowded that the
+    captures run into the hundreds of thousands."""
+    v = state.variant
+    rules = state.variant.rules
+    if state.is_over:
+        return [], {}, True
+    seat = state.to_move
+    hand = state.hands[seat]
+    table = state.table
+    values = rules.values
+    # A code held twice (two packs, grupp's wild jokers) still makes each move once.
+    hand_cards = hand if rules.unique_codes else tuple(dict.fromkeys(hand))
+    singles, summable, targets = _table_facts(state)
+    complete = True
 
     index: dict[tuple, list[int]] = {}
     capture_moves: list[Move] = []
     if targets:
-        lone_joker = (v.lone_joker_only_by_joker and len(table) == 1 and type(table[0]) is not Build
-                      and table[0][0] == "X")
         hand_values = {x for card in hand_cards for x in values[card]}
         groups_at: dict[int, list[int]] = {x: [] for x in hand_values}
         for bit, vals in singles:
@@ -196,9 +214,11 @@ def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
                 for x in groups_at:
                     if hits >> x & 1:
                         groups_at[x].append(m)
-        by_value = {x: _unions(groups) if groups else () for x, groups in groups_at.items()}
+        by_value = {x: _unions(groups, cap) if groups else () for x, groups in groups_at.items()}
+        if cap is not None and any(len(masks) >= cap for masks in by_value.values()):
+            complete = False
         for card in hand_cards:
-            if lone_joker and card[0] != "X":
+            if _lone_joker(state, card):
                 continue
             masks: dict[int, list[int]] = {}
             for x in values[card]:
@@ -222,7 +242,7 @@ def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
             found.sort(key=_capture_order)
             capture_moves.extend(found)
         if capture_moves and rules.must_capture:
-            return capture_moves, index
+            return capture_moves, index, complete
 
     build_moves: list[Move] = []
     if targets:
@@ -253,7 +273,8 @@ def legal_moves(state: Any) -> tuple[list[Move], dict[tuple, list[int]]]:
                 if announced:
                     for w in sorted(announced) if len(announced) > 1 else announced:
                         build_moves.append(_new(Move, ("build", card, w, (), i)))
-    return capture_moves + build_moves + [_new(Move, ("trail", card, None, (), None)) for card in hand_cards], index
+    trails = [_new(Move, ("trail", card, None, (), None)) for card in hand_cards]
+    return capture_moves + build_moves + trails, index, complete
 
 
 def _capture_order(mv: Move) -> tuple:
@@ -284,28 +305,143 @@ def _announced(rules: Any, card_vals: tuple[int, ...], unit_vals: tuple[int, ...
     return frozenset(found)
 
 
-def why_illegal(state: Any, move: Move) -> str:
-    """A human reason why `move` is not legal here (it is known not to be in the legal list)."""
+def _sum_exists(units: list[tuple[int, tuple[int, ...]]], x: int, start: int = 0, sums: int = 1,
+                count: int = 0) -> bool:
+    """Whether two or more of `units` (from `start`) can add up to x (sums: bitset so far)."""
+    limit = (1 << (x + 1)) - 1
+    for k in range(start, len(units)):
+        vals = units[k][1]
+        grown = 0
+        for a in vals:
+            grown |= sums << a
+        grown &= limit
+        if not grown:
+            continue
+        if count and grown >> x & 1:
+            return True
+        if _sum_exists(units, x, k + 1, grown, count + 1):
+            return True
+    return False
+
+
+def can_capture(state: Any) -> bool:
+    """Whether any card in the hand to move can capture anything (without listing captures)."""
+    singles, summable, _ = _table_facts(state)
+    if not singles:
+        return False
+    values = state.variant.rules.values
+    for card in set(state.hands[state.to_move]):
+        if _lone_joker(state, card):
+            continue
+        for x in values[card]:
+            if any(x in vals for _, vals in singles) or _sum_exists(summable, x):
+                return True
+    return False
+
+
+def _partitionable(mask: int, x: int, single: dict[int, tuple[int, ...]], summable: dict[int, tuple[int, ...]]) -> bool:
+    """Whether the units of `mask` split into groups each worth x: one unit worth x, or two or
+    more summable units adding up to x. Backtracks on the lowest unit left; memoised."""
+    memo: dict[int, bool] = {}
+    limit = (1 << (x + 1)) - 1
+
+    def split(m: int) -> bool:
+        if not m:
+            return True
+        if m in memo:
+            return memo[m]
+        low = m & -m
+        rest = m ^ low
+        ok = low in single and x in single[low] and split(rest)
+        if not ok and low in summable:
+            others = [(b, summable[b]) for b in summable if b & rest]
+
+            def grow(k: int, taken: int, sums: int) -> bool:
+                for j in range(k, len(others)):
+                    bit, vals = others[j]
+                    grown = 0
+                    for a in vals:
+                        grown |= sums << a
+                    grown &= limit
+                    if not grown:
+                        continue
+                    if grown >> x & 1 and split(rest ^ taken ^ bit):
+                        return True
+                    if grow(j + 1, taken | bit, grown):
+                        return True
+                return False
+
+            start = 0
+            for a in summable[low]:
+                start |= 1 << a
+            ok = grow(0, 0, start & limit)
+        memo[m] = ok
+        return ok
+
+    return split(mask)
+
+
+def check(state: Any, move: Move) -> Move:
+    """The legal move that `move` names, checked straight against the rules (no listing of the
+    legal moves, which a crowded table makes huge); a capture comes back with the lowest value
+    that makes it legal. Raises IllegalMove saying why."""
     v = state.variant
+    rules = v.rules
     hand = state.hands[state.to_move]
+
+    def illegal(why: str) -> IllegalMove:
+        return IllegalMove(f"{move.type} {move}: {why}")
+
     if move.card not in hand:
-        return f"the card is not in seat {state.to_move}'s hand"
+        raise illegal(f"the card is not in seat {state.to_move}'s hand")
     n = len(state.table)
     for i in move.take + ((move.onto,) if move.onto is not None else ()):
         if not 0 <= i < n:
-            return f"table index {i} is out of range (the table has {n} units)"
-    legal = state.legal_moves()
-    if v.rules.must_capture and legal and legal[0].type == "capture" and move.type != "capture":
-        return f"{v.preset} makes capturing compulsory and {state.to_move} can capture"
-    if move.type == "build":
-        if move.value not in v.rules.build_values:
-            return f"no card of this deck can match the announced value {move.value}"
-        return f"{move.card} onto unit {move.onto} cannot announce {move.value} (arithmetic or holder rule {v.build_holder!r})"
+            raise illegal(f"table index {i} is out of range (the table has {n} units)")
+    singles, summable, targets = _table_facts(state)
     if move.type == "capture":
-        shown = " ".join(cards_text(state.table[i]) for i in move.take)
-        at = f" at value {move.value}" if move.value is not None else ""
-        return f"{move.card}{at} cannot take {shown}"
-    return "no such move"
+        single = dict(singles)
+        mask = 0
+        for i in move.take:
+            mask |= 1 << i
+            if 1 << i not in single:
+                raise illegal(f"unit {i} cannot be taken in {v.preset}")
+        if _lone_joker(state, move.card):
+            raise illegal("a joker alone on the table may only be taken by a joker")
+        sums = dict(summable)
+        xs = [x for x in rules.values[move.card] if _partitionable(mask, x, single, sums)]
+        if move.value is not None:
+            xs = [x for x in xs if x == move.value]
+        if not xs:
+            shown = " ".join(cards_text(state.table[i]) for i in move.take)
+            at = f" at value {move.value}" if move.value is not None else ""
+            raise illegal(f"{move.card}{at} cannot take {shown}")
+        found = _new(Move, ("capture", move.card, xs[0], move.take, None))
+        if v.must_take_maximal and found not in legal_moves(state)[0]:
+            raise illegal("a larger capture with the same card contains it (must_take_maximal)")
+        return found
+    if rules.must_capture and can_capture(state):
+        raise illegal(f"{v.preset} makes capturing compulsory and seat {state.to_move} can capture")
+    if move.type == "trail":
+        return _new(Move, ("trail", move.card, None, (), None))
+    target = dict(targets).get(move.onto)
+    if target is None:
+        raise illegal(f"unit {move.onto} cannot be built on in {v.preset}")
+    if move.value not in _announced(rules, rules.values[move.card], target):
+        if move.value not in rules.build_values:
+            raise illegal(f"no card of this deck can match the announced value {move.value}")
+        raise illegal(f"{move.card} onto unit {move.onto} cannot make {move.value}")
+    if v.build_holder != "none":
+        rest = list(hand)
+        rest.remove(move.card)
+        if v.build_holder == "partner":
+            side = rules.side_of[state.to_move]
+            rest += [c for s in range(v.players) if s != state.to_move and rules.side_of[s] == side
+                     for c in state.hands[s]]
+        if not any(move.value in rules.values[c] for c in rest):
+            whose = "the builder" if v.build_holder == "self" else "the builder or a partner"
+            raise illegal(f"{whose} must keep a card that can take {move.value} (holder rule {v.build_holder!r})")
+    return _new(Move, ("build", move.card, move.value, (), move.onto))
 
 
 def cards_text(unit: Unit) -> str:
@@ -314,4 +450,4 @@ def cards_text(unit: Unit) -> str:
     return unit
 
 
-__all__ = ["Build", "Move", "Unit", "legal_moves", "unit_cards", "why_illegal", "cards"]
+__all__ = ["Build", "Move", "Unit", "can_capture", "check", "legal_moves", "unit_cards", "cards"]

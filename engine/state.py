@@ -57,7 +57,7 @@ class State:
 
     # -- moves ---------------------------------------------------------------------------------
     def _generate(self) -> None:
-        legal, index = _moves.legal_moves(self)
+        legal, index, _complete = _moves.legal_moves(self)
         object.__setattr__(self, "_legal", legal)
         object.__setattr__(self, "_index", index)
 
@@ -67,25 +67,33 @@ class State:
             self._generate()
         return list(self._legal)
 
+    def listed_moves(self, cap: int) -> tuple[list[Move], bool]:
+        """The legal moves with at most about `cap` captures per card value, and whether that is
+        all of them. For callers that must bound their work: a table crowded with loose cards
+        can have hundreds of thousands of distinct captures. Any legal move still `apply`s."""
+        if self._legal is not None:
+            return list(self._legal), True
+        legal, index, complete = _moves.legal_moves(self, cap)
+        if complete:
+            object.__setattr__(self, "_legal", legal)
+            object.__setattr__(self, "_index", index)
+        return legal, complete
+
     def apply(self, move: Move | dict) -> "State":
-        """The state after `move` (a Move or a move dict); raises IllegalMove if it is not legal."""
+        """The state after `move` (a Move or a move dict); raises IllegalMove if it is not legal.
+
+        The move is checked against the rules directly, never by listing every legal move.
+        """
         if self.is_over:
             raise IllegalMove(f"{_describe(move)}: the deal is over")
-        if self._legal is None:
-            self._generate()
         if isinstance(move, Move):
-            for legal in self._legal:
-                if legal is move:  # the fast path: a move taken from legal_moves()
-                    return _play(self, move, None)
+            if self._legal is not None:
+                for legal in self._legal:
+                    if legal is move:  # the fast path: a move taken from legal_moves()
+                        return _play(self, move, None)
         else:
             move = Move.from_dict(move)
-        key = move.key
-        for legal in self._legal:
-            if legal.key == key:
-                if move.type == "capture" and move.value is not None and move.value not in self._index[key]:
-                    break
-                return _play(self, legal, move.value)
-        raise IllegalMove(f"{move.type} {move}: {_moves.why_illegal(self, move)}")
+        return _play(self, _moves.check(self, move), move.value)
 
     # -- views ---------------------------------------------------------------------------------
     def observation(self, seat: int, *, moves: bool = True) -> dict[str, Any]:

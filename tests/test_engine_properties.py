@@ -2,10 +2,12 @@
 
 from itertools import combinations, product
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
+import engine.moves
 from engine.moves import Build
 
 PRESETS = ["jensen", "huelsemann", "grossenwiehe", "grupp"]
@@ -105,3 +107,60 @@ def test_moves_match_brute_force(state):
     builds = {(m.card, m.onto, m.value) for m in moves if m.type == "build"}
     assert builds == {(c, i, w) for c in dict.fromkeys(hand) for i, w in reference_builds(v, hand, table, c)}
     assert [m.card for m in moves if m.type == "trail"] == list(dict.fromkeys(hand))
+
+
+@settings(max_examples=300, deadline=None)
+@given(positions(), st.data())
+def test_apply_checks_exactly_the_legal_moves(state, data):
+    """apply() checks a move against the rules directly; it must accept exactly the listed moves
+    (and, for a capture naming a value, exactly the values that make it legal)."""
+    legal = {m.key: m for m in state.legal_moves()}
+    _, values, _ = engine.moves.legal_moves(state)
+    hand = list(state.hands[0])
+    deck = list(dict.fromkeys(state.variant.rules.deck))
+    n = len(state.table)
+    for _ in range(20):
+        card = data.draw(st.sampled_from(hand + deck[:3]))
+        kind = data.draw(st.sampled_from(["capture", "build", "trail"]))
+        if kind == "capture" and n:
+            take = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1)))
+            value = data.draw(st.none() | st.integers(1, 30))
+            move = {"type": "capture", "card": card, "take": take, "value": value}
+            key = ("capture", card, tuple(take))
+            ok = key in legal and (value is None or value in values[key])
+        elif kind == "build" and n:
+            onto = data.draw(st.integers(0, n - 1))
+            value = data.draw(st.integers(1, 30))
+            move = {"type": "build", "card": card, "onto": onto, "value": value}
+            ok = ("build", card, onto, value) in legal
+        else:
+            move = {"type": "trail", "card": card}
+            ok = ("trail", card) in legal
+        try:
+            after = state.apply(move)
+        except engine.IllegalMove:
+            assert not ok, f"{move} is listed as legal but was refused"
+        else:
+            assert ok, f"{move} is not listed as legal but was accepted"
+            recorded = after.history[-1][1]
+            if kind == "capture":
+                assert recorded.value == (value if value is not None else legal[key].value)
+
+
+def test_a_crowded_table_lists_a_bounded_number_of_moves_and_any_legal_one_applies():
+    """Twenty loose low cards: the full capture list is huge, the capped one is not, and a
+    capture beyond the cap still applies (checked directly, not by listing)."""
+    v = engine.variant("jensen")
+    table = [c for c in v.rules.deck if c[0] in "23456" and c != "6S"]  # 20 cards, all 2..6
+    state = engine.State.from_dict({
+        "variant": "jensen", "dealer": 3, "to_move": 0, "hands": [["X25", "KS", "QH", "6S"], [], [], []],
+        "table": table, "stock": [], "taken": [[], []], "zwicks": [0, 0], "last_capture": None})
+    listed, complete = state.listed_moves(500)
+    assert not complete and len(listed) < 4 * 2 * 600
+    assert [m.type for m in listed[-4:]] == ["trail"] * 4  # builds and trails are always all there
+    # The four fives with 2C and 3C make one group of 25.
+    group = sorted(i for i, c in enumerate(table) if c[0] == "5" or c in ("2C", "3C"))
+    after = state.apply({"type": "capture", "card": "X25", "take": group})
+    assert after.taken[0] == ("X25", *[table[i] for i in group]) and after.history[-1][1].value == 25
+    with pytest.raises(engine.IllegalMove, match="cannot take"):
+        state.apply({"type": "capture", "card": "X25", "take": group[:3]})
