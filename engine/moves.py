@@ -273,7 +273,8 @@ def legal_moves(state: Any, cap: int | None = None) -> tuple[list[Move], dict[tu
                 if announced:
                     for w in sorted(announced) if len(announced) > 1 else announced:
                         build_moves.append(_new(Move, ("build", card, w, (), i)))
-    trails = [_new(Move, ("trail", card, None, (), None)) for card in hand_cards]
+    trail = rules.trail_moves  # Moves are immutable: one trail per card serves every position
+    trails = [trail[card] for card in hand_cards]
     return capture_moves + build_moves + trails, index, complete
 
 

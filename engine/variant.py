@@ -206,6 +206,9 @@ class Rules:
             else (self.values[c], c[0] != "X" or v.table_jokers_in_sums)
             for c in self.distinct
         }
+        from engine.moves import Move
+
+        self.trail_moves = {c: Move("trail", c) for c in self.distinct}
         # What a card may announce when built onto a unit, by their value tuples (engine.moves);
         # a few hundred entries at most, since value tuples are few.
         self.build_cache: dict = {}
