@@ -33,11 +33,10 @@ import trio
 import engine
 from arena import storage
 from arena.errors import ArenaError
+from arena.storage import FORMATS, PARTNERS
 from arena.process import BotCommand, Limits
 from arena.table import FixedDeals, TableResult, TimeControl, play_table
 
-PARTNERS = ("clone", "mixed")
-FORMATS = ("deal", "game")
 MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
 
 
@@ -204,12 +203,6 @@ def pairings(bot_ids: Sequence[int], partners: str, gauntlet: int | None = None)
     return matches
 
 
-def seat_layout(team_a: Sequence[int], team_b: Sequence[int], swapped: bool) -> tuple[int, ...]:
-    """Bot per seat: team A holds side 0 (even seats) in the straight room, side 1 when swapped."""
-    even, odd = (team_b, team_a) if swapped else (team_a, team_b)
-    return (even[0], odd[0], even[1], odd[1])
-
-
 @dataclass(frozen=True)
 class Room:
     """One of a match's two rooms: four seats and the boards it still has to play."""
@@ -230,7 +223,7 @@ def rooms(matches: Sequence[tuple[list[int], list[int]]], boards: int, players: 
         for swapped in (False, True):
             todo = tuple(b for b in range(boards) if (match_no, b, swapped) not in done)
             if todo:
-                found.append(Room(match_no, swapped, seat_layout(team_a, team_b, swapped), todo))
+                found.append(Room(match_no, swapped, tuple(storage.seat_bots(team_a, team_b, swapped)), todo))
     return found
 
 
@@ -389,7 +382,7 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     t = storage.get_tournament(db, tid)
     v = engine.variant(t["variant"])
     time_control = TimeControl(**t["settings"].get("time_control", {}))
-    matches = [([m["a0"], m["a1"]], [m["b0"], m["b1"]]) for m in _match_rows(db, tid)]
+    matches = [(m["team_a"], m["team_b"]) for m in storage.schedule(db, tid)]
     commands = {b["id"]: bot_command(storage.get_bot(db, b["id"])) for b in t["bots"]}
     done = storage.done_tables(db, tid)
     todo = rooms(matches, t["boards"], v.players, done)
@@ -494,7 +487,3 @@ async def _worker(receive: trio.MemoryReceiveChannel[Room], play: Callable[[Room
     async with receive:
         async for job in receive:
             await play(job)
-
-
-def _match_rows(db: sqlite_utils.Database, tid: int) -> list[dict]:
-    return [dict(r) for r in db.query("SELECT * FROM matches WHERE tournament_id = ? ORDER BY match_no", [tid])]
