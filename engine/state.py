@@ -18,6 +18,9 @@ _FIELDS = ("variant", "dealer", "to_move", "hands", "table", "stock", "taken", "
            "last_capture", "history", "is_over")
 
 
+_set = object.__setattr__
+
+
 class State:
     """A position of a deal. Immutable: every attribute is a tuple, int or Variant."""
 
@@ -35,11 +38,23 @@ class State:
     history: tuple[tuple[int, Move], ...]
     is_over: bool
 
-    def __init__(self, **fields: Any) -> None:
-        for name in _FIELDS:
-            object.__setattr__(self, name, fields[name])
-        object.__setattr__(self, "_legal", None)
-        object.__setattr__(self, "_index", None)
+    def __init__(self, *, variant: Variant, dealer: int, to_move: int, hands: tuple, table: tuple,
+                 stock: tuple, taken: tuple, zwicks: tuple, last_capture: int | None, history: tuple,
+                 is_over: bool) -> None:
+        # Spelled out rather than looped: a state is made for every move played.
+        _set(self, "variant", variant)
+        _set(self, "dealer", dealer)
+        _set(self, "to_move", to_move)
+        _set(self, "hands", hands)
+        _set(self, "table", table)
+        _set(self, "stock", stock)
+        _set(self, "taken", taken)
+        _set(self, "zwicks", zwicks)
+        _set(self, "last_capture", last_capture)
+        _set(self, "history", history)
+        _set(self, "is_over", is_over)
+        _set(self, "_legal", None)
+        _set(self, "_index", None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("State is immutable: apply a move to get a new state")
@@ -188,9 +203,9 @@ def _play(state: State, move: Move, value: int | None) -> State:
     side = rules.side_of[seat]
     n = v.players
     hands = list(state.hands)
-    hand = list(hands[seat])
-    hand.remove(move.card)
-    hands[seat] = tuple(hand)
+    hand = hands[seat]
+    k = hand.index(move.card)
+    hands[seat] = hand[:k] + hand[k + 1 :]
     table = state.table
     taken = state.taken
     zwicks = state.zwicks
