@@ -246,33 +246,41 @@ def legal_moves(state: Any, cap: int | None = None) -> tuple[list[Move], dict[tu
 
     build_moves: list[Move] = []
     if targets:
+        # Values as bitsets (bit w: value w): what a card may announce onto a unit, and what the
+        # holder rule allows, meet in one integer AND.
         holder = v.build_holder
-        partner_values: set[int] = set()
+        bits_of = rules.value_bits
+        partner_bits = 0
         if holder == "partner":
             side = rules.side_of[seat]
             for s in range(v.players):
                 if s != seat and rules.side_of[s] == side:
                     for c in state.hands[s]:
-                        partner_values.update(values[c])
-        cache = rules.build_cache
+                        partner_bits |= bits_of[c]
         check = holder != "none"
+        announce = rules.build_cache
         for card in hand_cards:
             if check:
-                rest = list(hand)
-                rest.remove(card)
-                held = set(partner_values)
-                for c in rest:
-                    held.update(values[c])
-            card_vals = values[card]
+                held = partner_bits
+                seen_self = False
+                for c in hand:
+                    if c == card and not seen_self:
+                        seen_self = True  # the card being built with is not held afterwards
+                        continue
+                    held |= bits_of[c]
+            onto = announce.get(card)
+            if onto is None:
+                onto = announce[card] = {}
             for i, uvals in targets:
-                announced = cache.get((card_vals, uvals))
-                if announced is None:
-                    announced = cache[(card_vals, uvals)] = _announced(rules, card_vals, uvals)
+                bits = onto.get(uvals)
+                if bits is None:
+                    bits = onto[uvals] = _announced(rules, values[card], uvals)
                 if check:
-                    announced = announced & held
-                if announced:
-                    for w in sorted(announced) if len(announced) > 1 else announced:
-                        build_moves.append(_new(Move, ("build", card, w, (), i)))
+                    bits &= held
+                while bits:
+                    low = bits & -bits
+                    build_moves.append(_new(Move, ("build", card, low.bit_length() - 1, (), i)))
+                    bits ^= low
     trail = rules.trail_moves  # Moves are immutable: one trail per card serves every position
     trails = [trail[card] for card in hand_cards]
     return capture_moves + build_moves + trails, index, complete
@@ -293,8 +301,8 @@ def _take(mask: int) -> tuple[int, ...]:
     return take
 
 
-def _announced(rules: Any, card_vals: tuple[int, ...], unit_vals: tuple[int, ...]) -> frozenset[int]:
-    """Values a build of a card onto a unit may announce, before the holder rule."""
+def _announced(rules: Any, card_vals: tuple[int, ...], unit_vals: tuple[int, ...]) -> int:
+    """Values a build of a card onto a unit may announce, before the holder rule, as a bitset."""
     allowed = rules.build_values
     found = set()
     for a in card_vals:
@@ -303,7 +311,10 @@ def _announced(rules: Any, card_vals: tuple[int, ...], unit_vals: tuple[int, ...
                 found.add(a + b)
             if rules.subtraction and b > a and b - a in allowed:
                 found.add(b - a)
-    return frozenset(found)
+    bits = 0
+    for w in found:
+        bits |= 1 << w
+    return bits
 
 
 def _sum_exists(units: list[tuple[int, tuple[int, ...]]], x: int, start: int = 0, sums: int = 1,
@@ -428,7 +439,7 @@ def check(state: Any, move: Move) -> Move:
     target = dict(targets).get(move.onto)
     if target is None:
         raise illegal(f"unit {move.onto} cannot be built on in {v.preset}")
-    if move.value not in _announced(rules, rules.values[move.card], target):
+    if not _announced(rules, rules.values[move.card], target) >> move.value & 1:
         if move.value not in rules.build_values:
             raise illegal(f"no card of this deck can match the announced value {move.value}")
         raise illegal(f"{move.card} onto unit {move.onto} cannot make {move.value}")

@@ -209,8 +209,8 @@ class Rules:
         from engine.moves import Move
 
         self.trail_moves = {c: Move("trail", c) for c in self.distinct}
-        # What a card may announce when built onto a unit, by their value tuples (engine.moves);
-        # a few hundred entries at most, since value tuples are few.
+        self.value_bits = {c: sum(1 << x for x in self.values[c]) for c in self.distinct}
+        # Per card, then per unit values: what it may announce (a bitset; engine.moves).
         self.build_cache: dict = {}
         self.fixed_total = sum(self.points[c] for c in self.deck) + self.most_cards
         dealt = sum(k * (n if where == "hands" else 1) for where, k in self.first_deal)
