@@ -86,3 +86,17 @@ def test_replay_of_an_unknown_deal(dbpath, capsys):
     with pytest.raises(SystemExit):
         main(["replay", "99", "--db", str(dbpath)])
     assert "unknown deal 99" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["export"], "Missing argument"),
+    (["standings", "--bogus"], "No such option: --bogus"),
+    (["tournament", "run", "--boards", "x"], "Invalid value for '--boards'"),
+])
+def test_usage_errors_are_a_message_not_a_traceback(argv, message, capsys):
+    from arena.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and message in err and "Traceback" not in err

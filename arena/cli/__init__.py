@@ -63,13 +63,12 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except SystemExit:
         raise
-    except Exception as exc:  # click's usage errors arrive here in standalone_mode=False
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
-            print("arena: aborted", file=sys.stderr)
-            sys.exit(1)
-        raise
+    except typer.Abort:
+        print("arena: aborted", file=sys.stderr)
+        sys.exit(1)
+    except typer.TyperException as exc:  # usage errors arrive here with standalone_mode=False
+        show = getattr(exc, "show", None)
+        if show is None:
+            raise
+        show()  # click's own one-line message with the usage line
+        sys.exit(getattr(exc, "exit_code", 2))
