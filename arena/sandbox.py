@@ -134,7 +134,7 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
     python = cmd.kind == "python"
     if mode == "none":
         # Only the parent-death signal, so that a bot dies with a SIGKILLed arena (not its escapees).
-        pdeathsig = ["setpriv", "--pdeathsig", "KILL", "--"] if _has_setpriv() else []
+        pdeathsig = _death_with_arena() if _has_setpriv() else []
         env = {**os.environ, **tag_env}
         if python:
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(KIT.parent), env.get("PYTHONPATH")]))
@@ -161,7 +161,7 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         # A Python bot gets the bot kit (that file alone) on its path; others their program.
         extra = ["--ro-bind", str(KIT), f"{KIT_MOUNT}/botkit.py"] if python else _program_binds(argv[0], cmd.workdir)
         env |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
-        full = _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra) + rlimits + argv
+        full = _death_with_arena() + _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra) + rlimits + argv
         yield Launch(full, "/", env, uid, _as_user(uid))
         return
     tmp = tempfile.mkdtemp(prefix="zwicker-bot-")
@@ -171,10 +171,19 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         env |= {"HOME": tmp, "TMPDIR": tmp}
         # setpriv re-arms the parent-death signal after the uid change (which clears it): if the
         # arena dies, its bots die with it. The parent is the trio thread, see arena.process.
-        full = ["setpriv", "--pdeathsig", "KILL", "--"] + _prlimit_argv(limits, uid) + argv
+        full = _death_with_arena() + _prlimit_argv(limits, uid) + argv
         yield Launch(full, str(cmd.workdir), env, uid, _as_user(uid))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _death_with_arena() -> list[str]:
+    """The start of every bot's command line: arm the parent-death signal (setpriv), then make
+    sure the parent is still this arena. Without the check, an arena killed between fork and
+    setpriv's prctl leaves an orphan that nothing kills (seen: a bwrap outliving a kill -9);
+    with it, that orphan exits at once, and a later death of the arena kills the bot."""
+    return ["setpriv", "--pdeathsig", "KILL", "--", "/bin/sh", "-c",
+            f'[ "$PPID" = {os.getpid()} ] || exit 111; exec "$@"', "zwicker-bot"]
 
 
 @functools.cache

@@ -186,6 +186,11 @@ def describe(pids):
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
             status = Path(f"/proc/{pid}/status").read_text()
             state = next(line for line in status.splitlines() if line.startswith(("State", "PPid")))
+            kids = [c for c in os.listdir("/proc") if c.isdigit() and f"PPid:\t{pid}\n" in
+                    (Path(f"/proc/{c}/status").read_text() if Path(f"/proc/{c}/status").exists() else "")]
+            state += f"; children {kids}; wchan {Path(f'/proc/{pid}/wchan').read_text()}"
+            for kid in kids:
+                state += f" [{kid}: {Path(f'/proc/{kid}/cmdline').read_bytes()[:80]!r}]"
             ppid = next(line for line in status.splitlines() if line.startswith("PPid"))
             out.append(f"{pid}: {cmd[:200]} [{state}; {ppid}]")
         except (OSError, StopIteration):
