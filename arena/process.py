@@ -37,6 +37,20 @@ import trio
 TAG_VAR = "ZWICKER_ARENA_BOT"
 ARENA_ID = secrets.token_hex(6)
 _serial = 0
+# ... and OWNER_VAR=<arena pid>:<its start time in clock ticks>, so that a later arena can tell a
+# bot whose arena is dead (see sweep_orphans) without mistaking a reused pid for its owner.
+OWNER_VAR = "ZWICKER_ARENA_OWNER"
+
+
+def _start_time(pid: int | str) -> str | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2 :].split()[19]  # field 22, after the command name
+
+
+OWNER = f"{os.getpid()}:{_start_time(os.getpid())}"
 
 GRACE_SECONDS = 0.5  # after stdin is closed, how long a bot may take to exit on its own
 
@@ -227,7 +241,7 @@ async def open_bot(
     limits = limits or Limits()
     _serial += 1
     tag = f"{ARENA_ID}/{_serial}"
-    async with sandboxes.prepared(cmd, sandbox, limits, {TAG_VAR: tag}) as launch:
+    async with sandboxes.prepared(cmd, sandbox, limits, {TAG_VAR: tag, OWNER_VAR: OWNER}) as launch:
         popen = subprocess.Popen(  # synchronous on purpose, see the module docstring
             launch.argv,
             stdin=subprocess.PIPE,
@@ -370,3 +384,37 @@ def leftover_bot_pids(arena_id: str = ARENA_ID) -> list[int]:
     from arena.sandbox import uids_handed_out
 
     return bot_pids(arena_id + "/", uids_handed_out() if arena_id == ARENA_ID else ())
+
+
+def sweep_orphans() -> list[int]:
+    """SIGKILL the process groups of bots whose arena is dead; returns the pids found.
+
+    An arena killed outright normally takes its bots with it (each bot's command arms the
+    parent-death signal and checks its parent first, see arena.sandbox). Rarely a bwrap has been
+    seen to outlive a `kill -9` all the same; every arena sweeps such leftovers when it starts.
+    """
+    owner_needle = f"{OWNER_VAR}=".encode()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry.name}/environ").read_bytes()
+        except OSError:
+            continue
+        if owner_needle not in environ:
+            continue
+        owner = next((v[len(owner_needle):].decode() for v in environ.split(b"\0") if v.startswith(owner_needle)), "")
+        pid, _, started = owner.partition(":")
+        if owner == OWNER or (pid.isdigit() and _start_time(pid) == started):
+            continue  # ours, or its arena is alive
+        found.append(int(entry.name))
+        try:
+            os.killpg(os.getpgid(int(entry.name)), signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            os.kill(int(entry.name), signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return found

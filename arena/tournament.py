@@ -34,7 +34,7 @@ import engine
 from arena import storage
 from arena.errors import ArenaError
 from arena.storage import FORMATS, PARTNERS
-from arena.process import BotCommand, Limits
+from arena.process import BotCommand, Limits, sweep_orphans
 from arena.table import FixedDeals, TableResult, TimeControl, play_table
 
 MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
@@ -380,6 +380,7 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     `concurrency` rooms play at once (default: one per core). This task is the only writer.
     """
     t = storage.get_tournament(db, tid)
+    sweep_orphans()  # bots a killed arena may have left behind
     v = engine.variant(t["variant"])
     time_control = TimeControl(**t["settings"].get("time_control", {}))
     matches = [(m["team_a"], m["team_b"]) for m in storage.schedule(db, tid)]

@@ -183,3 +183,29 @@ def test_leftover_check_finds_a_tagged_process_and_ignores_zombies():
         assert proc.pid not in leftover_bot_pids()
     finally:
         proc.wait()
+
+
+def test_an_arena_sweeps_the_bots_of_a_dead_arena():
+    """A process tagged with a dead arena as its owner is killed by sweep_orphans; our own and
+    those of a live owner are left alone."""
+    import subprocess
+
+    from arena.process import OWNER, OWNER_VAR, TAG_VAR, _start_time, sweep_orphans
+
+    gone = subprocess.Popen(["true"])
+    gone_owner = f"{gone.pid}:{_start_time(gone.pid)}"
+    gone.wait()
+    alive_owner = f"1:{_start_time(1)}"
+    procs = {
+        name: subprocess.Popen(["sleep", "60"], env={TAG_VAR: "test/1", OWNER_VAR: owner}, start_new_session=True)
+        for name, owner in (("orphan", gone_owner), ("ours", OWNER), ("alive", alive_owner))
+    }
+    try:
+        swept = sweep_orphans()
+        assert procs["orphan"].pid in swept
+        assert procs["orphan"].wait(timeout=10) == -9
+        assert procs["ours"].poll() is None and procs["alive"].poll() is None
+    finally:
+        for p in procs.values():
+            p.kill()
+            p.wait()
