@@ -317,16 +317,21 @@ def _announced(rules: Any, card_vals: tuple[int, ...], unit_vals: tuple[int, ...
     return bits
 
 
+def _add(sums: int, vals: tuple[int, ...], limit: int) -> int:
+    """The totals bitset after adding one unit worth any of `vals`, capped by `limit`.
+    (_subset_sums inlines the same step: it is the engine's hot loop; the checks are not.)"""
+    grown = 0
+    for a in vals:
+        grown |= sums << a
+    return grown & limit
+
+
 def _sum_exists(units: list[tuple[int, tuple[int, ...]]], x: int, start: int = 0, sums: int = 1,
                 count: int = 0) -> bool:
     """Whether two or more of `units` (from `start`) can add up to x (sums: bitset so far)."""
     limit = (1 << (x + 1)) - 1
     for k in range(start, len(units)):
-        vals = units[k][1]
-        grown = 0
-        for a in vals:
-            grown |= sums << a
-        grown &= limit
+        grown = _add(sums, units[k][1], limit)
         if not grown:
             continue
         if count and grown >> x & 1:
@@ -371,10 +376,7 @@ def _partitionable(mask: int, x: int, single: dict[int, tuple[int, ...]], summab
             def grow(k: int, taken: int, sums: int) -> bool:
                 for j in range(k, len(others)):
                     bit, vals = others[j]
-                    grown = 0
-                    for a in vals:
-                        grown |= sums << a
-                    grown &= limit
+                    grown = _add(sums, vals, limit)
                     if not grown:
                         continue
                     if grown >> x & 1 and split(rest ^ taken ^ bit):
@@ -383,10 +385,7 @@ def _partitionable(mask: int, x: int, single: dict[int, tuple[int, ...]], summab
                         return True
                 return False
 
-            start = 0
-            for a in summable[low]:
-                start |= 1 << a
-            ok = grow(0, 0, start & limit)
+            ok = grow(0, 0, _add(1, summable[low], limit))
         memo[m] = ok
         return ok
 
