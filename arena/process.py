@@ -25,7 +25,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Collection
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,23 +153,23 @@ def _which(program: str) -> str:
 class BotProcess:
     """A running bot: its pipes, its pid, and its stderr as read so far."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], tag: str, limits: Limits, uid: int | None) -> None:
-        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
-        self._popen = popen
+    def __init__(self, child: _Child, stdin: int, stdout: int, stderr: int, tag: str, limits: Limits,
+                 uid: int | None) -> None:
+        self._child = child
         self.tag = tag
         self.uid = uid  # the throw-away uid the bot runs as, or None when it runs as the arena's user
-        self.pid = popen.pid
-        self.stdin = trio.lowlevel.FdStream(_take_fd(popen.stdin))
-        self.stdout = trio.lowlevel.FdStream(_take_fd(popen.stdout))
-        self._stderr = trio.lowlevel.FdStream(_take_fd(popen.stderr))
+        self.pid = child.pid
+        self.stdin = trio.lowlevel.FdStream(stdin)
+        self.stdout = trio.lowlevel.FdStream(stdout)
+        self._stderr = trio.lowlevel.FdStream(stderr)
         self._log = _BoundedLog(limits.stderr_bytes)
-        self._pidfd = os.pidfd_open(popen.pid)
+        self._pidfd = child.pidfd
         self._shut = False
 
     @property
     def returncode(self) -> int | None:
         """The exit status once the bot has exited and been reaped (negative: killed by that signal)."""
-        return self._popen.returncode
+        return self._child.returncode
 
     def stderr_log(self) -> str:
         """The bot's stderr so far, at most about `Limits.stderr_bytes`, with a note if cut."""
@@ -177,10 +177,7 @@ class BotProcess:
 
     async def wait(self) -> int:
         """Wait for the bot itself to exit (not its descendants) and reap it."""
-        if self._popen.returncode is None:
-            await trio.lowlevel.wait_readable(self._pidfd)
-            self._popen.wait()
-        return self._popen.returncode  # type: ignore[return-value]
+        return await self._child.wait()
 
     async def _drain_stderr(self) -> None:
         # Read continuously: a bot must never block on a full stderr pipe.
@@ -189,6 +186,31 @@ class BotProcess:
                 self._log.add(chunk)
         except (trio.ClosedResourceError, trio.BrokenResourceError, OSError):
             pass
+
+
+class _Child:
+    """A bot started by `subprocess.Popen`: a pidfd to wait on, its process group to kill."""
+
+    sweep = True  # descendants may have left the group: kill_tagged looks for them
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        self.pidfd = os.pidfd_open(popen.pid)
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.returncode
+
+    async def wait(self) -> int:
+        if self._popen.returncode is None:
+            await trio.lowlevel.wait_readable(self.pidfd)
+            self._popen.wait()
+        return self._popen.returncode  # type: ignore[return-value]
+
+    def kill(self) -> None:
+        # While the leader is unreaped its pid cannot be reused, so the group id is still the bot's.
+        _kill_group(self.pid)
 
 
 def _take_fd(file: object) -> int:
@@ -241,19 +263,25 @@ async def open_bot(
     limits = limits or Limits()
     _serial += 1
     tag = f"{ARENA_ID}/{_serial}"
-    async with sandboxes.prepared(cmd, sandbox, limits, {TAG_VAR: tag, OWNER_VAR: OWNER}) as launch:
-        popen = subprocess.Popen(  # synchronous on purpose, see the module docstring
-            launch.argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=launch.cwd,
-            env=launch.env,
-            start_new_session=True,
-            close_fds=True,
-            **launch.popen_options,
-        )
-        bot = BotProcess(popen, tag, limits, launch.uid)
+    async with AsyncExitStack() as stack:
+        launch = await stack.enter_async_context(
+            sandboxes.prepared(cmd, sandbox, limits, {TAG_VAR: tag, OWNER_VAR: OWNER}))
+        if launch.request is not None:
+            bot = await _start_forked(stack, launch, tag, limits)
+        else:
+            popen = subprocess.Popen(  # synchronous on purpose, see the module docstring
+                launch.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=launch.cwd,
+                env=launch.env,
+                start_new_session=True,
+                close_fds=True,
+                **launch.popen_options,
+            )
+            bot = BotProcess(_Child(popen), _take_fd(popen.stdin), _take_fd(popen.stdout), _take_fd(popen.stderr),
+                             tag, limits, launch.uid)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(bot._drain_stderr)
@@ -277,6 +305,24 @@ async def open_bot(
                 os.close(bot._pidfd)
 
 
+async def _start_forked(stack: AsyncExitStack, launch: object, tag: str, limits: Limits) -> BotProcess:
+    """Start a bot through the current fork server (one of its own if there is none)."""
+    from arena import forking
+
+    server = forking.current() or await stack.enter_async_context(forking.serving())
+    (in_read, in_write), (out_read, out_write), (err_read, err_write) = (os.pipe() for _ in range(3))
+    try:
+        seat = await server.start(launch.request, [in_read, out_write, err_write])  # type: ignore[attr-defined]
+    except BaseException:
+        for fd in (in_write, out_read, err_read):
+            os.close(fd)
+        raise
+    finally:
+        for fd in (in_read, out_write, err_write):
+            os.close(fd)
+    return BotProcess(seat, in_write, out_read, err_read, tag, limits, launch.uid)  # type: ignore[attr-defined]
+
+
 async def _shut_down(bot: BotProcess, grace: float) -> None:
     """Close stdin, wait briefly for a clean exit, then kill the bot and all it started, and reap."""
     if bot._shut:
@@ -288,10 +334,10 @@ async def _shut_down(bot: BotProcess, grace: float) -> None:
     if bot.returncode is None:
         with trio.move_on_after(grace):
             await trio.lowlevel.wait_readable(bot._pidfd)  # exited; not reaped yet
-        # While the leader is unreaped its pid cannot be reused, so the group id is still the bot's.
-        _kill_group(bot.pid)
+        bot._child.kill()
         await bot.wait()
-    await kill_tagged(bot.tag, bot.uid)  # whatever left the group (setsid, double fork)
+    if bot._child.sweep:
+        await kill_tagged(bot.tag, bot.uid)  # whatever left the group (setsid, double fork)
     bot._shut = True
 
 

@@ -21,7 +21,7 @@ import trio
 
 import engine
 import engine.moves
-from arena import protocol
+from arena import forking, protocol
 from arena.connection import Connection
 from arena.errors import BotCrashed, BotFault, IllegalMoveFault
 from arena.process import BotCommand, Limits, open_bot
@@ -385,6 +385,7 @@ async def play_table(seats: Sequence[BotCommand], *, variant: engine.Variant | s
     table = _Table([None] * len(seats), _variant(variant), plan, time_control, match_id, table_id, bot_seed)
     bots: list[Any] = [None] * len(seats)
     async with AsyncExitStack() as stack:
+        await stack.enter_async_context(forking.serving(sandbox))  # the run's server, or one for this table
         start = trio.current_time()
         for seat, cmd in enumerate(seats):
             try:

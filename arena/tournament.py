@@ -31,7 +31,7 @@ import sqlite_utils
 import trio
 
 import engine
-from arena import storage
+from arena import forking, storage
 from arena.errors import ArenaError
 from arena.storage import FORMATS, PARTNERS
 from arena.process import BotCommand, Limits, sweep_orphans
@@ -420,7 +420,7 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     finished = False
     try:
         send, receive = trio.open_memory_channel[Room](0)
-        async with trio.open_nursery() as nursery:
+        async with forking.serving(sandbox), trio.open_nursery() as nursery:
             for _ in range(min(concurrency, max(len(todo), 1))):
                 nursery.start_soon(_worker, receive.clone(), play)
             receive.close()

@@ -65,7 +65,7 @@ def one(boards: int, sandbox: str, concurrency: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--boards", type=int, nargs="+", default=[8, 32])
-    parser.add_argument("--sandbox", default="bwrap", choices=["bwrap", "rlimit", "none"])
+    parser.add_argument("--sandbox", default="bwrap", choices=["fork", "bwrap", "rlimit", "none"])
     parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()

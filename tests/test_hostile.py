@@ -26,7 +26,7 @@ import pytest
 import trio
 
 import engine
-from arena import sandbox, storage
+from arena import forking, sandbox, storage
 from arena import tournament as tour
 from arena.process import BotCommand, Limits
 from arena.table import FixedDeals, SeatResult, TableResult, TimeControl, play_table
@@ -42,16 +42,20 @@ SMALL = Limits(memory_bytes=256 << 20, cpu_seconds=2)
 STDERR_KEPT = SMALL.stderr_bytes
 
 BWRAP_PROBLEM = sandbox.bwrap_problem()
+FORK_PROBLEM = forking.problem()
 AS_ROOT = os.geteuid() == 0
 needs_bwrap = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"bwrap cannot run here: {BWRAP_PROBLEM}")
-CONFINED = (["bwrap"] if BWRAP_PROBLEM is None else []) + ["rlimit"]
+needs_fork = pytest.mark.skipif(FORK_PROBLEM is not None, reason=f"fork cannot run here: {FORK_PROBLEM}")
+CONFINED = (["fork"] if FORK_PROBLEM is None else []) + (["bwrap"] if BWRAP_PROBLEM is None else []) + ["rlimit"]
+# A root of its own: no network, nothing of the host's files but /usr and the bot's folder.
+NAMESPACED = [pytest.param("fork", marks=needs_fork), pytest.param("bwrap", marks=needs_bwrap)]
 # rlimit confines files and signals only through the throw-away uid, which needs root.
-UID_CONFINED = [pytest.param("bwrap", marks=needs_bwrap)] + (["rlimit"] if AS_ROOT else [])
+UID_CONFINED = NAMESPACED + (["rlimit"] if AS_ROOT else [])
 
 
 def signal_exit(mode: str, signum: int) -> int:
-    """A bot killed by `signum` as its exit status reads: bwrap reports it as 128 + N."""
-    return 128 + signum if mode == "bwrap" else -signum
+    """A bot killed by `signum` as its exit status reads: bwrap and fork report it as 128 + N."""
+    return 128 + signum if mode in ("bwrap", "fork") else -signum
 
 
 async def play(bot: str, mode: str, seat: int, tc: TimeControl = FAST, limits: Limits = SMALL) -> TableResult:
@@ -232,7 +236,7 @@ def alive(pid: int) -> bool:
 async def test_children_meant_to_outlive_the_bot_die_with_its_table(mode):
     seat = assert_clean((await play_in([mode], "fork_escape.py", 1))[mode], 1)
     pids = [int(p) for p in re.search(r"pids (\d+) (\d+)", seat.stderr).groups()]
-    if mode != "bwrap":  # bwrap's pids are of its own namespace; the autouse fixture finds those by uid
+    if mode in ("none", "rlimit"):  # else pids of its own namespace; the autouse fixture finds those by uid
         assert not [p for p in pids if alive(p)]
 
 
@@ -253,12 +257,12 @@ async def listen(received: list[bytes], task_status=trio.TASK_STATUS_IGNORED) ->
     await trio.serve_listeners(serve, listeners)
 
 
-@needs_bwrap
-async def test_no_network_at_the_table():
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_no_network_at_the_table(mode):
     received: list[bytes] = []
     async with trio.open_nursery() as nursery:
         port = await nursery.start(listen, received)
-        seat = assert_clean((await play_in(["bwrap"], f"network.py {port}", 0))["bwrap"], 0)
+        seat = assert_clean((await play_in([mode], f"network.py {port}", 0))[mode], 0)
         assert "network: blocked" in seat.stderr and "refused" in seat.stderr.lower()
         # The positive control: unsandboxed, the same bot does reach the listener.
         control = assert_clean((await play_in(["none"], f"network.py {port}", 0))["none"], 0)
@@ -281,12 +285,12 @@ def results_folder():
         yield Path(folder)
 
 
-@needs_bwrap
+@pytest.mark.parametrize("mode", NAMESPACED)
 @pytest.mark.parametrize("target", ["database", "another bot's code"])
-async def test_reading_the_database_or_another_bot_learns_nothing(results_folder, target):
+async def test_reading_the_database_or_another_bot_learns_nothing(results_folder, target, mode):
     path = results_folder / "arena.db" if target == "database" else RANDOM
     secret = path.read_bytes()[:40].decode(errors="replace")
-    seat = assert_clean((await play_in(["bwrap"], f"read_file.py {path}", 2))["bwrap"], 2)
+    seat = assert_clean((await play_in([mode], f"read_file.py {path}", 2))[mode], 2)
     assert "read_file: blocked" in seat.stderr and "No such file" in seat.stderr
     assert "read_file: read" not in seat.stderr and secret[:15] not in seat.stderr
     if target == "database":  # the positive control: unsandboxed, the same bot reads it
@@ -297,7 +301,7 @@ async def test_reading_the_database_or_another_bot_learns_nothing(results_folder
 @pytest.mark.parametrize("mode", UID_CONFINED)
 async def test_writing_outside_its_temp_dir_writes_nothing(results_folder, mode):
     target = results_folder / "results.json"
-    if mode == "bwrap":  # even a folder anyone may write to is out of reach (rlimit relies on its owner)
+    if mode != "rlimit":  # even a folder anyone may write to is out of reach (rlimit relies on its owner)
         os.chmod(results_folder, 0o777)
     seat = assert_clean((await play_in([mode], f"write_outside.py {target}", 1))[mode], 1)
     assert f"write_outside: blocked {target}" in seat.stderr

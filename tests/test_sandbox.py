@@ -16,14 +16,17 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena import sandbox
+from arena import forking, sandbox
 from arena.process import BotCommand, Limits, bot_pids, leftover_bot_pids, open_bot
 
 ROOT = os.geteuid() == 0
 needs_bwrap = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=f"bwrap: {sandbox.bwrap_problem()}")
 needs_root = pytest.mark.skipif(not ROOT, reason="a throw-away uid per bot needs root")
+needs_fork = pytest.mark.skipif(forking.problem() is not None, reason=f"fork: {forking.problem()}")
 BWRAP = pytest.param("bwrap", marks=needs_bwrap)
-CONFINED = [BWRAP, "rlimit"]
+FORK = pytest.param("fork", marks=needs_fork)
+CONFINED = [FORK, BWRAP, "rlimit"]
+NAMESPACED = [FORK, BWRAP]  # a root of its own: no network, no other files, no other processes
 
 
 async def run_to_end(mode: str, script: Path, *args: str, limits: Limits | None = None) -> tuple[int, str]:
@@ -43,9 +46,9 @@ async def run_to_end(mode: str, script: Path, *args: str, limits: Limits | None 
 def test_resolve_mode():
     assert sandbox.resolve_mode("none") == "none"
     assert sandbox.resolve_mode("rlimit") == "rlimit"
-    assert sandbox.resolve_mode(None) in ("bwrap", "rlimit")
+    assert sandbox.resolve_mode(None) in ("fork", "bwrap", "rlimit")
     assert sandbox.resolve_mode("auto") == sandbox.default_mode()
-    with pytest.raises(ValueError, match="unknown sandbox 'docker': choose one of bwrap, rlimit, none"):
+    with pytest.raises(ValueError, match="unknown sandbox 'docker': choose one of fork, bwrap, rlimit, none"):
         sandbox.resolve_mode("docker")
 
 
@@ -116,9 +119,9 @@ async def test_network_reaches_the_listener_without_a_sandbox(hostile):
     assert "network: connected" in log and received == [b"leaked hand: 9S KH\n"]
 
 
-@needs_bwrap
-async def test_no_network_in_bwrap(hostile):
-    log, received = await listen_and_run("bwrap", hostile / "network.py")
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_no_network_in_a_namespace(hostile, mode):
+    log, received = await listen_and_run(mode, hostile / "network.py")
     assert "network: blocked" in log and "refused" in log.lower()
     assert received == []
 
@@ -139,17 +142,17 @@ async def test_reading_outside_works_without_a_sandbox(hostile, secret_file):
     assert "read_file: read 41 bytes" in log
 
 
-@needs_bwrap
-async def test_bwrap_hides_files_outside_the_bots_folder(hostile, secret_file):
-    _, log = await run_to_end("bwrap", hostile / "read_file.py", str(secret_file))
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_namespaces_hide_files_outside_the_bots_folder(hostile, secret_file, mode):
+    _, log = await run_to_end(mode, hostile / "read_file.py", str(secret_file))
     assert "read_file: blocked" in log and "No such file" in log
-    _, log = await run_to_end("bwrap", hostile / "read_file.py", str(Path(__file__)))  # another "bot's" code
+    _, log = await run_to_end(mode, hostile / "read_file.py", str(Path(__file__)))  # another "bot's" code
     assert "read_file: blocked" in log
 
 
-@needs_bwrap
-async def test_bwrap_shows_its_own_folder_read_only(hostile):
-    _, log = await run_to_end("bwrap", hostile / "read_file.py", str(hostile / "echo.py"))
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_namespaces_show_its_own_folder_read_only(hostile, mode):
+    _, log = await run_to_end(mode, hostile / "read_file.py", str(hostile / "echo.py"))
     assert "read_file: read" in log
 
 
@@ -186,6 +189,8 @@ async def test_cannot_signal_other_processes(hostile, mode):
         assert victim.poll() is None
         if mode == "rlimit":  # the parent is the arena itself
             assert returncode == 0 and f"signal_others: blocked {os.getpid()}" in log
+        elif mode == "fork":  # the parent is the namespace's init, which runs as root
+            assert returncode == 0 and "signal_others: blocked 1 " in log
         else:  # the parent is the sandbox's init, which the kernel shields from signals sent inside its namespace
             assert "signal_others: killed 1" in log
     finally:
@@ -231,12 +236,12 @@ def open_folder():
         yield Path(folder)
 
 
-@needs_bwrap
-async def test_bwrap_bot_sees_only_its_own_processes(open_folder):
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_a_namespaced_bot_sees_only_its_own_processes(open_folder, mode):
     script = open_folder / "ps.py"
     script.write_text("import os, sys\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n")
-    _, said = await run_to_end("bwrap", script)
-    assert said == "[1, 2]\n"  # bwrap's init and the bot itself
+    _, said = await run_to_end(mode, script)
+    assert said == "[1, 2]\n"  # the sandbox's init and the bot itself
 
 
 @needs_root

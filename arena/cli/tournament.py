@@ -18,7 +18,7 @@ from arena.table import TimeControl
 
 SandboxOption = Annotated[
     str | None,
-    typer.Option("--sandbox", help="bwrap | rlimit | none (default: bwrap where it works, else rlimit).",
+    typer.Option("--sandbox", help="fork | bwrap | rlimit | none (default: bwrap where it works, else rlimit; fork: the same confinement, faster start, root only).",
                  show_default=False),
 ]
 

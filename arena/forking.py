@@ -1,0 +1,255 @@
+"""The arena's side of sandbox mode "fork": one fork server per run starts every bot (see arena/forkserver.py).
+
+`serving(mode)` starts the server for a block (a tournament, a table) and makes it the current
+one for every bot `arena.process.open_bot` starts inside; a bot started outside any such block
+gets a server of its own. The server is owned by the block: leaving it closes the server's
+socket (the server exits, and with it any keeper left) and reaps it, shielded.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import signal
+import socket
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from pathlib import Path
+
+import trio
+
+SERVER = Path(__file__).resolve().with_name("forkserver.py")
+_current: ContextVar[ForkServer | None] = ContextVar("zwicker_fork_server", default=None)
+
+
+class Seat:
+    """A bot started by the fork server: the pidfd of its namespace's init, and its exit status."""
+
+    sweep = False  # nothing of the bot outlives its init: the kernel kills the whole PID namespace
+
+    def __init__(self, pid: int, pidfd: int) -> None:
+        self.pid = pid
+        self.pidfd = pidfd
+        self.returncode: int | None = None
+        self._exited = trio.Event()
+
+    def kill(self) -> None:
+        """SIGKILL the init; the kernel then kills everything in the bot's PID namespace."""
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    async def wait(self) -> int:
+        await trio.lowlevel.wait_readable(self.pidfd)
+        await self._exited.wait()  # the server's report follows the exit at once
+        return self.returncode  # type: ignore[return-value]
+
+    def _exit(self, status: int) -> None:
+        self.returncode = status
+        self._exited.set()
+
+
+class ForkServer:
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._serial = 0
+        self._starting: dict[int, tuple[trio.Event, list[object]]] = {}
+        self._seats: dict[int, Seat] = {}
+        self._gone = False
+
+    async def start(self, request: dict, fds: list[int]) -> Seat:
+        """Start one bot; `fds` are its stdin, stdout and stderr (the caller closes its copies)."""
+        if self._gone:
+            raise OSError("the fork server has exited")
+        self._serial += 1
+        request = {**request, "id": self._serial}
+        done, answer = trio.Event(), []
+        self._starting[self._serial] = (done, answer)
+        data = json.dumps(request).encode()
+        while True:
+            try:
+                socket.send_fds(self._sock, [data], fds)
+                break
+            except BlockingIOError:
+                await trio.lowlevel.wait_writable(self._sock)
+        try:
+            await done.wait()
+        except BaseException:  # cancelled: the bot, once started, is nobody's, so it is killed
+            if answer and isinstance(answer[0], Seat):
+                _discard(answer[0])
+            elif not answer:
+                answer.append("abandoned")
+            raise
+        if isinstance(answer[0], str):
+            raise OSError(f"sandbox fork: {answer[0]}")
+        return answer[0]  # type: ignore[return-value]
+
+    async def _read(self) -> None:
+        """Deliver the server's replies and exit reports until it closes its end."""
+        try:
+            while True:
+                await trio.lowlevel.wait_readable(self._sock)
+                try:
+                    message, fds, _, _ = socket.recv_fds(self._sock, 1 << 16, 1)
+                except BlockingIOError:
+                    continue
+                if not message:
+                    return
+                reply = json.loads(message)
+                rid = reply["id"]
+                if "exit" in reply:
+                    seat = self._seats.pop(rid, None)
+                    if seat is not None:
+                        seat._exit(reply["exit"])
+                else:  # registered here, before its exit report can arrive
+                    done, answer = self._starting.pop(rid)
+                    if answer:  # abandoned by a cancelled start
+                        for fd in fds:
+                            _discard(Seat(reply["pid"], fd))
+                        continue
+                    if "pid" in reply and fds:
+                        self._seats[rid] = seat = Seat(reply["pid"], fds[0])
+                        answer.append(seat)
+                    else:
+                        answer.append(reply.get("error", "no pidfd in the server's reply"))
+                    done.set()
+        except OSError:
+            pass
+        finally:
+            self._gone = True
+            # The server is gone, and with it every keeper and so every bot (parent-death signals).
+            for done, answer in self._starting.values():
+                answer.append("the fork server exited")
+                done.set()
+            for seat in self._seats.values():
+                seat._exit(128 + signal.SIGKILL)
+            self._starting.clear()
+            self._seats.clear()
+
+
+def _discard(seat: Seat) -> None:
+    seat.kill()
+    os.close(seat.pidfd)
+
+
+def current() -> ForkServer | None:
+    return _current.get()
+
+
+@asynccontextmanager
+async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
+    """The current fork server for the block when `mode` is "fork" (reusing one already running)."""
+    if mode != "fork" or _current.get() is not None:
+        yield _current.get()
+        return
+    from arena import sandbox
+    from arena.process import ARENA_ID, OWNER, OWNER_VAR, TAG_VAR
+
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    # Every keeper, init and Python bot is a fork of the server and shows the server's environment
+    # in /proc: this arena's tag and owner, by which tests and sweep_orphans find them.
+    env = {"PATH": sandbox.PATH, "LANG": "C.UTF-8", TAG_VAR: f"{ARENA_ID}/fork-server", OWNER_VAR: OWNER}
+    try:
+        popen = subprocess.Popen(  # from the trio thread, for the parent-death signal (arena.process)
+            sandbox.death_with_arena() + server_argv(theirs.fileno()),
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, pass_fds=[theirs.fileno()],
+            start_new_session=True, env=env,
+        )
+    finally:
+        theirs.close()
+    mine.setblocking(False)
+    server = ForkServer(mine)
+    token = _current.set(server)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(server._read)
+            try:
+                yield server
+            finally:
+                nursery.cancel_scope.cancel()
+    finally:
+        _current.reset(token)
+        with trio.CancelScope(shield=True):
+            mine.close()  # the server sees end of file and exits
+            with trio.move_on_after(5):
+                while popen.poll() is None:
+                    await trio.sleep(0.005)
+            if popen.poll() is None:
+                popen.kill()
+                popen.wait()
+
+
+def server_argv(fd: int) -> list[str]:
+    from arena import sandbox
+
+    return [sandbox.sandbox_python(), "-I", str(SERVER), str(fd), str(sandbox.KIT.parent)]
+
+
+@functools.cache
+def problem() -> str | None:
+    """Why mode "fork" cannot run here, or None once a trial bot started in it and ran fine."""
+    from arena import sandbox
+
+    if os.geteuid() != 0:
+        return "the fork sandbox needs root (it builds each bot's namespaces itself)"
+    if os.uname().machine not in ("x86_64", "aarch64"):
+        return f"the fork sandbox does not know {os.uname().machine}"
+    trouble = sandbox.sandbox_python_problem()
+    if trouble:
+        return trouble
+    try:
+        status, said = _trial()
+    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        return f"fork server trial failed: {exc}"
+    if status != 0:
+        return f"fork sandbox trial failed: {said.splitlines()[-1] if said else f'exit status {status}'}"
+    return None
+
+
+def _trial() -> tuple[int, str]:
+    """Start a server and one bot in it (the sandbox's Python importing msgpack), synchronously."""
+    from arena import sandbox
+    from arena.process import Limits
+
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        popen = subprocess.Popen(server_argv(theirs.fileno()), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 pass_fds=[theirs.fileno()], start_new_session=True)
+    finally:
+        theirs.close()
+    (in_read, in_write), (out_read, out_write), (err_read, err_write) = (os.pipe() for _ in range(3))
+    open_fds = {in_read, in_write, out_read, out_write, err_read, err_write}
+
+    def close(*fds: int) -> None:
+        for fd in fds:
+            open_fds.discard(fd)
+            os.close(fd)
+
+    try:
+        mine.settimeout(30)
+        argv = [sandbox.sandbox_python(), "-c", "import msgpack"]
+        request = sandbox.fork_request(argv, Path("/usr/bin"), False, Limits(), sandbox.allocate_uid(), {}, [])
+        socket.send_fds(mine, [json.dumps({**request, "id": 1}).encode()], [in_read, out_write, err_write])
+        close(in_read, out_write, err_write)
+        message, fds, _, _ = socket.recv_fds(mine, 1 << 16, 1)
+        for fd in fds:
+            os.close(fd)
+        reply = json.loads(message or b"{}")
+        if "pid" not in reply:
+            raise ValueError(reply.get("error", "the server exited"))
+        status = json.loads(mine.recv(1 << 16) or b"{}").get("exit", -1)
+        close(in_write)
+        said = os.read(err_read, 4096).decode(errors="replace").strip()
+        return status, said
+    finally:
+        mine.close()
+        close(*open_fds)
+        try:
+            popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            popen.kill()
+            popen.wait()
