@@ -304,3 +304,80 @@ def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, ca
         monkeypatch.undo()
         for cache in caches:
             cache.cache_clear()
+
+
+USERNS = """import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+result = libc.unshare(0x10000000)
+print("userns", "created" if result == 0 else os.strerror(ctypes.get_errno()))
+"""
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_no_user_namespaces_for_a_namespaced_bot(open_folder, mode):
+    script = open_folder / "userns.py"
+    script.write_text(USERNS)
+    _, said = await run_to_end(mode, script)
+    assert said.startswith("userns ") and "created" not in said, said
+
+
+async def test_user_namespaces_are_open_without_a_sandbox(open_folder):  # the positive control
+    script = open_folder / "userns.py"
+    script.write_text(USERNS)
+    _, said = await run_to_end("none", script)
+    assert said == "userns created\n"
+
+
+IN_PROCESS = """import atexit, os, random, sys, threading, time
+print("name", __name__, "argv", sys.argv[1:], "path0", sys.path[0] == os.path.dirname(os.path.abspath(__file__)))
+print("random", random.random())
+atexit.register(lambda: print("atexit ran", flush=True))
+def late():
+    time.sleep(0.05)
+    print("thread done", flush=True)
+threading.Thread(target=late).start()
+if sys.argv[1] == "raise":
+    raise ValueError("the bot's own error")
+sys.exit(int(sys.argv[1]))
+"""
+
+
+@needs_fork
+async def test_a_python_bot_in_the_fork_server_runs_as_under_its_own_interpreter(open_folder):
+    script = open_folder / "inproc.py"
+    script.write_text(IN_PROCESS)
+    cmd = BotCommand.from_spec(f"{script} 3 --flag")
+    async with forking.serving("fork"):  # one server: two bots forked from the same interpreter
+        runs = []
+        for _ in range(2):
+            async with open_bot(cmd, sandbox="fork") as bot:
+                said = b""
+                while chunk := await bot.stdout.receive_some(4096):
+                    said += chunk
+                runs.append((await bot.wait(), said.decode()))
+        async with open_bot(BotCommand.from_spec(f"{script} raise"), sandbox="fork") as bot:
+            status = await bot.wait()
+            while await bot.stdout.receive_some(4096):
+                pass
+        assert status == 1 and "ValueError: the bot's own error" in bot.stderr_log()
+    (status, said), (_, said_again) = runs
+    assert status == 3
+    lines = said.splitlines()
+    assert lines[0] == "name __main__ argv ['3', '--flag'] path0 True"
+    assert lines[2:] == ["thread done", "atexit ran"]
+    assert lines[1] != said_again.splitlines()[1]  # each bot's random is seeded afresh
+
+
+@needs_fork
+async def test_a_failed_fork_start_is_one_clear_error(hostile, tmp_path):
+    async with forking.serving("fork") as server:
+        request = sandbox.fork_request(["/nonexistent/program"], tmp_path / "missing", False, Limits(),
+                                       sandbox.allocate_uid(), {}, [])
+        ends = [os.pipe() for _ in range(3)]
+        try:
+            with pytest.raises(OSError, match=r"^sandbox fork: .*missing.*No such file or directory"):
+                await server.start(request, [ends[0][0], ends[1][1], ends[2][1]])
+        finally:
+            for read, write in ends:
+                os.close(read)
+                os.close(write)
