@@ -117,7 +117,7 @@ class ForkServer:
                     else:
                         answer.append(reply.get("error", "no pidfd in the server's reply"))
                     done.set()
-        except OSError:
+        except (OSError, ValueError, KeyError):  # a broken socket or a garbled record: the server is lost
             pass
         finally:
             self._gone = True
@@ -147,7 +147,7 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
         yield _current.get()
         return
     from arena import sandbox
-    from arena.process import ARENA_ID, OWNER, OWNER_VAR, TAG_VAR
+    from arena.process import ARENA_ID, OWNER, OWNER_VAR, TAG_VAR, beside
 
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     # Every keeper, init and Python bot is a fork of the server and shows the server's environment
@@ -165,12 +165,8 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
     server = ForkServer(mine)
     token = _current.set(server)
     try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(server._read)
-            try:
-                yield server
-            finally:
-                nursery.cancel_scope.cancel()
+        async with beside(server._read):
+            yield server
     finally:
         _current.reset(token)
         with trio.CancelScope(shield=True):

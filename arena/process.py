@@ -24,7 +24,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -283,26 +283,38 @@ async def open_bot(
             bot = BotProcess(_Child(popen), _take_fd(popen.stdin), _take_fd(popen.stdout), _take_fd(popen.stderr),
                              tag, limits, launch.uid)
         try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(bot._drain_stderr)
-                try:
-                    yield bot
-                finally:
-                    with trio.CancelScope(shield=True):
-                        await _shut_down(bot, grace)
-                    nursery.cancel_scope.cancel()
-        except BaseExceptionGroup as group:
-            # The stderr reader never raises, so the group holds only what the caller's block
-            # raised: give it back unwrapped, as if there were no nursery here.
-            if len(group.exceptions) == 1:
-                raise group.exceptions[0] from None
-            raise
+            async with beside(bot._drain_stderr, lambda: _shut_down(bot, grace)):
+                yield bot
         finally:
             with trio.CancelScope(shield=True):
                 await _shut_down(bot, grace)  # done already unless the nursery failed to start
                 for stream in (bot.stdin, bot.stdout, bot._stderr):
                     await stream.aclose()
                 os.close(bot._pidfd)
+
+
+@asynccontextmanager
+async def beside(task: Callable[[], Awaitable[object]],
+                 before_cancel: Callable[[], Awaitable[object]] | None = None) -> AsyncIterator[None]:
+    """Run `task` in the background for the block, then (shielded) `before_cancel`, then cancel it.
+
+    An exception of the block comes out as itself, not wrapped in the nursery's group (the
+    background tasks here never raise).
+    """
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(task)
+            try:
+                yield
+            finally:
+                if before_cancel is not None:
+                    with trio.CancelScope(shield=True):
+                        await before_cancel()
+                nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
 
 
 async def _start_forked(stack: AsyncExitStack, launch: object, tag: str, limits: Limits) -> BotProcess:
