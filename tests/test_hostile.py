@@ -169,8 +169,10 @@ FAULTS = {
     "answers with an index out of range": Fault("illegal_move.py --index", 0, "illegal_move",
                                                 r"index (\d+) is out of range \(\1 legal moves\)"),
     "answers twice": Fault("answer_twice.py", 1, "protocol_error", r"sent more than one message in answer to 'act'"),
+    # A roomy move clock: filling 256 MiB in three sandboxes at once can take longer than FAST's.
     "allocates memory without bound": Fault("memory_hog.py", 2, "crash", rf"{EXITED}; exit status 1",
-                                            stderr=r"MemoryError", check=memory_bounded),
+                                            stderr=r"MemoryError", check=memory_bounded,
+                                            tc=TimeControl(handshake_s=3, move_s=10, bank_s=0, grace_s=0.2)),
     "spins the CPU": Fault("cpu_spin.py", 3, "timeout", MOVE_TIMEOUT, stderr="spinning"),
     "spins the CPU past its CPU seconds": Fault(
         "cpu_spin.py", 0, "crash", rf"{EXITED}; exit status <xcpu>", stderr="spinning",
