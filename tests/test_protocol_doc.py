@@ -81,6 +81,16 @@ def test_the_limits_and_statuses_in_the_doc_are_the_code_s():
     assert f"`{protocol.PROTOCOL_VERSION}`" in section(r"8\. Versioning")
 
 
+def test_where_a_bot_runs_states_the_default_limits():
+    where, limits = section(r"13\. Where your bot runs"), Limits()
+    assert f"**{limits.tmp_bytes >> 20} MiB**" in where
+    assert f"**{limits.memory_bytes >> 30} GiB**" in where
+    assert f"**{limits.cpu_seconds} CPU seconds**" in where
+    assert f"**{limits.file_bytes >> 20} MiB**" in where
+    assert f"**{limits.open_files}** open files" in where
+    assert f"**{limits.processes}** processes" in where
+
+
 def test_the_shuffle_vector_and_deal_seed_are_the_engine_s():
     deck = engine.variant("jensen").describe()["deck"]
     vector = re.findall(r"^seed (\d+): ((?:\S+ ){9}\S+)$", section(r"10\. [^\n]*"), re.M)
