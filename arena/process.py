@@ -28,8 +28,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
+
+if TYPE_CHECKING:
+    from arena.sandbox import Launch
 
 # Every bot process carries TAG_VAR=<arena id>/<bot serial> in its environment, so that its
 # descendants can be found (and killed) even after they leave the process group, and so that the
@@ -151,7 +155,11 @@ def _which(program: str) -> str:
 
 
 class BotProcess:
-    """A running bot: its pipes, its pid, and its stderr as read so far."""
+    """A running bot: its pipes, its pid, and its stderr as read so far.
+
+    `child` is how it was started: a `_Child` (Popen) or a `forking.Seat` (the fork server),
+    which both offer pid, pidfd, returncode, wait(), kill() and whether to sweep for escapees.
+    """
 
     def __init__(self, child: _Child, stdin: int, stdout: int, stderr: int, tag: str, limits: Limits,
                  uid: int | None) -> None:
@@ -317,14 +325,14 @@ async def beside(task: Callable[[], Awaitable[object]],
         raise
 
 
-async def _start_forked(stack: AsyncExitStack, launch: object, tag: str, limits: Limits) -> BotProcess:
+async def _start_forked(stack: AsyncExitStack, launch: Launch, tag: str, limits: Limits) -> BotProcess:
     """Start a bot through the current fork server (one of its own if there is none)."""
     from arena import forking
 
     server = forking.current() or await stack.enter_async_context(forking.serving())
     (in_read, in_write), (out_read, out_write), (err_read, err_write) = (os.pipe() for _ in range(3))
     try:
-        seat = await server.start(launch.request, [in_read, out_write, err_write])  # type: ignore[attr-defined]
+        seat = await server.start(launch.request or {}, [in_read, out_write, err_write])
     except BaseException:
         for fd in (in_write, out_read, err_read):
             os.close(fd)
@@ -332,7 +340,7 @@ async def _start_forked(stack: AsyncExitStack, launch: object, tag: str, limits:
     finally:
         for fd in (in_read, out_write, err_write):
             os.close(fd)
-    return BotProcess(seat, in_write, out_read, err_read, tag, limits, launch.uid)  # type: ignore[attr-defined]
+    return BotProcess(seat, in_write, out_read, err_read, tag, limits, launch.uid)
 
 
 async def _shut_down(bot: BotProcess, grace: float) -> None:
