@@ -54,6 +54,8 @@ class Seat:
 
 
 class ForkServer:
+    """The arena's end of one fork server: start requests out, replies and exit reports in."""
+
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
         self._serial = 0
@@ -70,12 +72,16 @@ class ForkServer:
         done, answer = trio.Event(), []
         self._starting[self._serial] = (done, answer)
         data = json.dumps(request).encode()
-        while True:
-            try:
-                socket.send_fds(self._sock, [data], fds)
-                break
-            except BlockingIOError:
-                await trio.lowlevel.wait_writable(self._sock)
+        try:
+            while True:
+                try:
+                    socket.send_fds(self._sock, [data], fds)
+                    break
+                except BlockingIOError:
+                    await trio.lowlevel.wait_writable(self._sock)
+        except BaseException:  # not sent: no reply will come
+            self._starting.pop(request["id"], None)
+            raise
         try:
             await done.wait()
         except BaseException:  # cancelled: the bot, once started, is nobody's, so it is killed
@@ -101,7 +107,11 @@ class ForkServer:
                     return
                 reply = json.loads(message)
                 rid = reply["id"]
-                if "exit" in reply:
+                if "exit" in reply and rid in self._starting:  # the keeper died before it replied
+                    done, answer = self._starting.pop(rid)
+                    answer.append(f"the bot's keeper exited with status {reply['exit']} before starting it")
+                    done.set()
+                elif "exit" in reply:
                     seat = self._seats.pop(rid, None)
                     if seat is not None:
                         seat._exit(reply["exit"])
