@@ -236,10 +236,14 @@ def run_script(script: str, args: list[str], env: dict) -> int:
 
 def init(request: dict, fds: list[int], keeper_alive: int) -> None:
     """Pid 1 of the bot's PID namespace: mount /proc, fork the bot, reap, exit with its status."""
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if _closed(keeper_alive):
-        os._exit(1)  # the keeper died before the signal was armed
-    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    try:
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if _closed(keeper_alive):
+            os._exit(1)  # the keeper died before the signal was armed
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError as exc:  # said on the bot's stderr, which the arena keeps with the seat's fault
+        os.write(fds[2], f"arena: the fork sandbox could not start the bot: {exc}\n".encode())
+        os._exit(127)
     bot = os.fork()
     if bot == 0:
         try:
