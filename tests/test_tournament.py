@@ -17,7 +17,7 @@ import pytest
 import trio
 
 import engine
-from arena import storage
+from arena import forking, storage
 from arena import tournament as t
 from arena.errors import ArenaError
 from arena.table import FixedDeals
@@ -276,3 +276,18 @@ def test_kill_9_ten_times_then_resume_gives_the_uninterrupted_results(open_dir):
     assert table_points(b, tb["id"]) == table_points(a, ta["id"])
     assert b.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert storage.standings(b, tb["id"]) == storage.standings(a, ta["id"])
+
+
+@pytest.mark.skipif(forking.problem() is not None, reason=f"fork: {forking.problem()}")
+async def test_a_tournament_in_the_fork_sandbox_gives_the_results_of_one_without(open_dir):
+    """One fork server serves the whole run; the sandbox changes nothing a deterministic bot does."""
+    settings = t.Settings(boards=2, seed=11)
+    results = {}
+    for mode in ("fork", "none"):
+        db = storage.open_db(open_dir / f"{mode}.db")
+        tid = t.prepare(db, mode, DETERMINISTIC, settings, sandbox=mode)
+        done = await t.run(db, tid, concurrency=2, sandbox=mode)
+        assert done["status"] == "finished" and done["boards_done"] == 3 * 2
+        assert not db.execute("SELECT COUNT(*) FROM seats WHERE status != 'ok'").fetchone()[0]
+        results[mode] = (boards_of(db, tid), table_points(db, tid))
+    assert results["fork"] == results["none"]
