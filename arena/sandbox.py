@@ -68,6 +68,12 @@ def resolve_mode(value: str | None) -> str:
         return default_mode()
     if value not in MODES:
         raise ValueError(f"unknown sandbox {value!r}: choose one of {', '.join(MODES)}")
+    if value in ("bwrap", "fork"):  # chosen by name: say at once, before anything is stored, if it cannot run
+        from arena import forking
+
+        problem = bwrap_problem() if value == "bwrap" else forking.problem()
+        if problem:
+            raise ValueError(f"sandbox {value}: {problem}")
     return value
 
 
@@ -148,12 +154,7 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
     argv = list(cmd.argv)
     uid = allocate_uid()
     if mode == "fork":
-        from arena import forking
-
-        problem = forking.problem()
-        if problem:
-            raise ValueError(f"sandbox fork: {problem}")
-        assert uid is not None  # the fork sandbox needs root
+        assert uid is not None  # resolve_mode made sure the fork sandbox runs here, so as root
         _check_readable_by_others(cmd)
         if python:
             argv[0] = sandbox_python()
@@ -175,10 +176,7 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
     env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **tag_env}
     if python:
         env["PYTHONPATH"] = KIT_MOUNT if mode == "bwrap" else str(KIT.parent)
-    if mode == "bwrap":
-        problem = bwrap_problem()
-        if problem:
-            raise ValueError(f"sandbox bwrap: {problem}")
+    if mode == "bwrap":  # resolve_mode made sure it runs here
         # bwrap's own two processes (outside and the PID namespace's init) share the uid.
         rlimits = _prlimit_argv(limits, uid, extra_processes=2)
         # A Python bot gets the bot kit (that file alone) on its path; others their program.

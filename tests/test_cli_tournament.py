@@ -100,3 +100,19 @@ def test_usage_errors_are_a_message_not_a_traceback(argv, message, capsys):
         main(argv)
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("mode", ["fork", "bwrap"])
+def test_a_sandbox_that_cannot_run_here_is_one_line_and_stores_nothing(dbpath, monkeypatch, capsys, mode):
+    from arena import forking, sandbox
+    from arena.cli import main
+
+    monkeypatch.setattr(forking, "problem", lambda: "the fork sandbox needs root")
+    monkeypatch.setattr(sandbox, "bwrap_problem", lambda: "bwrap is not installed")
+    bots = f"{BOTS / 'random_bot.py'},{BOTS / 'greedy_bot.py'}"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["tournament", "run", "--bots", bots, "--boards", "1", "--name", "cup", "--sandbox", mode,
+              "--db", str(dbpath), "--quiet"])
+    said = {"fork": "sandbox fork: the fork sandbox needs root", "bwrap": "sandbox bwrap: bwrap is not installed"}
+    assert exit_info.value.code == 2 and capsys.readouterr().err == f"arena: error: {said[mode]}\n"
+    assert not dbpath.exists() or storage.list_tournaments(storage.open_db(dbpath)) == []
