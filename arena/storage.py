@@ -327,6 +327,16 @@ def _bot_row(db: sqlite_utils.Database, row: dict) -> dict:
     return row
 
 
+def default_name(path: Path) -> str:
+    """A bot is registered under its file's stem (or folder's name) without a `_bot` suffix:
+    bots/random_bot.py is "random", the name that anchors the ratings."""
+    stem = path.stem if path.is_file() else path.name
+    for suffix in ("_bot", "-bot"):
+        if stem.endswith(suffix) and len(stem) > len(suffix):
+            return stem[: -len(suffix)]
+    return stem
+
+
 def add_bot(
     db: sqlite_utils.Database,
     path: str | os.PathLike[str],
@@ -339,7 +349,7 @@ def add_bot(
     source = Path(path)
     if not source.exists():
         raise ArenaError(f"no bot at {source}")
-    name = name if name is not None else (source.stem if source.is_file() else source.name)
+    name = name if name is not None else default_name(source)
     if not _BOT_NAME.match(name):
         raise ArenaError(
             f"bad bot name {name!r}: use letters, digits and . _ + - (start with a letter or digit)"

@@ -122,7 +122,7 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str]) -> list[dict]:
             continue
         path = Path(spec)
         if path.exists():
-            rows.append(storage.add_bot(db, path, name=default_name(path)))
+            rows.append(storage.add_bot(db, path))
         else:
             if os.sep in spec or spec.endswith((".py", ".js", ".mjs")):
                 raise ArenaError(f"no bot file at {spec}")
@@ -131,16 +131,6 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str]) -> list[dict]:
     if len(set(ids)) != len(ids):
         raise ArenaError("the same bot is named twice")
     return rows
-
-
-def default_name(path: Path) -> str:
-    """A bot given by path is registered under its file's stem without a `_bot` suffix
-    (bots/random_bot.py is "random", the name that anchors the ratings)."""
-    stem = path.stem if path.is_file() else path.name
-    for suffix in ("_bot", "-bot"):
-        if stem.endswith(suffix) and len(stem) > len(suffix):
-            return stem[: -len(suffix)]
-    return stem
 
 
 FOLDER_ENTRY_POINTS = ("bot.py", "main.py", "bot.mjs", "main.mjs", "bot.js", "main.js", "bot")

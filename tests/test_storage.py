@@ -557,3 +557,10 @@ def test_seat_layout_and_schedule(db, three):
     assert seat_bots([1, 1], [3, 3], False, players=2) == [1, 3]
     assert storage.schedule(db, tid) == [
         {"match_no": k, "team_a": ta, "team_b": tb} for k, (ta, tb) in enumerate(sched, start=1)]
+
+
+def test_a_bot_is_named_after_its_file_without_the_bot_suffix(db, tmp_path):
+    """`arena bot add bots/random_bot.py` and `--bots bots/random_bot.py` agree: "random" (the anchor)."""
+    assert add_bot(db, make_bot(tmp_path, "random_bot"))["name"] == "random"
+    assert add_bot(db, make_bot(tmp_path, "my-bot"))["name"] == "my"
+    assert add_bot(db, make_bot(tmp_path, "robot"))["name"] == "robot"

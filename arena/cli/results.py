@@ -70,7 +70,7 @@ def _elo(x: float | None) -> str:
 @bot_app.command("add")
 def bot_add(
     path: Annotated[Path, typer.Argument(help="The bot: a file, or a folder.", show_default=False)],
-    name: Annotated[str | None, typer.Option(help="Name to register (default: the file's stem).")] = None,
+    name: Annotated[str | None, typer.Option(help="Name to register (default: the file's stem without _bot).")] = None,
     command: Annotated[
         str | None, typer.Option(help="How to run it, if the arena cannot tell from the file.")
     ] = None,
