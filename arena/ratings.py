@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 ELO_PER_NAT = 400 / math.log(10)
 PRIOR_DRAWS = 1.0
+TIE_DIGITS = 6
+"""Elo ratings that agree to this many decimals are equal (the fits' rounding is ~1e-11)."""
 
 
 @dataclass(frozen=True)
@@ -101,30 +103,45 @@ def _design(r: BoardResult, index: dict[Hashable, int]) -> Key:
 
 
 def _solve(h: list[list[float]], g: list[float]) -> list[float]:
-    """Solve h @ x = g (h symmetric positive definite) by Gaussian elimination with pivoting."""
+    """Solve h @ x = g for h symmetric positive definite (the prior makes it so), by Cholesky."""
     n = len(g)
-    a = [row[:] + [g[i]] for i, row in enumerate(h)]
-    for c in range(n):
-        p = max(range(c, n), key=lambda r: abs(a[r][c]))
-        a[c], a[p] = a[p], a[c]
-        piv = a[c][c]
-        for r in range(c + 1, n):
-            f = a[r][c] / piv
-            if f:
-                row_r, row_c = a[r], a[c]
-                for j in range(c, n + 1):
-                    row_r[j] -= f * row_c[j]
+    low = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        row_i, h_i = low[i], h[i]
+        for j in range(i + 1):
+            row_j = low[j]
+            acc = h_i[j]
+            for k in range(j):
+                acc -= row_i[k] * row_j[k]
+            row_i[j] = math.sqrt(acc) if i == j else acc / row_j[j]
+    y = [0.0] * n
+    for i in range(n):
+        row = low[i]
+        acc = g[i]
+        for k in range(i):
+            acc -= row[k] * y[k]
+        y[i] = acc / row[i]
     x = [0.0] * n
-    for c in range(n - 1, -1, -1):
-        x[c] = (a[c][n] - sum(a[c][j] * x[j] for j in range(c + 1, n))) / a[c][c]
+    for i in range(n - 1, -1, -1):
+        acc = y[i]
+        for k in range(i + 1, n):
+            acc -= low[k][i] * x[k]
+        x[i] = acc / low[i][i]
     return x
 
 
 def _fit(
-    m: int, counts: dict[Key, list[float]], theta: list[float] | None = None, *, tol: float = 1e-10
+    m: int, counts: dict[Key, list[float]], theta: list[float] | None = None, *, tol: float = 1e-6
 ) -> list[float]:
-    """Newton's method on the penalised log-likelihood; counts: key -> [score sum, boards]."""
+    """Newton's method on the penalised log-likelihood; counts: key -> [score sum, boards].
+
+    It stops after a step smaller than `tol`: Newton converges quadratically here, so what is
+    left after such a step is of the order of its square (1e-12 nats). The bootstrap calls
+    this a thousand times, so each key's products of coefficients are worked out once per fit.
+    """
     theta = list(theta) if theta is not None else [0.0] * m
+    cells = [(key, [(i, j, ci * cj) for i, ci in key for j, cj in key if j <= i], s, n)
+             for key, (s, n) in counts.items()]
     for _ in range(200):
         g = [0.0] * m
         h = [[0.0] * m for _ in range(m)]
@@ -132,16 +149,20 @@ def _fit(
             p = 1 / (1 + math.exp(-theta[i]))
             g[i] += PRIOR_DRAWS * (0.5 - p)
             h[i][i] += PRIOR_DRAWS * p * (1 - p)
-        for key, (s, n) in counts.items():
-            eta = sum(theta[i] * c for i, c in key)
+        for key, products, s, n in cells:
+            eta = 0.0
+            for i, c in key:
+                eta += theta[i] * c
             p = 1 / (1 + math.exp(-eta))
             resid = s - n * p
             w = n * p * (1 - p)
-            for i, ci in key:
-                g[i] += resid * ci
-                hi = h[i]
-                for j, cj in key:
-                    hi[j] += w * ci * cj
+            for i, c in key:
+                g[i] += resid * c
+            for i, j, cc in products:
+                h[i][j] += w * cc
+        for i in range(m):  # only the lower triangle was summed
+            for j in range(i):
+                h[j][i] = h[i][j]
         step = _solve(h, g)
         biggest = max(abs(x) for x in step)
         if biggest > 2.0:  # damp: never jump more than ~350 Elo at once
@@ -212,7 +233,8 @@ def bradley_terry(
             drawn = Counter(rng.choices(range(len(cats)), cum_weights=cum, k=total))
             weights = Counter({cats[i]: n for i, n in drawn.items()})
             samples.append(_anchored(_fit(m, aggregate(weights), theta), anchor_i))
-    order = sorted(range(m), key=lambda i: (-elo[i], str(bots[i])))
+    # Ratings equal but for rounding (bots with the same record) tie, and ties go by name.
+    order = sorted(range(m), key=lambda i: (-round(elo[i], TIE_DIGITS), str(bots[i])))
     out = []
     for pos, i in enumerate(order):
         ci_low = ci_high = los = None
@@ -221,6 +243,7 @@ def bradley_terry(
             ci_low, ci_high = _percentile(col, 0.025), _percentile(col, 0.975)
         if samples and pos + 1 < m:
             j = order[pos + 1]
-            los = sum(1.0 if s[i] > s[j] else 0.5 if s[i] == s[j] else 0.0 for s in samples) / len(samples)
+            los = sum(0.5 if abs(s[i] - s[j]) < 10**-TIE_DIGITS else 1.0 if s[i] > s[j] else 0.0
+                      for s in samples) / len(samples)
         out.append(Rating(bots[i], elo[i], ci_low, ci_high, los, played[bots[i]]))
     return out

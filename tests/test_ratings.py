@@ -164,3 +164,13 @@ def test_sequential_elo_orders_strengths():
     final, history = sequential_elo(results, list(TRUE))
     assert len(history) == len(results)
     assert final["deep"] > final["greedy"] > final["random"]
+
+
+def test_equal_records_tie_by_name_whatever_the_rounding():
+    """Bots whose fits differ only by floating-point noise rank by name, whichever comes first."""
+    boards = [BoardResult((0, 1), (2, 3), 1.0), BoardResult((0, 2), (1, 3), 0.0)] * 5
+    for order in ([0, 1, 2, 3], [3, 2, 1, 0], [2, 3, 0, 1], [1, 3, 0, 2]):
+        ranked = bradley_terry(boards, order, bootstrap=200, seed=3)
+        assert [r.bot for r in ranked] == [1, 0, 3, 2]  # 0 and 3 won one board each: by name
+        assert ranked[1].elo == pytest.approx(ranked[2].elo, abs=1e-9)
+        assert ranked[0].los_next > 0.95 and 0.3 < ranked[1].los_next < 0.7
