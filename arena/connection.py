@@ -15,7 +15,9 @@ from typing import Any
 import trio
 
 from arena.errors import BotCrashed, BotTimeout, ProtocolError
-from arena.protocol import MAX_BOT_MESSAGE, Decoder, MoveReply, Ready, encode, parse_reply
+from arena.protocol import MAX_BOT_MESSAGE, Decoder, MoveReply, Packed, Ready, encode, parse_reply
+
+Message = dict[str, Any] | Packed
 
 SPIN_SECONDS = 20e-6
 """How long `receive` polls a pipe before it waits through trio (see `Connection._read_soon`)."""
@@ -36,16 +38,16 @@ class Connection:
         self._fileno = getattr(receive_stream, "fileno", None)
         self._in_fd = send_stream.fileno() if hasattr(send_stream, "fileno") else None
 
-    async def send(self, message: dict[str, Any], deadline: float = math.inf) -> None:
+    async def send(self, message: Message, deadline: float = math.inf) -> None:
         """Write one message; a bot that does not read its input in time is a timeout."""
-        data = encode(message)
+        data = message.data if isinstance(message, Packed) else encode(message)
         if self._in_fd is not None:
             try:
                 written = os.write(self._in_fd, data)
             except (BlockingIOError, InterruptedError):
                 written = 0
             except BrokenPipeError:
-                raise BotCrashed(f"its input was closed before {message['type']!r} (exited?)") from None
+                raise BotCrashed(f"its input was closed before {_type(message)!r} (exited?)") from None
             if written == len(data):
                 return
             data = data[written:]
@@ -53,9 +55,9 @@ class Connection:
             try:
                 await self.send_stream.send_all(data)
             except trio.BrokenResourceError:
-                raise BotCrashed(f"its input was closed before {message['type']!r} (exited?)") from None
+                raise BotCrashed(f"its input was closed before {_type(message)!r} (exited?)") from None
         if scope.cancelled_caught:
-            raise BotTimeout(f"did not read its input ({message['type']!r} message) in time")
+            raise BotTimeout(f"did not read its input ({_type(message)!r} message) in time")
 
     async def receive(self, deadline: float = math.inf) -> dict[str, Any]:
         """The next decoded message; EOF is a crash, passing the deadline a timeout.
@@ -111,7 +113,7 @@ class Connection:
             except OSError as exc:
                 raise BotCrashed(f"its output broke before 'bye': {exc}") from None
 
-    async def request(self, message: dict[str, Any], expected: str, deadline: float,
+    async def request(self, message: Message, expected: str, deadline: float,
                       limit_text: str, *, check_idle: bool = True) -> tuple[Ready | MoveReply, float]:
         """Send `message`, read the one reply of type `expected`; returns (reply, seconds).
 
@@ -125,11 +127,11 @@ class Connection:
             await self.send(message, deadline)
             raw = await self.receive(deadline)
         except BotTimeout:
-            raise BotTimeout(f"no {expected!r} reply to {message['type']!r} within {limit_text}") from None
+            raise BotTimeout(f"no {expected!r} reply to {_type(message)!r} within {limit_text}") from None
         elapsed = trio.current_time() - start
         reply = parse_reply(raw, expected)
         if self.decoder.pending:
-            raise ProtocolError(f"sent more than one message in answer to {message['type']!r}")
+            raise ProtocolError(f"sent more than one message in answer to {_type(message)!r}")
         return reply, elapsed
 
     def check_idle(self) -> None:
@@ -162,3 +164,7 @@ class Connection:
             await self.send_stream.aclose()
         except trio.BrokenResourceError:
             pass
+
+
+def _type(message: Message) -> str:
+    return message.type if isinstance(message, Packed) else message["type"]

@@ -10,7 +10,7 @@ the small constructors below, so their shape lives next to the parser of the rep
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack
 
@@ -123,6 +123,39 @@ def encode(message: dict[str, Any]) -> bytes:
     return _packer.pack(message)
 
 
+class Packed(NamedTuple):
+    """A message already encoded (see `pack_act`); `type` names it in errors."""
+
+    type: str
+    data: bytes
+
+
+class History:
+    """A deal's public move list, each move encoded once as it is played.
+
+    Every `act` carries the whole list; encoding it afresh for each act cost more than the
+    rest of the message (bench/README.md).
+    """
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.count = 0
+
+    def append(self, entry: dict[str, Any]) -> None:
+        self.data += _packer.pack(entry)
+        self.count += 1
+
+    def packed(self) -> bytes:
+        """The list as a msgpack array."""
+        return _packer.pack_array_header(self.count) + self.data
+
+
+def _with_entry(packed_map: bytes, size: int, key: str, packed_value: bytes) -> bytes:
+    """A packed map of `size` entries with one entry more, whose value is already packed."""
+    header = 1 if size < 16 else 3 if size < 2**16 else 5
+    return b"".join((_packer.pack_map_header(size + 1), packed_map[header:], _packer.pack(key), packed_value))
+
+
 # --- the bot's replies, typed --------------------------------------------------------------
 
 
@@ -208,6 +241,16 @@ def act(*, number: int, observation: dict[str, Any], legal: list[dict[str, Any]]
         "legal_complete": complete,
         "time": {"move_ms": move_ms, "bank_ms": bank_ms},
     }
+
+
+def pack_act(*, number: int, observation: dict[str, Any], history: History, legal: list[dict[str, Any]],
+             move_ms: int, bank_ms: int, complete: bool = True) -> Packed:
+    """`act` with `observation["moves"]` from `history`, encoded: decodes to what `act` builds."""
+    head = act(number=number, observation=observation, legal=legal, move_ms=move_ms, bank_ms=bank_ms,
+               complete=complete)
+    del head["observation"]
+    seen = _with_entry(_packer.pack(observation), len(observation), "moves", history.packed())
+    return Packed("act", _with_entry(_packer.pack(head), len(head), "observation", seen))
 
 
 def deal_end(*, number: int, points: list[int], breakdown: list[dict[str, Any]],

@@ -42,6 +42,34 @@ def test_arena_messages_round_trip_through_any_chunking():
     assert [m["type"] for m in ARENA_MESSAGES] == list(protocol.ARENA_TYPES)
 
 
+def test_a_packed_act_decodes_to_the_act_it_stands_for():
+    """The table sends `act` with its move list encoded once per move: same message, decoded."""
+    import engine
+
+    state = engine.deal("jensen", 7, 1)
+    history = protocol.History()
+    entries = []
+    for _ in range(6):
+        seat, move = state.to_move, state.legal_moves()[-1]
+        observation = state.observation(seat, moves=False)
+        legal = [m.to_dict() for m in state.legal_moves()]
+        packed = protocol.pack_act(number=3, observation=observation, history=history, legal=legal,
+                                   move_ms=1000, bank_ms=2500, complete=False)
+        expected = protocol.act(number=3, observation={**observation, "moves": list(entries)}, legal=legal,
+                                move_ms=1000, bank_ms=2500, complete=False)
+        assert packed.type == "act" and decode_all(packed.data, 7, max_message=1 << 20) == [expected]
+        entries.append({"seat": seat, **move.to_dict()})
+        history.append(entries[-1])
+        state = state.apply(move)
+    # maps and arrays past msgpack's one-byte headers (16 entries) keep their other entries
+    wide = {f"k{i}": i for i in range(40)}
+    for _ in range(20):
+        history.append({"seat": 0, "type": "trail", "card": "9S"})
+    packed = protocol.pack_act(number=0, observation=wide, history=history, legal=[], move_ms=1, bank_ms=0)
+    (message,) = decode_all(packed.data, 64, max_message=1 << 20)
+    assert message["observation"] == {**wide, "moves": entries + [{"seat": 0, "type": "trail", "card": "9S"}] * 20}
+
+
 def test_replies_parse_into_typed_records():
     assert parse_reply({"type": "ready", "name": "x", "version": "2"}, "ready") == Ready("x", "2")
     assert parse_reply({"type": "ready", "name": "x"}, "ready") == Ready("x", "")
