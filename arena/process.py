@@ -24,7 +24,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -299,6 +299,51 @@ async def open_bot(
                 for stream in (bot.stdin, bot.stdout, bot._stderr):
                     await stream.aclose()
                 os.close(bot._pidfd)
+
+
+@asynccontextmanager
+async def open_bots(
+    cmds: Sequence[BotCommand], sandbox: str = "none", limits: Limits | None = None, *, grace: float = GRACE_SECONDS
+) -> AsyncIterator[list[BotProcess | OSError]]:
+    """`open_bot` for a table's bots at once: they start side by side and shut down side by side.
+
+    One after another, a table's four start-ups and shut-downs queued (the fork server's
+    namespaces, node's start-up); each bot is held by its own task, since a bot's block must be
+    left by the task that entered it. A bot that cannot be started is its OSError in the list.
+    """
+    bots: list[BotProcess | OSError | None] = [None] * len(cmds)
+    all_started, release = trio.Event(), trio.Event()
+
+    def settle(i: int, outcome: BotProcess | OSError) -> None:
+        bots[i] = outcome
+        if all(b is not None for b in bots):
+            all_started.set()
+
+    async def hold(i: int, cmd: BotCommand) -> None:
+        try:
+            async with open_bot(cmd, sandbox, limits, grace=grace) as bot:
+                settle(i, bot)
+                await release.wait()
+        except OSError as exc:
+            if bots[i] is None:
+                settle(i, exc)
+            else:
+                raise
+
+    try:
+        async with trio.open_nursery() as nursery:
+            for i, cmd in enumerate(cmds):
+                nursery.start_soon(hold, i, cmd)
+            try:
+                if cmds:
+                    await all_started.wait()
+                yield bots  # type: ignore[misc]  (all set by now)
+            finally:
+                release.set()
+    except BaseExceptionGroup as group:
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
 
 
 @asynccontextmanager

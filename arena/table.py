@@ -1,6 +1,6 @@
 """One table: a bot process per seat playing a plan of seeded deals, every move checked.
 
-`play_table` starts the seats' processes (through `arena.process.open_bot`) and hands their
+`play_table` starts the seats' processes (through `arena.process.open_bots`) and hands their
 pipes to `run_table`, which speaks the protocol over any trio streams (tests use in-memory
 streams and trio's autojump clock). Deadlines are trio cancel scopes here, never in the engine.
 The first fault ends the table's play; the faulting seat's side forfeits (protocol.md, "Faults").
@@ -24,7 +24,7 @@ import engine.moves
 from arena import forking, protocol
 from arena.connection import Connection
 from arena.errors import BotCrashed, BotFault, IllegalMoveFault
-from arena.process import BotCommand, Limits, open_bot
+from arena.process import BotCommand, BotProcess, Limits, open_bots
 from arena.protocol import MoveReply, Ready
 
 
@@ -214,14 +214,14 @@ class _Table:
             for seat in range(self.variant.players):
                 await self.notify(seat, protocol.deal(number=number, dealer=dealer,
                                                       observation=state.observation(seat)))
-            public: list[dict[str, Any]] = []  # the deal's move list, built once, sent in every act
+            history = protocol.History()  # the deal's public move list, sent in every act
             while not state.is_over:
                 seat = state.to_move
-                move, ms = await self.ask(seat, number, state, public)
+                move, ms = await self.ask(seat, number, state, history)
                 state = state.apply(move)
                 move_dict = move.to_dict()
                 record["moves"].append({"seat": seat, "move": move_dict, "ms": round(ms, 3)})
-                public.append({"seat": seat, **move_dict})
+                history.append({"seat": seat, **move_dict})
             points = state.score()
             record["points"], record["breakdown"], record["complete"] = points, state.breakdown(), True
             scores.append(points)
@@ -245,18 +245,16 @@ class _Table:
             raise _SeatFault(seat, exc) from None
 
     async def ask(self, seat: int, number: int, state: engine.State,
-                  public: list[dict[str, Any]]) -> tuple[engine.Move, float]:
+                  history: protocol.History) -> tuple[engine.Move, float]:
         """Send `act` to the seat to move and return its checked move and reply time in ms.
 
-        `public` is the deal's move list so far, kept by `play` (encoded as it stands now), so
-        that each act does not rebuild the whole history from the engine's moves.
+        `history` is the deal's move list so far, kept (encoded) by `play`, so that each act
+        neither rebuilds nor re-encodes the whole list.
         """
         legal, complete = state.listed_moves(LEGAL_CAP)
-        observation = state.observation(seat, moves=False)
-        observation["moves"] = public
-        message = protocol.act(number=number, observation=observation,
-                               legal=[m.to_dict() for m in legal], move_ms=_ms(self.tc.move_s),
-                               bank_ms=_ms(self.bank[seat]), complete=complete)
+        message = protocol.pack_act(number=number, observation=state.observation(seat, moves=False),
+                                    history=history, legal=[m.to_dict() for m in legal],
+                                    move_ms=_ms(self.tc.move_s), bank_ms=_ms(self.bank[seat]), complete=complete)
         limit = self.tc.move_s + self.bank[seat]
         limit_text = f"{limit:.3f} s (move limit {self.tc.move_s:g} s + bank {self.bank[seat]:.3f} s)"
         try:
@@ -383,26 +381,24 @@ async def play_table(seats: Sequence[BotCommand], *, variant: engine.Variant | s
     """
     limits = limits if limits is not None else Limits()
     table = _Table([None] * len(seats), _variant(variant), plan, time_control, match_id, table_id, bot_seed)
-    bots: list[Any] = [None] * len(seats)
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(forking.serving(sandbox))  # the run's server, or one for this table
         start = trio.current_time()
-        for seat, cmd in enumerate(seats):
-            try:
-                bots[seat] = await stack.enter_async_context(
-                    open_bot(cmd, sandbox=sandbox, limits=limits, grace=time_control.grace_s))
-            except OSError as exc:
-                table.record_fault(seat, BotCrashed(f"could not start {cmd}: {exc}"))
-                break
-            table.conns[seat] = Connection(bots[seat].stdin, bots[seat].stdout)
+        bots = await stack.enter_async_context(open_bots(seats, sandbox, limits, grace=time_control.grace_s))
+        for seat, (cmd, bot) in enumerate(zip(seats, bots)):
+            if isinstance(bot, OSError):
+                table.record_fault(seat, BotCrashed(f"could not start {cmd}: {bot}"))
+            else:
+                table.conns[seat] = Connection(bot.stdin, bot.stdout)
         await table.run(start + time_control.handshake_s)
         if table.fault is not None and isinstance(table.fault[1], BotCrashed):
             seat = table.fault[0]
-            if bots[seat] is not None:
+            crashed = bots[seat]
+            if isinstance(crashed, BotProcess):
                 with trio.move_on_after(min(time_control.grace_s, 0.5)):
-                    code = await bots[seat].wait()
+                    code = await crashed.wait()
                     table.fault = (seat, BotCrashed(f"{table.fault[1].detail}; exit status {code}"))
     for seat, bot in enumerate(bots):
-        if bot is not None:
+        if isinstance(bot, BotProcess):
             table.seats[seat].stderr = bot.stderr_log()
     return table.result()
