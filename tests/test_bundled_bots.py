@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import ast
+import io
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import msgpack
 import pytest
 
 import engine
+from arena import protocol
 from arena.match import play_match
 from arena.process import BotCommand
 from arena.table import FixedDeals, TimeControl, play_table
@@ -21,17 +24,10 @@ DEALS = [(engine.deal_seed(5, k), k % 4) for k in range(2)]
 
 @pytest.fixture(scope="session")
 def js_bot() -> BotCommand:
-    """The Node.js bot, with `npm ci` run first if its node_modules is missing."""
+    """The Node.js bot (one file, nothing to install)."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed: the Node.js bot cannot run here")
-    folder = BOTS / "js"
-    if not (folder / "node_modules" / "@msgpack" / "msgpack").is_dir():
-        npm = shutil.which("npm")
-        assert npm is not None, "node is installed but npm is not: cannot install the JS bot's msgpack"
-        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=folder, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, f"npm ci in bots/js failed:\n{done.stderr}"
-    return BotCommand.from_spec(str(folder / "random_bot.mjs"))
+    return BotCommand.from_spec(str(BOTS / "js" / "random_bot.mjs"))
 
 
 def command(name: str) -> BotCommand:
@@ -77,6 +73,48 @@ async def test_python_and_node_bots_share_a_table(js_bot):
     seats = [command("greedy_bot.py"), js_bot, command("random_bot.py"), js_bot]
     result = await play_table(seats, variant="jensen", plan=FixedDeals(DEALS), bot_seed=9)
     assert result.ok and [s.name for s in result.seats] == ["greedy", "random-js", "random", "random-js"]
+
+
+def test_the_node_bots_own_msgpack_reads_every_format_in_any_chunking(js_bot):
+    """The JS bot decodes msgpack itself: it keeps its place through every format the arena could
+    send, cut anywhere, and its moves follow the 64-bit seed as splitmix64 says."""
+    odd = {"nil": None, "yes": True, "no": False, "neg": -5, "i8": -100, "i16": -30000, "i32": -2**31,
+           "i64": -2**40, "u8": 200, "u16": 60000, "u32": 2**32 - 1, "u64": 2**53 + 1, "f": 0.25,
+           "bin": b"\x00\xff", "text": "Zwick \u00e4\u00f6\u00fc \u2660" * 20, "long": "x" * 70000,
+           "list": list(range(20)), "wide": {f"k{i}": i for i in range(20)}}
+    hello = protocol.hello(seat=0, side=0, partners=[2], variant={"odd": odd}, time_control={},
+                           match_id="m", table_id="t", seed=2**64 - 1)
+    acts = [protocol.act(number=0, observation={"odd": odd}, legal=[{"type": "trail"}] * n, move_ms=1, bank_ms=1)
+            for n in (1, 7, 300)]
+    stream = b"".join(protocol.encode(m) for m in [hello, *acts, protocol.bye(reason="end")])
+
+    def run(chunk: int) -> list:
+        with subprocess.Popen(list(js_bot.argv), cwd=js_bot.workdir, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) as bot:
+            for i in range(0, len(stream), chunk):
+                bot.stdin.write(stream[i : i + chunk])
+                bot.stdin.flush()
+            bot.stdin.close()
+            out, err = bot.stdout.read(), bot.stderr.read()
+            assert bot.wait(timeout=30) == 0, err.decode()
+        return list(msgpack.Unpacker(io.BytesIO(out), raw=False))
+
+    whole = run(len(stream))
+    assert whole[0] == {"type": "ready", "name": "random-js", "version": "1"}
+    assert [m["type"] for m in whole[1:]] == ["move"] * 3
+    assert [m["index"] for m in whole[1:]] == splitmix64_choices(2**64 - 1, (1, 7, 300))
+    assert run(1) == run(977) == whole
+
+
+def splitmix64_choices(seed: int, sizes) -> list[int]:
+    mask, state, out = 2**64 - 1, seed, []
+    for n in sizes:
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        out.append((z ^ (z >> 31)) % n)
+    return out
 
 
 def test_the_bots_import_only_the_kit_and_the_standard_library():
