@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.process import ARENA_ID, TAG_VAR, BotCommand, Limits, bot_pids, leftover_bot_pids, open_bot
+from arena.process import (ARENA_ID, TAG_VAR, BotCommand, BotProcess, Limits, bot_pids, leftover_bot_pids,
+                           open_bot, open_bots)
 
 
 async def read_line(stream: trio.abc.ReceiveStream) -> bytes:
@@ -167,6 +168,25 @@ async def echo_once(hostile: Path, n: int) -> None:
     async with open_bot(BotCommand.from_spec(str(hostile / "echo.py"))) as bot:
         await bot.stdin.send_all(b"%d\n" % n)
         assert await read_line(bot.stdout) == b"%d\n" % n
+
+
+async def test_a_tables_bots_open_together_and_one_that_cannot_start_is_its_error(hostile, tmp_path):
+    echo = BotCommand.from_spec(str(hostile / "echo.py"))
+    missing = BotCommand((sys.executable, "bot.py"), tmp_path / "gone", "python")  # no folder to start in
+    async with open_bots([echo, missing, echo]) as bots:
+        assert isinstance(bots[1], FileNotFoundError)
+        for n in (0, 2):
+            assert isinstance(bots[n], BotProcess)
+            await bots[n].stdin.send_all(b"%d\n" % n)
+            assert await read_line(bots[n].stdout) == b"%d\n" % n
+    assert all(bot.returncode is not None and not alive(bot.pid) for bot in (bots[0], bots[2]))
+
+
+async def test_an_exception_among_a_tables_bots_comes_out_as_itself(hostile):
+    with pytest.raises(KeyError):
+        async with open_bots([BotCommand.from_spec(str(hostile / "silent.py"))] * 3, grace=0) as bots:
+            raise KeyError("table failed")
+    assert [bot.returncode for bot in bots] == [-9] * 3 and not any(alive(bot.pid) for bot in bots)
 
 
 def test_leftover_check_finds_a_tagged_process_and_ignores_zombies():
