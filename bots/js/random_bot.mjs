@@ -20,40 +20,53 @@ function below(n) {  // uniform in 0..n-1 (the bias of a 64-bit modulus is negli
 }
 
 // --- msgpack: decoding every format but extensions, encoding what the replies need ----------
-class Incomplete extends Error {}  // the buffer ends inside a message: wait for more bytes
-
+// A bot process lives for one match (a hundred moves or so), so this code mostly runs before
+// node's compiler has optimised it: it keeps its place in module variables and reads short
+// ASCII strings (card codes, keys) byte by byte, which costs far less than the general paths.
+const INCOMPLETE = Symbol("the input ends inside a message: wait for more bytes");
 const utf8 = new TextDecoder();
+let buf = Buffer.alloc(0);
+let view = new DataView(buf.buffer);
+let pos = 0;
 
-function decodeAt(buf, view, pos) {  // returns [value, position after it]
-  if (pos >= buf.length) throw new Incomplete();
-  const b = buf[pos];
-  const need = (n) => { if (pos + 1 + n > buf.length) throw new Incomplete(); };
-  if (b <= 0x7f) return [b, pos + 1];
-  if (b >= 0xe0) return [b - 0x100, pos + 1];
-  if ((b & 0xf0) === 0x80) return decodeMap(buf, view, pos + 1, b & 0x0f);
-  if ((b & 0xf0) === 0x90) return decodeArray(buf, view, pos + 1, b & 0x0f);
-  if ((b & 0xe0) === 0xa0) return decodeBytes(buf, pos + 1, b & 0x1f, true);
+function take(n) {  // the position of the next n bytes, which must all be there
+  if (pos + n > buf.length) throw INCOMPLETE;
+  const at = pos;
+  pos += n;
+  return at;
+}
+
+function read() {
+  const b = buf[take(1)];
+  if (b <= 0x7f) return b;
+  if (b >= 0xe0) return b - 0x100;
+  if ((b & 0xf0) === 0x80) return readMap(b & 0x0f);
+  if ((b & 0xf0) === 0x90) return readArray(b & 0x0f);
+  if ((b & 0xe0) === 0xa0) return readText(b & 0x1f);
   switch (b) {
-    case 0xc0: return [null, pos + 1];
-    case 0xc2: return [false, pos + 1];
-    case 0xc3: return [true, pos + 1];
-    case 0xc4: case 0xd9: need(1); return decodeBytes(buf, pos + 2, buf[pos + 1], b === 0xd9);
-    case 0xc5: case 0xda: need(2); return decodeBytes(buf, pos + 3, view.getUint16(pos + 1), b === 0xda);
-    case 0xc6: case 0xdb: need(4); return decodeBytes(buf, pos + 5, view.getUint32(pos + 1), b === 0xdb);
-    case 0xca: need(4); return [view.getFloat32(pos + 1), pos + 5];
-    case 0xcb: need(8); return [view.getFloat64(pos + 1), pos + 9];
-    case 0xcc: need(1); return [buf[pos + 1], pos + 2];
-    case 0xcd: need(2); return [view.getUint16(pos + 1), pos + 3];
-    case 0xce: need(4); return [view.getUint32(pos + 1), pos + 5];
-    case 0xcf: need(8); return [wide(view.getBigUint64(pos + 1)), pos + 9];
-    case 0xd0: need(1); return [view.getInt8(pos + 1), pos + 2];
-    case 0xd1: need(2); return [view.getInt16(pos + 1), pos + 3];
-    case 0xd2: need(4); return [view.getInt32(pos + 1), pos + 5];
-    case 0xd3: need(8); return [wide(view.getBigInt64(pos + 1)), pos + 9];
-    case 0xdc: need(2); return decodeArray(buf, view, pos + 3, view.getUint16(pos + 1));
-    case 0xdd: need(4); return decodeArray(buf, view, pos + 5, view.getUint32(pos + 1));
-    case 0xde: need(2); return decodeMap(buf, view, pos + 3, view.getUint16(pos + 1));
-    case 0xdf: need(4); return decodeMap(buf, view, pos + 5, view.getUint32(pos + 1));
+    case 0xc0: return null;
+    case 0xc2: return false;
+    case 0xc3: return true;
+    case 0xc4: return readBytes(buf[take(1)]);
+    case 0xc5: return readBytes(view.getUint16(take(2)));
+    case 0xc6: return readBytes(view.getUint32(take(4)));
+    case 0xca: return view.getFloat32(take(4));
+    case 0xcb: return view.getFloat64(take(8));
+    case 0xcc: return buf[take(1)];
+    case 0xcd: return view.getUint16(take(2));
+    case 0xce: return view.getUint32(take(4));
+    case 0xcf: return wide(view.getBigUint64(take(8)));
+    case 0xd0: return view.getInt8(take(1));
+    case 0xd1: return view.getInt16(take(2));
+    case 0xd2: return view.getInt32(take(4));
+    case 0xd3: return wide(view.getBigInt64(take(8)));
+    case 0xd9: return readText(buf[take(1)]);
+    case 0xda: return readText(view.getUint16(take(2)));
+    case 0xdb: return readText(view.getUint32(take(4)));
+    case 0xdc: return readArray(view.getUint16(take(2)));
+    case 0xdd: return readArray(view.getUint32(take(4)));
+    case 0xde: return readMap(view.getUint16(take(2)));
+    case 0xdf: return readMap(view.getUint32(take(4)));
   }
   throw new Error(`msgpack type 0x${b.toString(16)} is not part of the protocol`);
 }
@@ -62,27 +75,35 @@ function wide(big) {  // a 64-bit integer: a Number when exact, else a BigInt (s
   return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
 }
 
-function decodeBytes(buf, start, length, text) {
-  if (start + length > buf.length) throw new Incomplete();
-  const bytes = buf.subarray(start, start + length);
-  return [text ? utf8.decode(bytes) : Uint8Array.from(bytes), start + length];
-}
-
-function decodeArray(buf, view, pos, length) {
-  const out = new Array(length);
-  for (let i = 0; i < length; i++) [out[i], pos] = decodeAt(buf, view, pos);
-  return [out, pos];
-}
-
-function decodeMap(buf, view, pos, length) {
-  const out = {};
-  for (let i = 0; i < length; i++) {
-    let key, value;
-    [key, pos] = decodeAt(buf, view, pos);
-    [value, pos] = decodeAt(buf, view, pos);
-    out[key] = value;
+function readText(n) {
+  const at = take(n);
+  if (n > 16) return utf8.decode(buf.subarray(at, at + n));
+  let text = "";
+  for (let i = at; i < at + n; i++) {
+    if (buf[i] > 0x7f) return utf8.decode(buf.subarray(at, at + n));
+    text += String.fromCharCode(buf[i]);
   }
-  return [out, pos];
+  return text;
+}
+
+function readBytes(n) {
+  const at = take(n);
+  return Uint8Array.prototype.slice.call(buf, at, at + n);
+}
+
+function readArray(n) {
+  const out = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = read();
+  return out;
+}
+
+function readMap(n) {
+  const out = {};
+  for (let i = 0; i < n; i++) {
+    const key = read();
+    out[key] = read();
+  }
+  return out;
 }
 
 function encode(value, out = []) {  // maps of strings and small non-negative integers
@@ -115,7 +136,6 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
 
 function* messages() {
   const chunk = Buffer.alloc(1 << 16);
-  let pending = Buffer.alloc(0);
   for (;;) {
     let n;
     try {
@@ -126,20 +146,21 @@ function* messages() {
       continue;
     }
     if (n === 0) return;  // end of input: the arena is done with us
-    pending = pending.length ? Buffer.concat([pending, chunk.subarray(0, n)]) : Buffer.from(chunk.subarray(0, n));
-    const view = new DataView(pending.buffer, pending.byteOffset, pending.length);
-    let pos = 0;
+    buf = pos < buf.length ? Buffer.concat([buf.subarray(pos), chunk.subarray(0, n)]) : Buffer.from(chunk.subarray(0, n));
+    view = new DataView(buf.buffer, buf.byteOffset, buf.length);
+    pos = 0;
     for (;;) {
+      const start = pos;
       let message;
       try {
-        [message, pos] = decodeAt(pending, view, pos);
+        message = read();
       } catch (e) {
-        if (e instanceof Incomplete) break;
-        throw e;
+        if (e !== INCOMPLETE) throw e;
+        pos = start;  // read this message again when more bytes have come
+        break;
       }
       yield message;
     }
-    pending = pending.subarray(pos);
   }
 }
 
