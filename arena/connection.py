@@ -21,6 +21,8 @@ Message = dict[str, Any] | Packed
 
 SPIN_SECONDS = 20e-6
 """How long `receive` polls a pipe before it waits through trio (see `Connection._read_soon`)."""
+_waiting = 0
+"""Requests in this process awaiting their reply: `receive` polls only while it is alone."""
 
 
 class Connection:
@@ -67,7 +69,7 @@ class Connection:
         per deal).
         """
         while (message := self.decoder.next()) is None:
-            data = self._read_soon() if self._fileno is not None else None
+            data = self._read_soon() if self._fileno is not None and _waiting <= 1 else None
             if data is None:
                 with trio.move_on_at(deadline):
                     data = await self._read()
@@ -83,8 +85,10 @@ class Connection:
 
         A quick bot answers in 10 to 20 microseconds: less than waiting through trio (a cancel
         scope, epoll, the scheduler), and on another core less than a blocking read's wake-up.
-        sched_yield lets a bot that shares the arena's core run meanwhile. bench/README.md has
-        the figures.
+        sched_yield lets a bot that shares the arena's core run meanwhile. Only a lone request
+        polls: while other tables wait for their bots, the arena has their replies to handle
+        instead (a tournament at 32 boards per match ran 15% faster without polling; a single
+        table's round trip is a third slower without it). bench/README.md has the figures.
         """
         fd = self._fileno()
         give_up = time.perf_counter() + SPIN_SECONDS
@@ -120,14 +124,18 @@ class Connection:
         Bytes already waiting (unless `check_idle` is off, as for the first request) or more
         bytes after the reply are a protocol error: the bot spoke out of turn or answered twice.
         """
+        global _waiting
         if check_idle:
             self.check_idle()
         start = trio.current_time()
+        _waiting += 1
         try:
             await self.send(message, deadline)
             raw = await self.receive(deadline)
         except BotTimeout:
             raise BotTimeout(f"no {expected!r} reply to {_type(message)!r} within {limit_text}") from None
+        finally:
+            _waiting -= 1
         elapsed = trio.current_time() - start
         reply = parse_reply(raw, expected)
         if self.decoder.pending:
