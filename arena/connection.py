@@ -109,11 +109,12 @@ class Connection:
             except trio.BrokenResourceError:
                 raise BotCrashed("its output broke before 'bye' (exited?)") from None
         fd = self._fileno()
-        while True:
+        while True:  # the pipe was just found empty (or written to): wait before reading
+            await trio.lowlevel.wait_readable(fd)
             try:
                 return os.read(fd, self._read_size)
             except (BlockingIOError, InterruptedError):
-                await trio.lowlevel.wait_readable(fd)
+                continue
             except OSError as exc:
                 raise BotCrashed(f"its output broke before 'bye': {exc}") from None
 

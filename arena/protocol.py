@@ -259,5 +259,13 @@ def deal_end(*, number: int, points: list[int], breakdown: list[dict[str, Any]],
             "totals": totals, "moves": moves}
 
 
+def pack_deal_end(*, number: int, points: list[int], breakdown: list[dict[str, Any]], totals: list[int],
+                  history: History) -> Packed:
+    """`deal_end` with the deal's moves from `history`, encoded once for every seat."""
+    head = deal_end(number=number, points=points, breakdown=breakdown, totals=totals, moves=[])
+    del head["moves"]
+    return Packed("deal_end", _with_entry(_packer.pack(head), len(head), "moves", history.packed()))
+
+
 def bye(*, reason: str, detail: str = "") -> dict[str, Any]:
     return {"type": "bye", "reason": reason, "detail": detail}

@@ -226,9 +226,8 @@ class _Table:
             record["points"], record["breakdown"], record["complete"] = points, state.breakdown(), True
             scores.append(points)
             totals = [t + p for t, p in zip(totals, points)]
-            moves = [{"seat": m["seat"], **m["move"]} for m in record["moves"]]
-            message = protocol.deal_end(number=number, points=points, breakdown=record["breakdown"],
-                                        totals=totals, moves=moves)
+            message = protocol.pack_deal_end(number=number, points=points, breakdown=record["breakdown"],
+                                             totals=totals, history=history)
             for seat in range(self.variant.players):
                 await self.notify(seat, message)
         for seat, conn in enumerate(self.conns):  # anything sent after the last reply is a fault too
@@ -237,7 +236,7 @@ class _Table:
             except BotFault as exc:
                 raise _SeatFault(seat, exc) from None
 
-    async def notify(self, seat: int, message: dict[str, Any]) -> None:
+    async def notify(self, seat: int, message: dict[str, Any] | protocol.Packed) -> None:
         """A message that needs no reply; a bot that stops reading its input times out."""
         try:
             await self.conns[seat].send(message, trio.current_time() + self.tc.move_s)

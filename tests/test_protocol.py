@@ -42,8 +42,8 @@ def test_arena_messages_round_trip_through_any_chunking():
     assert [m["type"] for m in ARENA_MESSAGES] == list(protocol.ARENA_TYPES)
 
 
-def test_a_packed_act_decodes_to_the_act_it_stands_for():
-    """The table sends `act` with its move list encoded once per move: same message, decoded."""
+def test_packed_act_and_deal_end_decode_to_the_messages_they_stand_for():
+    """The table sends `act` and `deal_end` with the move list encoded once per move: same messages."""
     import engine
 
     state = engine.deal("jensen", 7, 1)
@@ -68,6 +68,10 @@ def test_a_packed_act_decodes_to_the_act_it_stands_for():
     packed = protocol.pack_act(number=0, observation=wide, history=history, legal=[], move_ms=1, bank_ms=0)
     (message,) = decode_all(packed.data, 64, max_message=1 << 20)
     assert message["observation"] == {**wide, "moves": entries + [{"seat": 0, "type": "trail", "card": "9S"}] * 20}
+    end = protocol.pack_deal_end(number=3, points=[7, 2], breakdown=[{}, {}], totals=[9, 4], history=history)
+    assert end.type == "deal_end" and decode_all(end.data, 5, max_message=1 << 20) == [protocol.deal_end(
+        number=3, points=[7, 2], breakdown=[{}, {}], totals=[9, 4],
+        moves=entries + [{"seat": 0, "type": "trail", "card": "9S"}] * 20)]
 
 
 def test_replies_parse_into_typed_records():
