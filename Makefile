@@ -29,7 +29,7 @@ tournament: $(STAMP)
 	$(ARENA) bot add bots/sweeper_bot.py --name sweeper
 	$(ARENA) bot add bots/builder_bot.py --name builder
 	$(ARENA) bot add bots/first_bot.py --name first
-	@if command -v node >/dev/null 2>&1; then $(ARENA) bot add $(JS)/random_bot.mjs --name js-random; fi
+	@if command -v node >/dev/null 2>&1; then $(ARENA) bot add $(JS)/random_bot.cjs --name js-random; fi
 	$(ARENA) tournament run --all --boards $(BOARDS) --seed $(SEED) --name bundled-$$(date +%Y%m%d-%H%M%S)
 
 clean:

@@ -85,6 +85,11 @@ class Limits:
                 raise ValueError(f"limit {name} must be a positive integer, got {value!r}")
 
 
+NODE_SUFFIXES = (".js", ".mjs", ".cjs")
+SCRIPT_SUFFIXES = (".py", *NODE_SUFFIXES)
+"""A bot given as a file with one of these endings is run by python or node."""
+
+
 @dataclass(frozen=True)
 class BotCommand:
     """How to start a bot: its argv, and its own folder (the cwd; readable inside the sandbox).
@@ -99,7 +104,7 @@ class BotCommand:
 
     @classmethod
     def from_spec(cls, spec: str) -> BotCommand:
-        """A path to a `.py` / `.js` / `.mjs` script or an executable file, else a command string."""
+        """A path to a `.py` / `.js` / `.mjs` / `.cjs` script or an executable file, else a command string."""
         if not spec or not spec.strip():
             raise ValueError("empty bot command")
         path = Path(spec).expanduser()
@@ -107,12 +112,12 @@ class BotCommand:
             path = path.resolve()
             if path.suffix == ".py":
                 return cls((sys.executable, str(path)), path.parent, "python")
-            if path.suffix in (".js", ".mjs"):
+            if path.suffix in NODE_SUFFIXES:
                 return cls((_which("node"), str(path)), path.parent, "node")
             if os.access(path, os.X_OK):
                 return cls((str(path),), path.parent, "exec")
-            raise ValueError(f"bot {spec}: not a .py/.js/.mjs script and not executable")
-        if path.suffix in (".py", ".js", ".mjs") and " " not in spec:
+            raise ValueError(f"bot {spec}: not a .py/.js/.mjs/.cjs script and not executable")
+        if path.suffix in SCRIPT_SUFFIXES and " " not in spec:
             raise ValueError(f"bot {spec}: no such file")
         try:
             argv = shlex.split(spec)
@@ -121,7 +126,7 @@ class BotCommand:
         if not argv:
             raise ValueError("empty bot command")
         first = Path(argv[0]).expanduser()
-        if first.suffix in (".py", ".js", ".mjs") and first.is_file():  # "bot.py --level 3"
+        if first.suffix in SCRIPT_SUFFIXES and first.is_file():  # "bot.py --level 3"
             script = cls.from_spec(argv[0])
             return cls(script.argv + tuple(argv[1:]), script.workdir, script.kind)
         program = argv[0]

@@ -34,7 +34,7 @@ import engine
 from arena import forking, storage
 from arena.errors import ArenaError
 from arena.storage import FORMATS, PARTNERS
-from arena.process import BotCommand, Limits, sweep_orphans
+from arena.process import SCRIPT_SUFFIXES, BotCommand, Limits, sweep_orphans
 from arena.table import FixedDeals, TableResult, TimeControl, play_table
 
 MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
@@ -124,7 +124,7 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str]) -> list[dict]:
         if path.exists():
             rows.append(storage.add_bot(db, path))
         else:
-            if os.sep in spec or spec.endswith((".py", ".js", ".mjs")):
+            if os.sep in spec or spec.endswith(SCRIPT_SUFFIXES):
                 raise ArenaError(f"no bot file at {spec}")
             rows.append(storage.get_bot(db, spec))
     ids = [r["id"] for r in rows]
@@ -133,7 +133,7 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str]) -> list[dict]:
     return rows
 
 
-FOLDER_ENTRY_POINTS = ("bot.py", "main.py", "bot.mjs", "main.mjs", "bot.js", "main.js", "bot")
+FOLDER_ENTRY_POINTS = ("bot.py", "main.py", "bot.mjs", "main.mjs", "bot.js", "main.js", "bot.cjs", "main.cjs", "bot")
 
 
 def bot_command(row: dict) -> BotCommand:

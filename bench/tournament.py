@@ -42,7 +42,7 @@ def one(boards: int, sandbox: str, concurrency: int) -> dict:
         os.chmod(tmp, 0o755)  # the sandboxed bots run from stored copies in here
         db = storage.open_db(Path(tmp) / "bench.db")
         # The sixth bot, in JavaScript, under the name `make tournament` gives it.
-        storage.add_bot(db, ROOT / "bots" / "js" / "random_bot.mjs", name="js-random")
+        storage.add_bot(db, ROOT / "bots" / "js" / "random_bot.cjs", name="js-random")
         specs.append("js-random")
         tid = t.prepare(db, "bench", specs, t.Settings(boards=boards, seed=1), sandbox=sandbox)
         start_wall = time.perf_counter()

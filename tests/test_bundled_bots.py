@@ -27,7 +27,7 @@ def js_bot() -> BotCommand:
     """The Node.js bot (one file, nothing to install)."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed: the Node.js bot cannot run here")
-    return BotCommand.from_spec(str(BOTS / "js" / "random_bot.mjs"))
+    return BotCommand.from_spec(str(BOTS / "js" / "random_bot.cjs"))
 
 
 def command(name: str) -> BotCommand:

@@ -42,8 +42,9 @@ def test_from_spec_python_script(hostile):
     assert cmd.kind == "python"
 
 
-def test_from_spec_node_script(tmp_path):
-    script = tmp_path / "bot.mjs"
+@pytest.mark.parametrize("ending", [".js", ".mjs", ".cjs"])
+def test_from_spec_node_script(tmp_path, ending):
+    script = tmp_path / f"bot{ending}"
     script.write_text("")
     if not any((Path(p) / "node").exists() for p in os.environ["PATH"].split(os.pathsep)):
         with pytest.raises(ValueError, match="node not found"):

@@ -51,7 +51,7 @@ SANDBOX_HELP = "How to confine the bots: fork, bwrap, rlimit or none."
 
 @app.command("play")
 def play(
-    bot_a: str = typer.Argument(..., help="Bot A: a .py/.js/.mjs script, an executable, or a command string."),
+    bot_a: str = typer.Argument(..., help="Bot A: a .py/.js/.mjs/.cjs script, an executable, or a command string."),
     bot_b: str = typer.Argument(..., help="Bot B, given the same way."),
     boards: int = typer.Option(8, "--boards", "-n", help="Boards to play; each is played at two tables."),
     seed: int = typer.Option(0, "--seed", help="Master seed: board k is dealt from deal_seed(seed, k)."),
@@ -86,7 +86,7 @@ def play(
 
 @bot_app.command("check")
 def check(
-    bot: str = typer.Argument(..., help="The bot: a .py/.js/.mjs script, an executable, or a command string."),
+    bot: str = typer.Argument(..., help="The bot: a .py/.js/.mjs/.cjs script, an executable, or a command string."),
     deals: int = typer.Option(2, "--deals", help="Deals to play in each seat position."),
     seed: int = typer.Option(0, "--seed", help="Master seed of the deals."),
     variant: str = typer.Option("jensen", "--variant", help="A preset name or a JSON object of options."),
