@@ -14,6 +14,7 @@ import os
 import signal
 import socket
 import subprocess
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -22,6 +23,11 @@ from pathlib import Path
 import trio
 
 SERVER = Path(__file__).resolve().with_name("forkserver.py")
+SCRATCH = Path("/tmp")
+SCRATCH_PREFIX = "zwicker-fork-"
+"""A server's scratch folder (its keepers' mount point) is SCRATCH/zwicker-fork-<arena pid>-<the
+arena's start time>-<random>: the arena makes and removes it, and `sweep_scratch` those of dead
+arenas."""
 _current: ContextVar[ForkServer | None] = ContextVar("zwicker_fork_server", default=None)
 
 
@@ -159,16 +165,21 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
     from arena import sandbox
     from arena.process import ARENA_ID, OWNER, OWNER_VAR, TAG_VAR, beside
 
-    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     # Every keeper, init and Python bot is a fork of the server and shows the server's environment
     # in /proc: this arena's tag and owner, by which tests and sweep_orphans find them.
     env = {"PATH": sandbox.PATH, "LANG": "C.UTF-8", TAG_VAR: f"{ARENA_ID}/fork-server", OWNER_VAR: OWNER}
+    scratch = make_scratch()
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
         popen = subprocess.Popen(  # from the trio thread, for the parent-death signal (arena.process)
-            sandbox.death_with_arena() + server_argv(theirs.fileno()),
+            sandbox.death_with_arena() + server_argv(theirs.fileno(), scratch),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, pass_fds=[theirs.fileno()],
             start_new_session=True, env=env,
         )
+    except BaseException:
+        mine.close()
+        _remove(scratch)
+        raise
     finally:
         theirs.close()
     mine.setblocking(False)
@@ -187,12 +198,46 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
             if popen.poll() is None:
                 popen.kill()
                 popen.wait()
+            _remove(scratch)
 
 
-def server_argv(fd: int) -> list[str]:
+def server_argv(fd: int, scratch: str) -> list[str]:
     from arena import sandbox
 
-    return [sandbox.sandbox_python(), "-I", str(SERVER), str(fd), str(sandbox.KIT.parent)]
+    return [sandbox.sandbox_python(), "-I", str(SERVER), str(fd), scratch, str(sandbox.KIT.parent)]
+
+
+def make_scratch() -> str:
+    """A new, empty scratch folder for one fork server, named after this arena."""
+    from arena.process import OWNER
+
+    return tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{OWNER.replace(':', '-')}-", dir=SCRATCH)
+
+
+def _remove(scratch: str) -> None:
+    try:
+        os.rmdir(scratch)
+    except OSError:
+        pass
+
+
+def sweep_scratch() -> list[str]:
+    """Remove the scratch folders of fork servers whose arena is dead (killed outright, its
+    server could not clean up); returns the folders removed."""
+    from arena.process import owner_alive
+
+    removed = []
+    for folder in SCRATCH.glob(f"{SCRATCH_PREFIX}*-*-*"):
+        pid, _, rest = folder.name[len(SCRATCH_PREFIX):].partition("-")
+        started = rest.partition("-")[0]
+        if not (pid.isdigit() and started.isdigit()) or owner_alive(f"{pid}:{started}"):
+            continue
+        try:
+            folder.rmdir()  # only ever an empty mount point out here
+        except OSError:
+            continue
+        removed.append(str(folder))
+    return removed
 
 
 @functools.cache
@@ -222,9 +267,13 @@ def _trial() -> tuple[int, str]:
     from arena.process import Limits
 
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    scratch = make_scratch()
     try:
-        popen = subprocess.Popen(server_argv(theirs.fileno()), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                 pass_fds=[theirs.fileno()], start_new_session=True)
+        popen = subprocess.Popen(server_argv(theirs.fileno(), scratch), stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, pass_fds=[theirs.fileno()], start_new_session=True)
+    except BaseException:
+        _remove(scratch)
+        raise
     finally:
         theirs.close()
     (in_read, in_write), (out_read, out_write), (err_read, err_write) = (os.pipe() for _ in range(3))
@@ -259,3 +308,4 @@ def _trial() -> tuple[int, str]:
         except subprocess.TimeoutExpired:
             popen.kill()
             popen.wait()
+        _remove(scratch)

@@ -40,7 +40,6 @@ import signal
 import socket
 import struct
 import sys
-import tempfile
 
 # What a Python bot imports at start, imported once here instead of in every bot.
 import runpy  # noqa: F401
@@ -308,10 +307,12 @@ def keeper(server: socket.socket, server_pid: int, scratch: str, request: dict, 
         os._exit(code)
 
 
-def serve(server: socket.socket) -> None:
-    """Fork a keeper per request until the arena closes its end; report each keeper's exit."""
+def serve(server: socket.socket, scratch: str) -> None:
+    """Fork a keeper per request until the arena closes its end; report each keeper's exit.
+
+    `scratch` is an empty folder (the arena's, which removes it): each keeper mounts the bot's
+    root there, in its own mount namespace."""
     me = os.getpid()
-    scratch = tempfile.mkdtemp(prefix="zwicker-fork-")  # a mount point, in the keepers' namespaces only
     selector = selectors.DefaultSelector()
     selector.register(server, selectors.EVENT_READ, None)
     try:
@@ -342,18 +343,18 @@ def serve(server: socket.socket) -> None:
                     except OSError:
                         return
     finally:
-        os.rmdir(scratch)
+        selector.close()
 
 
 if __name__ == "__main__":
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the arena also checks our parent, see arena.forking
     sock = socket.socket(fileno=int(sys.argv[1]))
-    if len(sys.argv) > 2:  # the bot kit's folder: import it (and so msgpack, random) once, here
-        sys.path.insert(0, sys.argv[2])
+    if len(sys.argv) > 3:  # the bot kit's folder: import it (and so msgpack, random) once, here
+        sys.path.insert(0, sys.argv[3])
         try:
             import botkit  # noqa: F401
         except ImportError:
             pass
         del sys.path[0]
     import gc; gc.collect(); gc.freeze()
-    serve(sock)
+    serve(sock, sys.argv[2])

@@ -507,7 +507,8 @@ def sweep_orphans() -> list[int]:
 
     An arena killed outright normally takes its bots with it (each bot's command arms the
     parent-death signal and checks its parent first, see arena.sandbox). Rarely a bwrap has been
-    seen to outlive a `kill -9` all the same; every arena sweeps such leftovers when it starts.
+    seen to outlive a `kill -9` all the same; every arena sweeps such leftovers when it starts,
+    and the empty scratch folders of the dead arenas' fork servers.
     """
     owner_needle = f"{OWNER_VAR}=".encode()
     found = []
@@ -521,8 +522,7 @@ def sweep_orphans() -> list[int]:
         if owner_needle not in environ:
             continue
         owner = next((v[len(owner_needle):].decode() for v in environ.split(b"\0") if v.startswith(owner_needle)), "")
-        pid, _, started = owner.partition(":")
-        if owner == OWNER or (pid.isdigit() and _start_time(pid) == started):
+        if owner_alive(owner):
             continue  # ours, or its arena is alive
         found.append(int(entry.name))
         try:
@@ -533,4 +533,13 @@ def sweep_orphans() -> list[int]:
             os.kill(int(entry.name), signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+    from arena import forking
+
+    forking.sweep_scratch()  # and the fork servers' empty scratch folders
     return found
+
+
+def owner_alive(owner: str) -> bool:
+    """True if `owner` ("pid:start time", as in OWNER_VAR) is this arena or another one still running."""
+    pid, _, started = owner.partition(":")
+    return owner == OWNER or (pid.isdigit() and _start_time(pid) == started)

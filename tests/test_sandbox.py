@@ -288,6 +288,44 @@ async def test_bots_die_with_a_killed_arena(hostile, mode):
             await trio.sleep(0.01)  # the kernel delivers the parent-death signals
 
 
+@needs_fork
+async def test_a_killed_arenas_fork_scratch_folder_is_swept(hostile):
+    """A fork server's scratch folder outlives an arena killed outright; the next sweep removes it."""
+    arena = await trio.lowlevel.open_process(
+        [sys.executable, "-c", ARENA_SCRIPT, "fork", str(hostile / "ignore_sigterm.py")],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+    )
+    with trio.fail_after(60):
+        arena_id = (await arena.stdout.receive_some(100)).decode().strip()
+        (scratch,) = forking.SCRATCH.glob(f"{forking.SCRATCH_PREFIX}{arena.pid}-*")
+        arena.kill()
+        await arena.wait()
+        await arena.stdout.aclose()
+        while leftover_bot_pids(arena_id):
+            await trio.sleep(0.01)
+    assert scratch.is_dir()  # nobody was left to remove it
+    assert str(scratch) in forking.sweep_scratch()
+    assert not scratch.exists()
+
+
+def test_the_scratch_sweep_takes_only_dead_arenas_empty_folders(tmp_path, monkeypatch):
+    from arena.process import OWNER, _start_time
+
+    monkeypatch.setattr(forking, "SCRATCH", tmp_path)
+    gone = subprocess.Popen(["true"])
+    dead = f"{gone.pid}-{_start_time(gone.pid)}"
+    gone.wait()
+    names = {"dead": f"zwicker-fork-{dead}-a1b2", "busy": f"zwicker-fork-{dead}-c3d4",
+             "ours": f"zwicker-fork-{OWNER.replace(':', '-')}-e5f6", "alive": f"zwicker-fork-1-{_start_time(1)}-g7h8",
+             "unnamed": "zwicker-fork-i9j0"}
+    for name in names.values():
+        (tmp_path / name).mkdir()
+    (tmp_path / names["busy"] / "something").write_text("")  # not an empty mount point: not ours to delete
+    assert forking.sweep_scratch() == [str(tmp_path / names["dead"])]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(n for k, n in names.items() if k != "dead")
+
+
 def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, capsys):
     caches = (sandbox.default_mode, sandbox.bwrap_problem, sandbox.sandbox_python_problem)
     monkeypatch.setenv(sandbox.SANDBOX_PYTHON_VAR, "/nonexistent/python3")
