@@ -273,6 +273,7 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
     out: Any = None
     _last_decile: int = -1
+    _last_done: int = -1
 
     def update(self, tables: int, deals: int, faults: int) -> None:
         self.tables_done += tables
@@ -294,10 +295,10 @@ class Progress:
         out = self.out if self.out is not None else sys.stderr
         if out.isatty():
             out.write("\r" + self.line() + ("\n" if final else ""))
-        else:
+        else:  # a log: a line per tenth of the way, and the last one once
             decile = 10 * self.tables_done // max(self.tables_total, 1)
-            if decile != self._last_decile or final:
-                self._last_decile = decile
+            if decile != self._last_decile or (final and self.tables_done != self._last_done):
+                self._last_decile, self._last_done = decile, self.tables_done
                 out.write(self.line() + "\n")
         out.flush()
 

@@ -3,7 +3,9 @@ and resuming after an interruption (a cancelled run, and `kill -9` of the arena 
 
 from __future__ import annotations
 
+import io
 import os
+import re
 import shutil
 import tempfile
 import random
@@ -122,6 +124,29 @@ async def test_a_tournament_is_deterministic_and_resumes_exactly(tmp_path):
     assert {s["bot"].split("@")[0] for s in standings} == {"random", "greedy", "first"}
     random_row = next(s for s in standings if s["bot"].startswith("random"))
     assert random_row["elo"] == 0  # the bundled random bot anchors the scale
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("out", [io.StringIO, Terminal])
+async def test_the_progress_line_counts_boards_deals_and_faults(tmp_path, out):
+    db = storage.open_db(tmp_path / "p.db")
+    tid = t.prepare(db, "p", DETERMINISTIC[:2], t.Settings(boards=5, seed=3))
+    progress = t.Progress(tables_total=0, out=out())
+    await t.run(db, tid, concurrency=2, progress=progress)
+    text = progress.out.getvalue()
+    shape = r"\[[#.]{24}\] boards (\d+)/5  \d+\.\d deals/s  ETA \d+:\d\d  faults 0"
+    if out is Terminal:  # one line, rewritten in place (last with the final rate), ended at the end
+        assert text.startswith("\r") and text.endswith("\n") and text.count("\n") == 1
+        lines = text.strip().split("\r")
+    else:  # a log: a line at each tenth of the way, the last one once
+        lines = text.splitlines()
+    done = [int(re.fullmatch(shape, line).group(1)) for line in lines]
+    assert done == sorted(done) and done[-1] == 5
+    assert out is Terminal or len(done) == len(set(done))
 
 
 async def test_mixed_partners_and_whole_games(tmp_path):
