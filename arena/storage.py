@@ -525,6 +525,22 @@ def set_status(db: sqlite_utils.Database, tid: int, status: str) -> None:
             db.execute("UPDATE tournaments SET finished = ? WHERE id = ?", [_now(), tid])
 
 
+def note_sandbox(db: sqlite_utils.Database, tid: int, mode: str) -> None:
+    """Record that a run of the tournament plays under sandbox `mode`: settings["sandbox"] stays
+    the first run's, settings["sandboxes"] lists every mode it was played under, in order."""
+    with db.atomic():
+        row = db.execute("SELECT settings FROM tournaments WHERE id = ?", [tid]).fetchone()
+        if row is None:
+            raise ArenaError(f"unknown tournament id {tid}")
+        settings = json.loads(row[0])
+        used = list(settings.get("sandboxes") or [settings.get("sandbox", mode)])
+        if mode not in used:
+            used.append(mode)
+        if used != settings.get("sandboxes"):
+            settings["sandboxes"] = used
+            db.execute("UPDATE tournaments SET settings = ? WHERE id = ?", [_dumps(settings), tid])
+
+
 # --------------------------------------------------------------------------------------------
 # Writing results
 

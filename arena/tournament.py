@@ -383,6 +383,7 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
         progress.tables_total = len(matches) * t["boards"] * 2
         progress.tables_done = len(done)
     storage.set_status(db, tid, "running")
+    storage.note_sandbox(db, tid, sandbox)  # a resumed run may use another one
 
     async def play(room: Room) -> None:
         left = list(room.boards)

@@ -118,6 +118,7 @@ async def test_a_tournament_is_deterministic_and_resumes_exactly(tmp_path):
     assert 3 * 2 <= len(storage.done_tables(again, tid2)) < 12
     resumed = await t.run(again, tid2, concurrency=1)
     assert resumed["status"] == "finished"
+    assert (resumed["settings"]["sandbox"], resumed["settings"]["sandboxes"]) == ("none", ["none"])
     assert boards_of(again, tid2) == boards_of(full, tid)
     assert table_points(again, tid2) == table_points(full, tid)
     standings = storage.standings(again, tid2)
@@ -168,6 +169,17 @@ async def test_mixed_partners_and_whole_games(tmp_path):
     for p0, p1 in db.execute("SELECT t.points0, t.points1 FROM tables t JOIN matches m ON m.id = t.match_id "
                              "WHERE m.tournament_id = ?", [tid]):
         assert max(p0, p1) >= 31
+
+
+def test_each_sandbox_a_tournament_ran_under_is_recorded(tmp_path):
+    db = storage.open_db(tmp_path / "s.db")
+    tid = t.prepare(db, "s", DETERMINISTIC[:2], t.Settings(boards=1), sandbox="bwrap")
+    for mode in ("bwrap", "rlimit", "bwrap", "fork"):  # a run, then resumed elsewhere, and so on
+        storage.note_sandbox(db, tid, mode)
+    settings = storage.get_tournament(db, tid)["settings"]
+    assert (settings["sandbox"], settings["sandboxes"]) == ("bwrap", ["bwrap", "rlimit", "fork"])
+    with pytest.raises(ArenaError, match="unknown tournament id 99"):
+        storage.note_sandbox(db, 99, "none")
 
 
 def test_a_name_that_exists_with_other_settings_is_refused(tmp_path):
