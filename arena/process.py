@@ -291,7 +291,6 @@ async def open_bot(
                 env=launch.env,
                 start_new_session=True,
                 close_fds=True,
-                **launch.popen_options,
             )
             bot = BotProcess(_Child(popen), _take_fd(popen.stdin), _take_fd(popen.stdout), _take_fd(popen.stderr),
                              tag, limits, launch.uid)
