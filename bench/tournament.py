@@ -1,8 +1,9 @@
 """Tournament throughput: six bundled bots, a duplicate round robin, jensen.
 
 Reports deals per second, the arena's share of the CPU (the coordinator process against all the
-bot processes it started) and the coordinator's peak memory, for two tournament sizes, each in a
-fresh process so that peak memory is that size's own. Run by hand (never a timed test):
+bot processes it started), how busy the whole machine was (/proc/stat), and the coordinator's
+peak memory, for two tournament sizes, each in a fresh process so that peak memory is that
+size's own. Run by hand (never a timed test):
 
     .venv/bin/python bench/tournament.py [--boards 8 16] [--sandbox bwrap] [--concurrency 2]
 
@@ -47,8 +48,10 @@ def one(boards: int, sandbox: str, concurrency: int) -> dict:
         tid = t.prepare(db, "bench", specs, t.Settings(boards=boards, seed=1), sandbox=sandbox)
         start_wall = time.perf_counter()
         me0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        busy0 = machine_busy()
         result = trio.run(lambda: t.run(db, tid, concurrency=concurrency, sandbox=sandbox))
         wall = time.perf_counter() - start_wall
+        busy = machine_busy() - busy0
         me1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         deals = db.execute("SELECT COUNT(*) FROM deals").fetchone()[0]
         faults = db.execute("SELECT COUNT(*) FROM seats WHERE status != 'ok'").fetchone()[0]
@@ -60,7 +63,16 @@ def one(boards: int, sandbox: str, concurrency: int) -> dict:
         "arena_cpu_s": round(arena_cpu, 2), "bots_cpu_s": round(bots_cpu, 2),
         "arena_cpu_share": round(arena_cpu / max(arena_cpu + bots_cpu, 1e-9), 3),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "machine_cpu_s": round(busy, 2), "machine_busy_share": round(busy / (wall * (os.cpu_count() or 1)), 3),
     }
+
+
+def machine_busy() -> float:
+    """Core-seconds this machine has spent busy since boot (/proc/stat, all processes and the
+    kernel's own work): counts what getrusage cannot, such as bwrap's grandchildren."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
