@@ -11,7 +11,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 import trio
@@ -26,6 +28,7 @@ needs_fork = pytest.mark.skipif(forking.problem() is not None, reason=f"fork: {f
 BWRAP = pytest.param("bwrap", marks=needs_bwrap)
 FORK = pytest.param("fork", marks=needs_fork)
 CONFINED = [FORK, BWRAP, "rlimit"]
+T = TypeVar("T")
 NAMESPACED = [FORK, BWRAP]  # a root of its own: no network, no other files, no other processes
 
 
@@ -270,9 +273,9 @@ trio.run(main)
 """
 
 
-@pytest.mark.parametrize("mode", ["none", *CONFINED])
-async def test_bots_die_with_a_killed_arena(hostile, mode):
-    """An arena killed by SIGKILL cannot clean up: the parent-death signal takes its bots down."""
+async def kill_an_arena(hostile: Path, mode: str, look: Callable[[int, str], T]) -> T:
+    """Start an arena with one bot in `mode`, call `look(arena pid, arena id)` while it runs,
+    SIGKILL the arena, wait until the kernel has taken its bots down; what `look` returned."""
     arena = await trio.lowlevel.open_process(
         [sys.executable, "-c", ARENA_SCRIPT, mode, str(hostile / "ignore_sigterm.py")],
         stdout=subprocess.PIPE,
@@ -280,30 +283,26 @@ async def test_bots_die_with_a_killed_arena(hostile, mode):
     )
     with trio.fail_after(60):
         arena_id = (await arena.stdout.receive_some(100)).decode().strip()
-        assert leftover_bot_pids(arena_id)
+        seen = look(arena.pid, arena_id)
         arena.kill()
         await arena.wait()
         await arena.stdout.aclose()
         while leftover_bot_pids(arena_id):
             await trio.sleep(0.01)  # the kernel delivers the parent-death signals
+    return seen
+
+
+@pytest.mark.parametrize("mode", ["none", *CONFINED])
+async def test_bots_die_with_a_killed_arena(hostile, mode):
+    """An arena killed by SIGKILL cannot clean up: the parent-death signal takes its bots down."""
+    assert await kill_an_arena(hostile, mode, lambda pid, arena_id: leftover_bot_pids(arena_id))
 
 
 @needs_fork
 async def test_a_killed_arenas_fork_scratch_folder_is_swept(hostile):
     """A fork server's scratch folder outlives an arena killed outright; the next sweep removes it."""
-    arena = await trio.lowlevel.open_process(
-        [sys.executable, "-c", ARENA_SCRIPT, "fork", str(hostile / "ignore_sigterm.py")],
-        stdout=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
-    )
-    with trio.fail_after(60):
-        arena_id = (await arena.stdout.receive_some(100)).decode().strip()
-        (scratch,) = forking.SCRATCH.glob(f"{forking.SCRATCH_PREFIX}{arena.pid}-*")
-        arena.kill()
-        await arena.wait()
-        await arena.stdout.aclose()
-        while leftover_bot_pids(arena_id):
-            await trio.sleep(0.01)
+    (scratch,) = await kill_an_arena(
+        hostile, "fork", lambda pid, arena_id: list(forking.SCRATCH.glob(f"{forking.SCRATCH_PREFIX}{pid}-*")))
     assert scratch.is_dir()  # nobody was left to remove it
     assert str(scratch) in forking.sweep_scratch()
     assert not scratch.exists()
