@@ -77,15 +77,18 @@ async def test_python_and_node_bots_share_a_table(js_bot):
 
 def test_the_node_bots_own_msgpack_reads_every_format_in_any_chunking(js_bot):
     """The JS bot decodes msgpack itself: it keeps its place through every format the arena could
-    send, cut anywhere, and its moves follow the 64-bit seed as splitmix64 says."""
+    send, cut anywhere, whether it decodes a value or steps over it, and its moves follow the
+    64-bit seed as splitmix64 says."""
     odd = {"nil": None, "yes": True, "no": False, "neg": -5, "i8": -100, "i16": -30000, "i32": -2**31,
            "i64": -2**40, "u8": 200, "u16": 60000, "u32": 2**32 - 1, "u64": 2**53 + 1, "f": 0.25,
            "bin": b"\x00\xff", "text": "Zwick \u00e4\u00f6\u00fc \u2660" * 20, "long": "x" * 70000,
            "list": list(range(20)), "wide": {f"k{i}": i for i in range(20)}}
     hello = protocol.hello(seat=0, side=0, partners=[2], variant={"odd": odd}, time_control={},
                            match_id="m", table_id="t", seed=2**64 - 1)
-    acts = [protocol.act(number=0, observation={"odd": odd}, legal=[{"type": "trail"}] * n, move_ms=1, bank_ms=1)
-            for n in (1, 7, 300)]
+    # The bot steps over what it does not use (observation, variant) and decodes the rest: an
+    # unknown top-level field (which a bot must ignore) takes every format through the decoder.
+    acts = [{**protocol.act(number=0, observation={"odd": odd}, legal=[{"type": "trail"}] * n, move_ms=1,
+                            bank_ms=1), "later": odd} for n in (1, 7, 300)]
     stream = b"".join(protocol.encode(m) for m in [hello, *acts, protocol.bye(reason="end")])
 
     def run(chunk: int) -> list:
