@@ -3,7 +3,7 @@
 `serving(mode)` starts the server for a block (a tournament, a table) and makes it the current
 one for every bot `arena.process.open_bot` starts inside; a bot started outside any such block
 gets a server of its own. The server is owned by the block: leaving it closes the server's
-socket (the server exits, and with it any keeper left) and reaps it, shielded.
+socket (the server exits, and with it every bot's init left) and reaps it, shielded.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import trio
 SERVER = Path(__file__).resolve().with_name("forkserver.py")
 SCRATCH = Path("/tmp")
 SCRATCH_PREFIX = "zwicker-fork-"
-"""A server's scratch folder (its keepers' mount point) is SCRATCH/zwicker-fork-<arena pid>-<the
+"""A server's scratch folder (its inits' mount point) is SCRATCH/zwicker-fork-<arena pid>-<the
 arena's start time>-<random>: the arena makes and removes it, and `sweep_scratch` those of dead
 arenas."""
 _current: ContextVar[ForkServer | None] = ContextVar("zwicker_fork_server", default=None)
@@ -113,9 +113,9 @@ class ForkServer:
                     return
                 reply = json.loads(message)
                 rid = reply["id"]
-                if "exit" in reply and rid in self._starting:  # the keeper died before it replied
+                if "exit" in reply and rid in self._starting:  # the init died before it was ready
                     done, answer = self._starting.pop(rid)
-                    answer.append(f"the bot's keeper exited with status {reply['exit']} before starting it")
+                    answer.append(f"the bot's sandbox exited with status {reply['exit']} before starting it")
                     done.set()
                 elif "exit" in reply:
                     seat = self._seats.pop(rid, None)
@@ -137,7 +137,7 @@ class ForkServer:
             pass
         finally:
             self._gone = True
-            # The server is gone, and with it every keeper and so every bot (parent-death signals).
+            # The server is gone, and with it every init and so every bot (parent-death signals).
             for done, answer in self._starting.values():
                 answer.append("the fork server exited")
                 done.set()
@@ -165,7 +165,7 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
     from arena import sandbox
     from arena.process import ARENA_ID, OWNER, OWNER_VAR, TAG_VAR, beside
 
-    # Every keeper, init and Python bot is a fork of the server and shows the server's environment
+    # Every init and Python bot is a fork of the server and shows the server's environment
     # in /proc: this arena's tag and owner, by which tests and sweep_orphans find them.
     env = {"PATH": sandbox.PATH, "LANG": "C.UTF-8", TAG_VAR: f"{ARENA_ID}/fork-server", OWNER_VAR: OWNER}
     scratch = make_scratch()

@@ -8,33 +8,38 @@ primitives, then runs the bot's script in the forked interpreter (or execs any o
 A bot costs about 3 ms this way. `arena.forking` is the arena's side; this file runs as a plain
 script (stdlib only, no arena imports) and must stay importable by the system's Python 3.11.
 
-Per bot, three processes:
-- the *keeper* (forked from the server, root, outside the bot's namespaces): unshares mount, PID,
-  network, IPC, UTS and cgroup namespaces, builds the bot's root (read-only /usr and the bot's own
-  folder, a fresh /dev, a private size-limited tmpfs /tmp, nothing else), forks the init, hands
-  the arena a pidfd of it, and waits for it;
-- the *init*, pid 1 of the bot's PID namespace (root, but in the bot's namespaces): mounts /proc,
-  forks the bot, reaps zombies, and exits with the bot's status (128 + N for death by signal N, as
-  in bwrap mode); when it dies the kernel kills everything left in the namespace;
+Per bot, two processes:
+- the *init*, forked from the server into a new PID namespace (the server unshares it for that
+  one fork and at once returns its own children to its own namespace): pid 1 there, root. It
+  unshares mount, network, IPC, UTS and cgroup namespaces, builds the bot's root (read-only /usr
+  and the bot's own folder, a fresh /dev, a private size-limited tmpfs /tmp, nothing else),
+  mounts /proc, tells the server it is ready, forks the bot, reaps zombies, and exits with the
+  bot's status (128 + N for death by signal N, as in bwrap mode); when it dies the kernel kills
+  everything left in the namespace;
 - the *bot*: its three pipes as stdin/stdout/stderr, resource limits, a throw-away uid with no
   groups and no capabilities, no_new_privs, and a seccomp filter that refuses new user
   namespaces (bwrap's --disable-userns); then the bot's program.
 
-A parent-death signal links each to its parent (bot -> init -> keeper -> server -> arena), so
-nothing outlives a SIGKILLed arena.
+A parent-death signal links each to its parent (bot -> init -> server -> arena), so nothing
+outlives a SIGKILLed arena. (Until 2026-11 a third process, a keeper outside the bot's
+namespaces, built them and forked the init: one fork, one exit and several hundred copy-on-write
+faults more per bot, about 1.7 ms of a bot's 10.6; bench/README.md.)
 
 Requests and replies are JSON records on a SOCK_SEQPACKET socket (fd given as argv[1]); a
-request carries the bot's three pipe ends as SCM_RIGHTS. Replies: {"id", "pid"} with a pidfd of
-the bot's init, or {"id", "error"}; when the init has exited, {"id", "exit": status}.
+request carries the bot's three pipe ends as SCM_RIGHTS. Replies, once the init has built the
+bot's sandbox: {"id", "pid"} with a pidfd of the init, or {"id", "error"} if it could not; when
+the init has exited, {"id", "exit": status} (before any other reply if it died first).
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
 import fcntl
 import json
 import os
 import resource
+import select
 import selectors
 import signal
 import socket
@@ -233,16 +238,22 @@ def run_script(script: str, args: list[str], env: dict) -> int:
     return code
 
 
-def init(request: dict, fds: list[int], keeper_alive: int) -> None:
-    """Pid 1 of the bot's PID namespace: mount /proc, fork the bot, reap, exit with its status."""
+def init(scratch: str, request: dict, fds: list[int], ready: int, server_alive: int) -> None:
+    """Pid 1 of the bot's PID namespace: build the bot's other namespaces and its root, say so
+    on `ready` ("ok" or why not), fork the bot, reap, exit with its status. Never returns."""
     try:
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if _closed(keeper_alive):
-            os._exit(1)  # the keeper died before the signal was armed
+        if select.select([server_alive], [], [], 0)[0]:
+            os._exit(1)  # the server died before the signal was armed (its pidfd is readable)
+        _close_all_but({*fds, ready})
+        _check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP), "unshare")
+        build_root(scratch, request)
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    except OSError as exc:  # said on the bot's stderr, which the arena keeps with the seat's fault
-        os.write(fds[2], f"arena: the fork sandbox could not start the bot: {exc}\n".encode())
-        os._exit(127)
+    except OSError as exc:
+        os.write(ready, str(exc).encode()[:4000])
+        os._exit(1)
+    os.write(ready, b"ok")
+    os.close(ready)
     bot = os.fork()
     if bot == 0:
         try:
@@ -263,58 +274,86 @@ def init(request: dict, fds: list[int], keeper_alive: int) -> None:
             os._exit(exit_status(status))
 
 
-def _closed(fd: int) -> bool:
-    """True when the write end of the pipe `fd` reads from has been closed (its holder died)."""
-    os.set_blocking(fd, False)
-    try:
-        return os.read(fd, 1) == b""
-    except BlockingIOError:
-        return False
+def _close_all_but(keep: set[int]) -> None:
+    """Close every file descriptor not in `keep` (the init needs none of the server's)."""
+    low = 0
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 16)
 
 
-def keeper(server: socket.socket, server_pid: int, scratch: str, request: dict, fds: list[int]) -> None:
-    """Build the bot's namespaces and root, start its init, report it, wait for it. Never returns."""
-    code = 1
+def start(scratch: str, request: dict, fds: list[int], server_alive: int,
+          own_pid_ns: int) -> tuple[int, int, int]:
+    """Fork the bot's init into a new PID namespace; returns its pid, the read end of its
+    `ready` pipe and a pidfd of it. Only that one fork goes to the new namespace: the server's own children come
+    back to its namespace at once (were that to fail, the server stops rather than go astray)."""
+    ready_read, ready_write = os.pipe()
     try:
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != server_pid:
-            os._exit(1)
-        try:
-            _check(libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
-                                | CLONE_NEWCGROUP), "unshare")
-            build_root(scratch, request)
-        except OSError as exc:
-            server.send(json.dumps({"id": request["id"], "error": str(exc)}).encode())
-            os._exit(1)
-        alive_read, alive_write = os.pipe()
+        _check(libc.unshare(CLONE_NEWPID), "unshare")
         pid = os.fork()
-        if pid == 0:
-            try:
-                server.close()
-                os.close(alive_write)
-                init(request, fds, alive_read)
-            finally:
-                os._exit(1)
-        os.close(alive_read)
-        for fd in fds:
-            os.close(fd)
-        pidfd = os.pidfd_open(pid)
-        socket.send_fds(server, [json.dumps({"id": request["id"], "pid": pid}).encode()], [pidfd])
-        os.close(pidfd)
-        server.close()
-        code = exit_status(os.waitpid(pid, 0)[1])
-    finally:
-        os._exit(code)
+    except BaseException:
+        _own_pid_ns_again(own_pid_ns)
+        os.close(ready_read)
+        os.close(ready_write)
+        raise
+    if pid == 0:
+        try:
+            init(scratch, request, fds, ready_write, server_alive)
+        finally:
+            os._exit(1)
+    _own_pid_ns_again(own_pid_ns)
+    os.close(ready_write)
+    try:
+        return pid, ready_read, os.pidfd_open(pid)
+    except OSError:  # out of file descriptors, say: an init nobody can watch must go
+        os.close(ready_read)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+
+
+def _own_pid_ns_again(own_pid_ns: int) -> None:
+    if libc.setns(own_pid_ns, CLONE_NEWPID) != 0:
+        os._exit(70)  # the arena sees the server gone and says so
 
 
 def serve(server: socket.socket, scratch: str) -> None:
-    """Fork a keeper per request until the arena closes its end; report each keeper's exit.
+    """Start a bot per request until the arena closes its end; report each one's sandbox, then
+    its exit.
 
-    `scratch` is an empty folder (the arena's, which removes it): each keeper mounts the bot's
+    `scratch` is an empty folder (the arena's, which removes it): each init mounts the bot's
     root there, in its own mount namespace."""
-    me = os.getpid()
+    server_alive = os.pidfd_open(os.getpid())  # readable once the server has exited (see init)
+    own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)
     selector = selectors.DefaultSelector()
     selector.register(server, selectors.EVENT_READ, None)
+    starting: dict[int, tuple[int, int]] = {}  # request id -> (the init's pid, its ready pipe)
+
+    def reply(message: dict, fds: tuple[int, ...] = ()) -> None:
+        socket.send_fds(server, [json.dumps(message).encode()], list(fds))
+
+    def report_ready(request_id: int) -> None:
+        """Pass on what the init said on its ready pipe: its pid and a pidfd, or its error."""
+        pid, ready = starting.pop(request_id)
+        said = os.read(ready, 4096)
+        selector.unregister(ready)
+        os.close(ready)
+        if said == b"ok":
+            try:
+                pidfd = os.pidfd_open(pid)  # the arena's (the server has not reaped the init yet)
+            except OSError as exc:  # out of file descriptors, say: a bot nobody can hold must go
+                os.kill(pid, signal.SIGKILL)
+                reply({"id": request_id, "error": f"pidfd_open: {exc.strerror}"})
+                return
+            try:
+                reply({"id": request_id, "pid": pid}, (pidfd,))
+            finally:
+                os.close(pidfd)
+        elif said:
+            reply({"id": request_id, "error": said.decode(errors="replace")})
+        # nothing said: the init died before it could; its exit report follows at once
+
     try:
         while True:
             for key, _ in selector.select():
@@ -326,22 +365,30 @@ def serve(server: socket.socket, scratch: str) -> None:
                     if not message:
                         return  # the arena has gone
                     request = json.loads(message)
-                    pid = os.fork()
-                    if pid == 0:
-                        selector.close()
-                        keeper(server, me, scratch, request, fds)
-                    for fd in fds:
-                        os.close(fd)
-                    selector.register(os.pidfd_open(pid), selectors.EVENT_READ, (pid, request["id"]))
-                else:
-                    pid, request_id = key.data
+                    try:
+                        pid, ready, exit_fd = start(scratch, request, fds, server_alive, own_pid_ns)
+                    except OSError as exc:
+                        reply({"id": request["id"], "error": str(exc)})
+                        continue
+                    finally:
+                        for fd in fds:
+                            os.close(fd)
+                    starting[request["id"]] = (pid, ready)
+                    selector.register(ready, selectors.EVENT_READ, ("ready", request["id"], pid))
+                    selector.register(exit_fd, selectors.EVENT_READ, ("exit", request["id"], pid))
+                    continue
+                what, request_id, pid = key.data
+                if request_id in starting:  # (a key of this batch may belong to a request just settled)
+                    report_ready(request_id)
+                if what == "exit":
                     selector.unregister(key.fd)
                     os.close(key.fd)
                     status = exit_status(os.waitpid(pid, 0)[1])
-                    try:
-                        server.send(json.dumps({"id": request_id, "exit": status}).encode())
-                    except OSError:
-                        return
+                    reply({"id": request_id, "exit": status})
+    except OSError as exc:
+        if exc.errno not in (errno.EPIPE, errno.ECONNRESET):
+            raise
+        return  # the arena has gone
     finally:
         selector.close()
 

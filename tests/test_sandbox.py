@@ -414,8 +414,8 @@ async def test_a_failed_fork_start_is_one_clear_error(hostile, tmp_path):
         try:
             with pytest.raises(OSError, match=r"^sandbox fork: .*missing.*No such file or directory"):
                 await server.start(request, [ends[0][0], ends[1][1], ends[2][1]])
-            del request["binds"]  # a keeper that fails before it can reply must not leave us waiting
-            with pytest.raises(OSError, match=r"^sandbox fork: the bot's keeper exited with status 1 before"):
+            del request["binds"]  # an init that dies before it is ready must not leave us waiting
+            with pytest.raises(OSError, match=r"^sandbox fork: the bot's sandbox exited with status 1 before"):
                 await server.start(request, [ends[0][0], ends[1][1], ends[2][1]])
         finally:
             for read, write in ends:
