@@ -4,7 +4,7 @@ This shared VM's speed drifts by 20-30% within an hour, so figures taken at diff
 not compare. This runs each revision's own `bench/tournament.py` from a git worktree, the
 revisions interleaved (A, B, A, B, ...), and prints each one's runs and median:
 
-    .venv/bin/python bench/compare.py HEAD~3 HEAD [--runs 5] [--boards 8] [--sandbox fork]
+    .venv/bin/python bench/compare.py HEAD~3 HEAD [--runs 5] [--boards 8] [--sandbox fork] [--concurrency 2]
 
 A revision may be anything git names (a commit, a branch, HEAD~2), or "." for the working tree
 as it is, uncommitted changes included. Run by hand; never from a test.
@@ -32,9 +32,10 @@ def checkout(rev: str, into: Path) -> Path:
     return path
 
 
-def one_run(tree: Path, boards: int, sandbox: str) -> dict:
+def one_run(tree: Path, boards: int, sandbox: str, concurrency: int | None) -> dict:
+    more = ["--concurrency", str(concurrency)] if concurrency else []
     out = subprocess.run([sys.executable, str(tree / "bench" / "tournament.py"), "--boards", str(boards),
-                          "--sandbox", sandbox], cwd=tree, capture_output=True, text=True)
+                          "--sandbox", sandbox, *more], cwd=tree, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"bench/tournament.py of {tree} failed: {(out.stderr or out.stdout).strip()[-500:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -46,6 +47,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--boards", type=int, default=8)
     parser.add_argument("--sandbox", default="fork", choices=["fork", "bwrap", "rlimit", "none"])
+    parser.add_argument("--concurrency", type=int, help="rooms at once (default: the bench's, one per core)")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -58,14 +60,15 @@ def main() -> None:
             rates: dict[str, list[float]] = {rev: [] for rev in args.revisions}
             for n in range(args.runs):
                 for rev, tree in trees.items():
-                    rates[rev].append(one_run(tree, args.boards, args.sandbox)["deals_per_s"])
+                    rates[rev].append(one_run(tree, args.boards, args.sandbox, args.concurrency)["deals_per_s"])
                 print(f"run {n + 1}/{args.runs}: " + ", ".join(f"{rev} {r[-1]}" for rev, r in rates.items()),
                       file=sys.stderr)
         finally:
             for tree in trees.values():
                 if tree != ROOT:
                     subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
-    print(f"deals per second, {args.boards} boards per match, sandbox {args.sandbox}, {args.runs} interleaved runs:")
+    print(f"deals per second, {args.boards} boards per match, sandbox {args.sandbox}, concurrency "
+          f"{args.concurrency or 'default'}, {args.runs} interleaved runs:")
     first = statistics.median(rates[args.revisions[0]])
     for rev, runs in rates.items():
         median = statistics.median(runs)
