@@ -16,9 +16,9 @@ Per bot, two processes:
   mounts /proc, tells the server it is ready, forks the bot, reaps zombies, and exits with the
   bot's status (128 + N for death by signal N, as in bwrap mode); when it dies the kernel kills
   everything left in the namespace;
-- the *bot*: its three pipes as stdin/stdout/stderr, resource limits, a throw-away uid with no
-  groups and no capabilities, no_new_privs, and a seccomp filter that refuses new user
-  namespaces (bwrap's --disable-userns); then the bot's program.
+- the *bot*: its three pipes as stdin/stdout/stderr, SCHED_BATCH, resource limits, a throw-away
+  uid with no groups and no capabilities, no_new_privs, and a seccomp filter that refuses new
+  user namespaces (bwrap's --disable-userns); then the bot's program.
 
 A parent-death signal links each to its parent (bot -> init -> server -> arena), so nothing
 outlives a SIGKILLed arena. (Until 2026-11 a third process, a keeper outside the bot's
@@ -176,6 +176,9 @@ def refuse_user_namespaces() -> None:
 
 def run_bot(request: dict) -> None:
     """The bot's process, after its pipes are in place: confine it and run its program. Never returns."""
+    # SCHED_BATCH, as the arena gives every bot (arena.process.batch_policy): a bot woken by an
+    # `act` does not preempt the arena. Only the bot: its init and this server answer the arena.
+    os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
     limits = request["limits"]
     for name, value in (("RLIMIT_AS", limits["memory"]), ("RLIMIT_FSIZE", limits["file"]),
                         ("RLIMIT_NOFILE", limits["open_files"]), ("RLIMIT_NPROC", limits["processes"]),

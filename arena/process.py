@@ -12,6 +12,8 @@ The process is spawned synchronously from the trio thread instead of through
 exits, and trio's idle worker threads exit after about 10 s, which would kill a healthy bot.
 The trio thread lives as long as every bot it started, so the signal only fires when the arena
 itself dies, which is exactly when we want it.
+
+Every bot runs under the SCHED_BATCH scheduling policy (`batch_policy`), the arena under its own.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -159,6 +161,29 @@ def _which(program: str) -> str:
     return found
 
 
+@contextmanager
+def batch_policy() -> Iterator[None]:
+    """Processes started inside this block run under SCHED_BATCH (a policy children inherit).
+
+    The arena hands each move to a bot and waits for the answer, so it is the one process every
+    table waits on. A batch task is never allowed to preempt the task running when it wakes up:
+    a bot woken by an `act` runs on an idle core, or once the arena waits, instead of pushing
+    the arena off its core. Its share of the CPU is unchanged (the same weight as any nice-0
+    task). In the fork sandbox this made a tournament about 4% faster (bench/README.md). Best
+    effort: where the policy cannot be set, nothing changes.
+    """
+    try:
+        policy, param = os.sched_getscheduler(0), os.sched_getparam(0)
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except (AttributeError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        os.sched_setscheduler(0, policy, param)
+
+
 class BotProcess:
     """A running bot: its pipes, its pid, and its stderr as read so far.
 
@@ -282,16 +307,17 @@ async def open_bot(
         if launch.request is not None:
             bot = await _start_forked(stack, launch, tag, limits)
         else:
-            popen = subprocess.Popen(  # synchronous on purpose, see the module docstring
-                launch.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=launch.cwd,
-                env=launch.env,
-                start_new_session=True,
-                close_fds=True,
-            )
+            with batch_policy():
+                popen = subprocess.Popen(  # synchronous on purpose, see the module docstring
+                    launch.argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    cwd=launch.cwd,
+                    env=launch.env,
+                    start_new_session=True,
+                    close_fds=True,
+                )
             bot = BotProcess(_Child(popen), _take_fd(popen.stdin), _take_fd(popen.stdout), _take_fd(popen.stderr),
                              tag, limits, launch.uid)
         try:

@@ -67,6 +67,15 @@ async def test_a_normal_bot_runs_in_every_mode(hostile, mode):
 
 
 @pytest.mark.parametrize("mode", ["none", *CONFINED])
+async def test_bots_run_under_the_batch_policy_and_the_arena_keeps_its_own(hostile, mode):
+    policy = os.sched_getscheduler(0)
+    status, said = await run_to_end(mode, hostile / "policy.py")
+    assert status == 0, said
+    assert f"policy {os.SCHED_BATCH}\n" in said
+    assert os.sched_getscheduler(0) == policy != os.SCHED_BATCH
+
+
+@pytest.mark.parametrize("mode", ["none", *CONFINED])
 async def test_escaping_children_are_killed_in_every_mode(hostile, mode):
     cmd = BotCommand.from_spec(f"{hostile / 'fork_escape.py'} --raw --exit")
     with trio.fail_after(60):
