@@ -224,13 +224,13 @@ def bradley_terry(
     if bootstrap > 0 and cells:
         rng = random.Random(seed)
         cats = list(cells)
-        cum = []
-        total = 0
-        for c in cats:
-            total += cells[c]
-            cum.append(total)
+        # One entry per board, naming its cell: drawing boards uniformly from it maps each
+        # random() to the same cell that choices() with cumulative weights per cell would (and so
+        # draws the same resamples), without a bisection per draw.
+        boards = [i for i, c in enumerate(cats) for _ in range(cells[c])]
+        total = len(boards)
         for _ in range(bootstrap):
-            drawn = Counter(rng.choices(range(len(cats)), cum_weights=cum, k=total))
+            drawn = Counter(rng.choices(boards, k=total))
             weights = Counter({cats[i]: n for i, n in drawn.items()})
             samples.append(_anchored(_fit(m, aggregate(weights), theta), anchor_i))
     # Ratings equal but for rounding (bots with the same record) tie, and ties go by name.

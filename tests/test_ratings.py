@@ -145,6 +145,20 @@ def test_bootstrap_is_seeded_and_los_reads_the_gap():
     assert 0.3 < p.los_next < 0.7  # equal records: no superiority either way
 
 
+def test_the_bootstrap_draws_are_pinned():
+    """Stored intervals stay reproducible: a change to how boards are resampled must show here.
+    (Recorded 2026-11-30, when drawing from a list of boards replaced cumulative weights per
+    cell: the same draws, checked against the old code on 30 random tournaments.)"""
+    results = simulate(TRUE, round_robin(list(TRUE)), 4, random.Random(3))
+    got = [(r.bot, round(r.elo, 6), round(r.ci_low, 6), round(r.ci_high, 6), r.los_next)
+           for r in bradley_terry(results, list(TRUE), anchor="random", bootstrap=100, seed=7)]
+    assert got == [("lookahead", 511.844354, 319.461927, 910.497252, 0.83),
+                   ("deep", 403.857678, 207.089526, 745.968429, 0.99),
+                   ("counter", 136.824709, -57.868889, 488.286561, 0.67),
+                   ("greedy", 93.246329, -173.827554, 435.666544, 0.77),
+                   ("random", 0.0, 0.0, 0.0, None)]
+
+
 def test_sequential_elo():
     results = [BoardResult(("a", "a"), ("b", "b"), 1.0), BoardResult(("b", "b"), ("c", "c"), 0.5)]
     final, history = sequential_elo(results, ["a", "b", "c"], k=16)
