@@ -13,7 +13,7 @@ import hashlib
 import math
 import time
 from collections.abc import Sequence
-from contextlib import AsyncExitStack
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -162,14 +162,15 @@ class _Table:
             self.fault = (seat, exc)
 
     # -- the lifecycle ---------------------------------------------------------------------
-    async def run(self, handshake_deadline: float) -> None:
+    async def run(self, handshake_deadline: float, turn: AbstractAsyncContextManager[Any] | None = None) -> None:
         if self.fault is None:
             await self.handshake(handshake_deadline)
         if self.fault is None:
-            try:
-                await self.play()
-            except _SeatFault as sf:
-                self.record_fault(sf.seat, sf.fault)
+            async with turn if turn is not None else nullcontext():
+                try:
+                    await self.play()
+                except _SeatFault as sf:
+                    self.record_fault(sf.seat, sf.fault)
         await self.say_bye()
 
     async def handshake(self, deadline: float) -> None:
@@ -372,11 +373,13 @@ async def run_table(connections: Sequence[Connection], *, variant: engine.Varian
 async def play_table(seats: Sequence[BotCommand], *, variant: engine.Variant | str | dict[str, Any],
                      plan: Plan, time_control: TimeControl = TimeControl(), sandbox: str = "none",
                      limits: Limits | None = None, match_id: str = "", table_id: str = "",
-                     bot_seed: int = 0) -> TableResult:
+                     bot_seed: int = 0, turn: AbstractAsyncContextManager[Any] | None = None) -> TableResult:
     """Start one process per seat (a BotCommand each), play the plan, and kill every process.
 
     Returns the table's result with each seat's status, its stderr (bounded) and every move.
-    A seat whose process cannot be started counts as crashed.
+    A seat whose process cannot be started counts as crashed. With a `turn` (say a semaphore
+    that tables share), the table starts its bots and shakes hands at once, but plays its deals
+    only inside the turn.
     """
     limits = limits if limits is not None else Limits()
     table = _Table([None] * len(seats), _variant(variant), plan, time_control, match_id, table_id, bot_seed)
@@ -389,7 +392,7 @@ async def play_table(seats: Sequence[BotCommand], *, variant: engine.Variant | s
                 table.record_fault(seat, BotCrashed(f"could not start {cmd}: {bot}"))
             else:
                 table.conns[seat] = Connection(bot.stdin, bot.stdout)
-        await table.run(start + time_control.handshake_s)
+        await table.run(start + time_control.handshake_s, turn)
         if table.fault is not None and isinstance(table.fault[1], BotCrashed):
             seat = table.fault[0]
             crashed = bots[seat]

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,8 @@ import engine
 from arena import forking, storage
 from arena import tournament as t
 from arena.errors import ArenaError
-from arena.table import FixedDeals
+from arena.process import BotCommand
+from arena.table import FixedDeals, play_table
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
@@ -77,6 +79,38 @@ def test_variant_option_text():
         t.parse_variant("jensen:colour=red")
     with pytest.raises(ArenaError, match="option=value"):
         t.parse_variant("jensen:target")
+
+
+async def test_tables_start_their_bots_at_once_but_play_only_in_their_turn():
+    """What a tournament's concurrency rests on: tables sharing a one-table turn play one after
+    the other, but the waiting table's bots start and answer hello meanwhile."""
+    turn = trio.Semaphore(1)
+    events = []
+
+    @asynccontextmanager
+    async def recorded(name):
+        events.append((name, "ready"))  # handshake done, asking for the turn
+        async with turn:
+            events.append((name, "in"))
+            yield
+            events.append((name, "out"))
+
+    bot = BotCommand.from_spec(DETERMINISTIC[0])
+    plan = [(engine.deal_seed(3, k), k % 4) for k in range(6)]
+    results = {}
+
+    async def one(name):
+        results[name] = await play_table([bot] * 4, variant="jensen", plan=FixedDeals(plan), turn=recorded(name))
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            for name in "ab":
+                nursery.start_soon(one, name)
+    assert all(r.ok and len(r.deals) == 6 for r in results.values())
+    turns = [(name, kind) for name, kind in events if kind != "ready"]
+    first, second = turns[0][0], turns[2][0]
+    assert turns == [(first, "in"), (first, "out"), (second, "in"), (second, "out")]  # one at a time
+    assert events.index((second, "ready")) < events.index((first, "out"))  # ready while the first played
 
 
 def boards_of(db, tid):

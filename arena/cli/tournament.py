@@ -33,8 +33,9 @@ def tournament_run(
     boards: Annotated[int, typer.Option("--boards", help="Boards per match.")] = 8,
     variant: Annotated[str, typer.Option("--variant", help="Preset and options, e.g. jensen:target=51.")] = "jensen",
     seed: Annotated[int, typer.Option("--seed", help="The master seed (0 to 2**64-1).")] = 0,
-    concurrency: Annotated[int | None, typer.Option("--concurrency", help="Tables at once (default: cores).",
-                                                    show_default=False)] = None,
+    concurrency: Annotated[int | None, typer.Option(
+        "--concurrency", help="Tables playing at once (default: cores); as many more start their bots meanwhile.",
+        show_default=False)] = None,
     fmt: Annotated[str, typer.Option("--format", help="deal: a board is one deal; game: one game to the target.")]
     = "deal",
     partners: Annotated[str, typer.Option("--partners", help="clone: a side is two copies of one bot; "
