@@ -64,12 +64,21 @@ class Connection:
     async def receive(self, deadline: float = math.inf) -> dict[str, Any]:
         """The next decoded message; EOF is a crash, passing the deadline a timeout.
 
-        On a pipe, a reply that comes within `SPIN_SECONDS` is read without a trip through
-        trio's scheduler, so this call is not always a checkpoint (the table runner has one
-        per deal).
+        On a pipe, a lone request's reply that comes within `SPIN_SECONDS` is read without a
+        trip through trio's scheduler, so this call is not always a checkpoint (the table runner
+        has one per deal). While other tables wait for their bots too, this task first lets them
+        run (one checkpoint: their replies are handled meanwhile) and then looks at its pipe
+        once: in a tournament the reply is there about half of the time, and is then read
+        without arming epoll and a cancel scope for it (bench/README.md).
         """
         while (message := self.decoder.next()) is None:
-            data = self._read_soon() if self._fileno is not None and _waiting <= 1 else None
+            data = None
+            if self._fileno is not None:
+                if _waiting <= 1:
+                    data = self._read_soon()
+                else:
+                    await trio.lowlevel.checkpoint()
+                    data = self._read_now()
             if data is None:
                 with trio.move_on_at(deadline):
                     data = await self._read()
@@ -90,17 +99,21 @@ class Connection:
         instead (a tournament at 32 boards per match ran 15% faster without polling; a single
         table's round trip is a third slower without it). bench/README.md has the figures.
         """
-        fd = self._fileno()
         give_up = time.perf_counter() + SPIN_SECONDS
-        while True:
-            try:
-                return os.read(fd, self._read_size)
-            except (BlockingIOError, InterruptedError):
-                if time.perf_counter() > give_up:
-                    return None
-                os.sched_yield()
-            except OSError as exc:
-                raise BotCrashed(f"its output broke before 'bye': {exc}") from None
+        while (data := self._read_now()) is None:
+            if time.perf_counter() > give_up:
+                return None
+            os.sched_yield()
+        return data
+
+    def _read_now(self) -> bytes | None:
+        """What the pipe holds now (b"" at end of file), or None if it is empty."""
+        try:
+            return os.read(self._fileno(), self._read_size)
+        except (BlockingIOError, InterruptedError):
+            return None
+        except OSError as exc:
+            raise BotCrashed(f"its output broke before 'bye': {exc}") from None
 
     async def _read(self) -> bytes | None:
         if self._fileno is None:
