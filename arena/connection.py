@@ -94,17 +94,19 @@ class Connection:
 
         A quick bot answers in 10 to 20 microseconds: less than waiting through trio (a cancel
         scope, epoll, the scheduler), and on another core less than a blocking read's wake-up.
-        sched_yield lets a bot that shares the arena's core run meanwhile. Only a lone request
+        sched_yield, before each look, lets a bot that shares the arena's core run: as a batch
+        task (arena.process.batch_policy) it does not preempt the arena when woken, and looking
+        first would cost an empty read on one core (the round trip 1.49 times the raw one
+        instead of 1.41-1.48; bench/README.md, Protocol). Only a lone request
         polls: while other tables wait for their bots, the arena has their replies to handle
         instead (a tournament at 32 boards per match ran 15% faster without polling; a single
         table's round trip is a third slower without it). bench/README.md has the figures.
         """
         give_up = time.perf_counter() + SPIN_SECONDS
-        while (data := self._read_now()) is None:
-            if time.perf_counter() > give_up:
-                return None
-            os.sched_yield()
-        return data
+        while True:
+            os.sched_yield()  # a bot on this core runs now: it does not preempt us (SCHED_BATCH)
+            if (data := self._read_now()) is not None or time.perf_counter() > give_up:
+                return data
 
     def _read_now(self) -> bytes | None:
         """What the pipe holds now (b"" at end of file), or None if it is empty."""
