@@ -166,14 +166,8 @@ class Connection:
         """
         if self.decoder.pending:
             raise ProtocolError("sent a message the arena did not ask for")
-        if self._fileno is None:
+        if self._fileno is None or (data := self._read_now()) is None:
             return
-        try:
-            data = os.read(self._fileno(), self._read_size)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError as exc:
-            raise BotCrashed(f"its output broke before 'bye': {exc}") from None
         if not data:
             raise BotCrashed("closed its output before 'bye' (exited?)")
         self.decoder.feed(data)
