@@ -169,8 +169,9 @@ def batch_policy() -> Iterator[None]:
     table waits on. A batch task is never allowed to preempt the task running when it wakes up:
     a bot woken by an `act` runs on an idle core, or once the arena waits, instead of pushing
     the arena off its core. Its share of the CPU is unchanged (the same weight as any nice-0
-    task). In the fork sandbox this made a tournament about 4% faster (bench/README.md). Best
-    effort: where the policy cannot be set, nothing changes.
+    task). In the fork sandbox this made a tournament 7% faster at the default concurrency
+    (bench/README.md); bwrap's runs, bound by their execs, gained nothing. Best effort: where
+    the policy cannot be set, nothing changes.
     """
     try:
         policy, param = os.sched_getscheduler(0), os.sched_getparam(0)
