@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 TAG_VAR = "ZWICKER_ARENA_BOT"
 ARENA_ID = secrets.token_hex(6)
 _serial = 0
+_serial_prefix = ""  # a shard's own, so that its tags differ from its tournament process's
 # ... and OWNER_VAR=<arena pid>:<its start time in clock ticks>, so that a later arena can tell a
 # bot whose arena is dead (see sweep_orphans) without mistaking a reused pid for its owner.
 OWNER_VAR = "ZWICKER_ARENA_OWNER"
@@ -57,6 +58,14 @@ def _start_time(pid: int | str) -> str | None:
 
 
 OWNER = f"{os.getpid()}:{_start_time(os.getpid())}"
+
+
+def join_arena(arena_id: str, serial_prefix: str) -> None:
+    """Tag this process's bots as the arena `arena_id`'s (a shard's, arena.shard): whoever
+    looks for that arena's bots finds them too. `serial_prefix` keeps the tags apart."""
+    global ARENA_ID, _serial_prefix
+    ARENA_ID, _serial_prefix = arena_id, serial_prefix
+
 
 GRACE_SECONDS = 0.5  # after stdin is closed, how long a bot may take to exit on its own
 
@@ -301,7 +310,7 @@ async def open_bot(
     global _serial
     limits = limits or Limits()
     _serial += 1
-    tag = f"{ARENA_ID}/{_serial}"
+    tag = f"{ARENA_ID}/{_serial_prefix}{_serial}"
     async with AsyncExitStack() as stack:
         launch = await stack.enter_async_context(
             sandboxes.prepared(cmd, sandbox, limits, {TAG_VAR: tag, OWNER_VAR: OWNER}))

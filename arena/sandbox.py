@@ -55,6 +55,7 @@ PATH = "/usr/local/bin:/usr/bin:/bin"
 _UID_FIRST = 0x7A000000
 _UID_COUNT = 0x01000000
 _uids: set[int] = set()
+_uid_share = (0, 1)  # (k, n): this process draws the uids k, k + n, k + 2n, ... of the range (arena.shard)
 
 
 def uids_handed_out() -> frozenset[int]:
@@ -237,11 +238,19 @@ def allocate_uid() -> int | None:
     # One of 16 million uids that no distribution hands out, never twice from this arena; a
     # clash with another arena's live bot is a one-in-millions chance, not worth a /proc scan
     # (4 ms) per bot start.
+    k, n = _uid_share
     while True:
-        uid = _UID_FIRST + secrets.randbelow(_UID_COUNT)
+        uid = _UID_FIRST + n * secrets.randbelow(_UID_COUNT // n) + k
         if uid not in _uids:
             _uids.add(uid)
             return uid
+
+
+def share_uids(k: int, n: int) -> None:
+    """Draw only every `n`th throw-away uid of the range, from the `k`th: the `n` processes of
+    one arena (arena.shard) then never hand out the same uid."""
+    global _uid_share
+    _uid_share = (k, n)
 
 
 def _check_readable_by_others(cmd: BotCommand) -> None:

@@ -31,33 +31,13 @@ import sqlite_utils
 import trio
 
 import engine
-from arena import forking, storage
+from arena import storage
 from arena.errors import ArenaError
-from arena.storage import FORMATS, PARTNERS
 from arena.process import SCRIPT_SUFFIXES, BotCommand, Limits, sweep_orphans
-from arena.table import FixedDeals, TableResult, TimeControl, play_table
-
-MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
-
-
-class GamePlan:
-    """A whole game to the target as a table's plan: deals until `engine.Game` says it is over."""
-
-    def __init__(self, variant: engine.Variant, seed: int, first_dealer: int) -> None:
-        self.start = engine.Game.new(variant, seed, first_dealer)
-
-    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None:
-        game = self.start
-        for points in scores_so_far:
-            game = game.after_deal(points)
-        if game.is_over or game.deals_played >= MAX_GAME_DEALS:
-            return None
-        return game.deal_seed, game.dealer
-
-    def forfeit_points(self, variant: engine.Variant) -> int:
-        """A forfeited game is lost by the target score."""
-        return variant.target
-
+from arena.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms, split_result  # noqa: F401
+from arena.shard import pin, play_in_shard
+from arena.storage import FORMATS, PARTNERS
+from arena.table import TimeControl
 
 @dataclass(frozen=True)
 class Settings:
@@ -193,16 +173,6 @@ def pairings(bot_ids: Sequence[int], partners: str, gauntlet: int | None = None)
     return matches
 
 
-@dataclass(frozen=True)
-class Room:
-    """One of a match's two rooms: four seats and the boards it still has to play."""
-
-    match_no: int
-    swapped: bool
-    seats: tuple[int, ...]  # bot id per seat
-    boards: tuple[int, ...]
-
-
 def rooms(matches: Sequence[tuple[list[int], list[int]]], boards: int, players: int,
           done: set[tuple[int, int, bool]] = frozenset()) -> list[Room]:
     """Every room with boards left to play, in canonical order (match, straight room first)."""
@@ -215,47 +185,6 @@ def rooms(matches: Sequence[tuple[list[int], list[int]]], boards: int, players: 
             if todo:
                 found.append(Room(match_no, swapped, tuple(storage.seat_bots(team_a, team_b, swapped)), todo))
     return found
-
-
-class RoomPlan:
-    """The boards of a room played one after another, each by its own plan."""
-
-    def __init__(self, plans: Sequence[Any]) -> None:
-        self.plans = list(plans)
-
-    def split(self, scores: list[list[int]]) -> tuple[list[int], bool]:
-        """Deals per board for the finished deals `scores` (board by board, as far as they go),
-        and whether the last board counted is finished."""
-        counts: list[int] = []
-        used = 0
-        for plan in self.plans:
-            k = 0
-            while used + k < len(scores) and plan.next_deal(scores[used : used + k]) is not None:
-                k += 1
-            finished = plan.next_deal(scores[used : used + k]) is None
-            counts.append(k)
-            used += k
-            if not finished or used == len(scores):
-                return counts, finished
-        return counts, True
-
-    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None:
-        used = 0
-        for plan in self.plans:
-            k = 0
-            while (planned := plan.next_deal(scores_so_far[used : used + k])) is not None:
-                if used + k == len(scores_so_far):
-                    return planned
-                k += 1
-            used += k
-        return None
-
-    def forfeit_points(self, variant: engine.Variant) -> int:
-        return sum(plan.forfeit_points(variant) for plan in self.plans)
-
-
-def board_seed(master_seed: int, board_no: int) -> int:
-    return engine.deal_seed(master_seed, board_no)
 
 
 # -- running ------------------------------------------------------------------------------------
@@ -354,80 +283,75 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         bot_ids=ids, matches=matches)
 
 
-def _plan(t: dict, v: engine.Variant, board_no: int) -> Any:
-    """A board's own plan: one seeded deal, or a game; the dealer rotates with the board."""
-    seed = board_seed(t["seed"], board_no)
-    dealer = board_no % v.players
-    if t["format"] == "game":
-        return GamePlan(v, seed, dealer)
-    return FixedDeals([(seed, dealer)])
-
-
-async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = None, sandbox: str = "none",
-              limits: Limits | None = None, progress: Progress | None = None,
-              on_room: Callable[[Room, list[int]], None] | None = None) -> dict:
+async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = None, processes: int | None = None,
+              sandbox: str = "none", limits: Limits | None = None, progress: Progress | None = None,
+              on_room: Callable[[Room, list[int]], None] | None = None,
+              shard_reports: list[dict] | None = None) -> dict:
     """Play every room of the tournament that is not stored yet, then rate; returns the tournament.
 
-    `concurrency` rooms play at once (default: one per core). This task is the only writer.
-    As many more start their bots (or stop them) meanwhile and wait for a turn to play: a room's
-    start-up and shut-down, a chain of waits on processes, would otherwise leave its share of the
-    machine idle between rooms (5% more deals per second at 8 boards, bench/README.md).
+    `concurrency` rooms play at once (default: one per core), as many more start or stop their
+    bots meanwhile (arena.room.play_rooms). They are spread over `processes` arena processes
+    (default: one per core, at most one per playing room): this one and its shards
+    (arena.shard), each taking a new room whenever it has a place free. With one process per
+    core, each is pinned to its own. This task is the only writer. `shard_reports` collects what
+    each shard says when it ends (its peak memory).
     """
     t = storage.get_tournament(db, tid)
     sweep_orphans()  # bots a killed arena may have left behind
     v = engine.variant(t["variant"])
-    time_control = TimeControl(**t["settings"].get("time_control", {}))
     matches = [(m["team_a"], m["team_b"]) for m in storage.schedule(db, tid)]
-    commands = {b["id"]: bot_command(storage.get_bot(db, b["id"])) for b in t["bots"]}
+    job = Job(name=t["name"], seed=t["seed"], variant=t["variant"], format=t["format"],
+              commands={b["id"]: bot_command(storage.get_bot(db, b["id"])) for b in t["bots"]},
+              time_control=TimeControl(**t["settings"].get("time_control", {})), sandbox=sandbox, limits=limits)
     done = storage.done_tables(db, tid)
     todo = rooms(matches, t["boards"], v.players, done)
     concurrency = max(1, concurrency or os.cpu_count() or 1)
+    cpus = sorted(os.sched_getaffinity(0))
+    processes = max(1, min(processes or len(cpus), concurrency, max(len(todo), 1)))
+    playing = [concurrency // processes + (k < concurrency % processes) for k in range(processes)]
+    pinned = processes == len(cpus) > 1
     if progress is not None:
         progress.tables_total = len(matches) * t["boards"] * 2
         progress.tables_done = len(done)
     storage.set_status(db, tid, "running")
     storage.note_sandbox(db, tid, sandbox)  # a resumed run may use another one
 
-    turns = trio.Semaphore(concurrency)  # held by a room from its first deal to its last
+    async def store(room: Room, boards: list[int], records: list[dict]) -> None:
+        with storage_transaction(db):
+            for board_no, record in zip(boards, records):
+                for seat in record["seats"]:
+                    seat["bot_id"] = room.seats[seat["seat"]]
+                storage.record_table(db, tid, room.match_no, board_no, room.swapped,
+                                     board_seed(t["seed"], board_no), record)
+        if progress is not None:
+            progress.update(len(records), sum(len(r["deals"]) for r in records),
+                            sum(r["forfeit"] is not None for r in records))
+        if on_room is not None:
+            on_room(room, boards)
 
-    async def play(room: Room) -> None:
-        left = list(room.boards)
-        while left:  # a fault ends a room's processes; fresh ones play the boards after it
-            plans = [_plan(t, v, b) for b in left]
-            result = await play_table(
-                [commands[b] for b in room.seats], variant=v, plan=RoomPlan(plans),
-                time_control=time_control, sandbox=sandbox, limits=limits,
-                match_id=f"{t['name']}/m{room.match_no}",
-                table_id=f"{t['name']}/m{room.match_no}/{'swapped' if room.swapped else 'straight'}/b{left[0]}",
-                bot_seed=engine.deal_seed(engine.deal_seed(t["seed"], room.match_no), 2 * left[0] + room.swapped),
-                turn=turns)
-            records = split_result(result, plans, v)
-            with storage_transaction(db):
-                for board_no, record in zip(left, records):
-                    for seat in record["seats"]:
-                        seat["bot_id"] = room.seats[seat["seat"]]
-                    storage.record_table(db, tid, room.match_no, board_no, room.swapped,
-                                         board_seed(t["seed"], board_no), record)
-            if progress is not None:
-                progress.update(len(records), sum(len(r["deals"]) for r in records),
-                                sum(r["forfeit"] is not None for r in records))
-            if on_room is not None:
-                on_room(room, left[: len(records)])
-            left = left[len(records):]
+    async def in_shard(k: int, receive: trio.MemoryReceiveChannel[Room]) -> None:
+        report = await play_in_shard(job, receive, playing[k], store, index=k, count=processes,
+                                     cpu=cpus[k] if pinned else None)
+        if shard_reports is not None:
+            shard_reports.append(report)
 
     finished = False
+    affinity = os.sched_getaffinity(0)
     try:
+        if pinned:
+            pin(cpus[0])  # this process and the fork server it starts
         send, receive = trio.open_memory_channel[Room](0)
-        async with forking.serving(sandbox), trio.open_nursery() as nursery:
-            for _ in range(min(2 * concurrency, max(len(todo), 1))):  # half of them waiting for a turn
-                nursery.start_soon(_worker, receive.clone(), play)
-            receive.close()
+        async with trio.open_nursery() as nursery:
+            for k in range(1, processes):
+                nursery.start_soon(in_shard, k, receive.clone())
+            nursery.start_soon(play_rooms, job, receive, playing[0], store)
             async with send:
                 for room in todo:
                     await send.send(room)
         storage.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0))
         finished = True
     finally:
+        os.sched_setaffinity(0, affinity)
         with trio.CancelScope(shield=True):
             storage.set_status(db, tid, "finished" if finished else "interrupted")
     if progress is not None:
@@ -440,49 +364,3 @@ def storage_transaction(db: sqlite_utils.Database) -> Any:
     return db.atomic()
 
 
-def split_result(result: TableResult, plans: Sequence[Any], v: engine.Variant) -> list[dict]:
-    """A room's result as one stored table record per board played (the last one forfeited if
-    the room ended on a fault). The seats' stderr goes with the room's last record."""
-    deals = result.deals
-    scores = [d["points"] for d in deals if d["complete"]]
-    counts, finished = RoomPlan(plans).split(scores) if scores else ([], True)
-    if result.forfeit is not None and finished:
-        counts.append(0)  # the fault came before the next board's first deal ended
-    elif result.forfeit is None and not counts:
-        raise ArenaError("a room ended without a fault and without a deal")
-    moves_total = sum(len(d["moves"]) for d in deals) or 1
-    records = []
-    used = 0
-    for i, count in enumerate(counts):
-        last = i == len(counts) - 1
-        board_deals = deals[used : used + count] if not last else deals[used:]
-        used += count
-        forfeit = result.forfeit if last and result.forfeit is not None else None
-        seats = []
-        for seat in result.seats:
-            mine = [m["ms"] for d in board_deals for m in d["moves"] if m["seat"] == seat.seat]
-            faulty = forfeit is not None and forfeit["seat"] == seat.seat
-            seats.append({
-                "seat": seat.seat, "name": seat.name, "version": seat.version,
-                "status": seat.status if faulty else "ok", "detail": seat.detail if faulty else "",
-                "stderr": seat.stderr if last else "", "moves": len(mine),
-                "think_ms_total": round(sum(mine), 3), "think_ms_max": round(max(mine, default=0.0), 3),
-            })
-        if forfeit is not None:
-            award = plans[i].forfeit_points(v)
-            points = [0 if s == forfeit["side"] else award for s in range(v.num_sides)]
-        else:
-            points = [sum(d["points"][s] for d in board_deals) for s in range(v.num_sides)]
-        share = sum(len(d["moves"]) for d in board_deals) / moves_total
-        records.append({
-            "seats": seats, "points": points, "forfeit": forfeit,
-            "deals": [{**d, "number": k} for k, d in enumerate(board_deals)],
-            "started": result.started, "duration_s": round(result.duration_s * share, 3),
-        })
-    return records
-
-
-async def _worker(receive: trio.MemoryReceiveChannel[Room], play: Callable[[Room], Any]) -> None:
-    async with receive:
-        async for job in receive:
-            await play(job)

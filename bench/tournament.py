@@ -1,11 +1,12 @@
 """Tournament throughput: six bundled bots, a duplicate round robin, jensen.
 
-Reports deals per second, the arena's share of the CPU (the coordinator process against all the
-bot processes it started), how busy the whole machine was (/proc/stat), and the coordinator's
-peak memory, for two tournament sizes, each in a fresh process so that peak memory is that
-size's own. Run by hand (never a timed test):
+Reports deals per second, the arena's share of the CPU (the coordinator process and its shards,
+arena.shard, against all the bot processes they started), how busy the whole machine was
+(/proc/stat), and the peak memory of the coordinator and of each shard, for two tournament
+sizes, each in a fresh process so that peak memory is that size's own. Run by hand (never a
+timed test):
 
-    .venv/bin/python bench/tournament.py [--boards 8 16] [--sandbox bwrap] [--concurrency 2]
+    .venv/bin/python bench/tournament.py [--boards 8 16] [--sandbox bwrap] [--concurrency 2] [--processes 1]
 
 Record the figures, with machine and date, in bench/README.md.
 """
@@ -29,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 BOTS = ["random_bot.py", "greedy_bot.py", "sweeper_bot.py", "builder_bot.py", "first_bot.py"]
 
 
-def one(boards: int, sandbox: str, concurrency: int) -> dict:
+def one(boards: int, sandbox: str, concurrency: int, processes: int | None) -> dict:
     """Run one tournament in this process and measure it."""
     import trio
 
@@ -49,20 +50,25 @@ def one(boards: int, sandbox: str, concurrency: int) -> dict:
         start_wall = time.perf_counter()
         me0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         busy0 = machine_busy()
-        result = trio.run(lambda: t.run(db, tid, concurrency=concurrency, sandbox=sandbox))
+        shards: list[dict] = []
+        result = trio.run(lambda: t.run(db, tid, concurrency=concurrency, processes=processes, sandbox=sandbox,
+                                        shard_reports=shards))
         wall = time.perf_counter() - start_wall
         busy = machine_busy() - busy0
         me1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         deals = db.execute("SELECT COUNT(*) FROM deals").fetchone()[0]
         faults = db.execute("SELECT COUNT(*) FROM seats WHERE status != 'ok'").fetchone()[0]
-    arena_cpu = (me1.ru_utime + me1.ru_stime) - (me0.ru_utime + me0.ru_stime)
-    bots_cpu = (kids1.ru_utime + kids1.ru_stime) - (kids0.ru_utime + kids0.ru_stime)
+    shards_cpu = sum(s["cpu_s"] for s in shards)  # the shards are the arena too, not bots
+    arena_cpu = (me1.ru_utime + me1.ru_stime) - (me0.ru_utime + me0.ru_stime) + shards_cpu
+    bots_cpu = (kids1.ru_utime + kids1.ru_stime) - (kids0.ru_utime + kids0.ru_stime) - shards_cpu
     return {
         "bots": len(specs), "boards_per_match": boards, "boards": result["boards_done"], "deals": deals,
         "faults": faults, "wall_s": round(wall, 2), "deals_per_s": round(deals / wall, 1),
         "arena_cpu_s": round(arena_cpu, 2), "bots_cpu_s": round(bots_cpu, 2),
         "arena_cpu_share": round(arena_cpu / max(arena_cpu + bots_cpu, 1e-9), 3),
+        "processes": 1 + len(shards),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "shards_peak_rss_mib": [round(s["peak_rss_kib"] / 1024, 1) for s in shards],
         "machine_cpu_s": round(busy, 2), "machine_busy_share": round(busy / (wall * (os.cpu_count() or 1)), 3),
     }
 
@@ -80,17 +86,20 @@ def main() -> None:
     parser.add_argument("--boards", type=int, nargs="+", default=[8, 32])
     parser.add_argument("--sandbox", default="bwrap", choices=["fork", "bwrap", "rlimit", "none"])
     parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--processes", type=int, help="arena processes (default: the arena's, one per core)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(one(args.child, args.sandbox, args.concurrency)))
+        print(json.dumps(one(args.child, args.sandbox, args.concurrency, args.processes)))
         return
     print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}; {time.strftime('%Y-%m-%d')}; sandbox {args.sandbox}, "
-          f"concurrency {args.concurrency}")
+          f"concurrency {args.concurrency}, processes {args.processes or 'default'}")
     for boards in args.boards:
         out = subprocess.run([sys.executable, __file__, "--child", str(boards), "--sandbox", args.sandbox,
-                              "--concurrency", str(args.concurrency)], capture_output=True, text=True, check=True)
+                              "--concurrency", str(args.concurrency),
+                              *(["--processes", str(args.processes)] if args.processes else [])],
+                             capture_output=True, text=True, check=True)
         print(json.dumps(json.loads(out.stdout.strip().splitlines()[-1])))
 
 

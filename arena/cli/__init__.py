@@ -47,9 +47,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         try:
             app(args=argv, standalone_mode=False)
-        except BaseExceptionGroup as group:  # from a nursery: report a lone known error plainly
-            leaves = _leaves(group)
-            if len(leaves) == 1 and isinstance(leaves[0], (ArenaError, ValueError, OSError, KeyboardInterrupt)):
+        except BaseExceptionGroup as group:  # from a nursery: report a known error plainly
+            leaves = _leaves(group)  # (several processes may meet the same one at once: the first)
+            if all(isinstance(leaf, (ArenaError, ValueError, OSError, KeyboardInterrupt)) for leaf in leaves):
                 raise leaves[0] from None
             raise
     except ArenaError as exc:

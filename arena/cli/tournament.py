@@ -36,6 +36,9 @@ def tournament_run(
     concurrency: Annotated[int | None, typer.Option(
         "--concurrency", help="Tables playing at once (default: cores); as many more start their bots meanwhile.",
         show_default=False)] = None,
+    processes: Annotated[int | None, typer.Option(
+        "--processes", help="Arena processes the tables are spread over (default: one per core, "
+        "at most one per table playing); 1 plays them all in this one.", show_default=False)] = None,
     fmt: Annotated[str, typer.Option("--format", help="deal: a board is one deal; game: one game to the target.")]
     = "deal",
     partners: Annotated[str, typer.Option("--partners", help="clone: a side is two copies of one bot; "
@@ -62,6 +65,8 @@ def tournament_run(
         raise ArenaError("give the tournament a --name (or --resume NAME)")
     if concurrency is not None and concurrency < 1:
         raise ArenaError(f"--concurrency must be at least 1, got {concurrency}")
+    if processes is not None and processes < 1:
+        raise ArenaError(f"--processes must be at least 1, got {processes}")
     with _open(db, create=True) as database:
         if resume is not None:
             if bots or all_bots:
@@ -78,7 +83,8 @@ def tournament_run(
                                    time_control=TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000))
             tid = _t.prepare(database, name, specs, settings, sandbox=mode)
         progress = None if quiet else _t.Progress(tables_total=0)
-        t = trio.run(lambda: _t.run(database, tid, concurrency=concurrency, sandbox=mode, progress=progress))
+        t = trio.run(lambda: _t.run(database, tid, concurrency=concurrency, processes=processes,
+                                         sandbox=mode, progress=progress))
         if not quiet:
             from arena.cli.results import standings_cmd
 

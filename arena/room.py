@@ -1,0 +1,222 @@
+"""Playing a tournament's rooms: one room's boards, one after another, by one set of bot processes.
+
+A match is played in two rooms (arena.tournament); what a room needs to be played is a `Job`
+(the tournament's deals, bots, clock and sandbox, as plain data) and its `Room`. `play_rooms`
+plays the rooms it is given, some at once, and hands each result to a `store` callback: the
+tournament's own process stores them, a shard process (arena.shard) sends them to it. Nothing
+here touches the database, so a shard does not import it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+import engine
+from arena import forking
+from arena.errors import ArenaError
+from arena.process import BotCommand, Limits
+from arena.table import FixedDeals, TableResult, TimeControl, play_table
+
+MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
+
+
+class GamePlan:
+    """A whole game to the target as a table's plan: deals until `engine.Game` says it is over."""
+
+    def __init__(self, variant: engine.Variant, seed: int, first_dealer: int) -> None:
+        self.start = engine.Game.new(variant, seed, first_dealer)
+
+    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None:
+        game = self.start
+        for points in scores_so_far:
+            game = game.after_deal(points)
+        if game.is_over or game.deals_played >= MAX_GAME_DEALS:
+            return None
+        return game.deal_seed, game.dealer
+
+    def forfeit_points(self, variant: engine.Variant) -> int:
+        """A forfeited game is lost by the target score."""
+        return variant.target
+
+
+@dataclass(frozen=True)
+class Room:
+    """One of a match's two rooms: four seats and the boards it still has to play."""
+
+    match_no: int
+    swapped: bool
+    seats: tuple[int, ...]  # bot id per seat
+    boards: tuple[int, ...]
+
+
+class RoomPlan:
+    """The boards of a room played one after another, each by its own plan."""
+
+    def __init__(self, plans: Sequence[Any]) -> None:
+        self.plans = list(plans)
+
+    def split(self, scores: list[list[int]]) -> tuple[list[int], bool]:
+        """Deals per board for the finished deals `scores` (board by board, as far as they go),
+        and whether the last board counted is finished."""
+        counts: list[int] = []
+        used = 0
+        for plan in self.plans:
+            k = 0
+            while used + k < len(scores) and plan.next_deal(scores[used : used + k]) is not None:
+                k += 1
+            finished = plan.next_deal(scores[used : used + k]) is None
+            counts.append(k)
+            used += k
+            if not finished or used == len(scores):
+                return counts, finished
+        return counts, True
+
+    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None:
+        used = 0
+        for plan in self.plans:
+            k = 0
+            while (planned := plan.next_deal(scores_so_far[used : used + k])) is not None:
+                if used + k == len(scores_so_far):
+                    return planned
+                k += 1
+            used += k
+        return None
+
+    def forfeit_points(self, variant: engine.Variant) -> int:
+        return sum(plan.forfeit_points(variant) for plan in self.plans)
+
+
+def board_seed(master_seed: int, board_no: int) -> int:
+    return engine.deal_seed(master_seed, board_no)
+
+
+@dataclass(frozen=True)
+class Job:
+    """What playing a tournament's rooms needs, and nothing of its storage: sent to shards as
+    plain data (`to_data`, `from_data`)."""
+
+    name: str
+    seed: int
+    variant: dict[str, Any]
+    format: str
+    commands: dict[int, BotCommand]  # by bot id
+    time_control: TimeControl = TimeControl()
+    sandbox: str = "none"
+    limits: Limits | None = None
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "seed": self.seed, "variant": self.variant, "format": self.format,
+            "commands": [[bot_id, list(c.argv), str(c.workdir), c.kind] for bot_id, c in self.commands.items()],
+            "time_control": dataclasses.asdict(self.time_control), "sandbox": self.sandbox,
+            "limits": None if self.limits is None else dataclasses.asdict(self.limits),
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Job:
+        return cls(
+            name=data["name"], seed=data["seed"], variant=data["variant"], format=data["format"],
+            commands={bot_id: BotCommand(tuple(argv), Path(workdir), kind)
+                      for bot_id, argv, workdir, kind in data["commands"]},
+            time_control=TimeControl(**data["time_control"]), sandbox=data["sandbox"],
+            limits=None if data["limits"] is None else Limits(**data["limits"]),
+        )
+
+    def board_plan(self, v: engine.Variant, board_no: int) -> Any:
+        """A board's own plan: one seeded deal, or a game; the dealer rotates with the board."""
+        seed = board_seed(self.seed, board_no)
+        dealer = board_no % v.players
+        if self.format == "game":
+            return GamePlan(v, seed, dealer)
+        return FixedDeals([(seed, dealer)])
+
+
+Store = Callable[[Room, list[int], list[dict]], Awaitable[None]]
+"""Where a room's results go: (room, the boards played, a table record per board)."""
+
+
+async def play_rooms(job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: int, store: Store) -> None:
+    """Play the rooms from `rooms` until it is closed, `playing` at once.
+
+    As many more start their bots (or stop them) meanwhile and wait for a turn to play: a room's
+    start-up and shut-down, a chain of waits on processes, would otherwise leave its share of the
+    machine idle between rooms (5% more deals per second at 8 boards, bench/README.md). One fork
+    server (sandbox "fork") serves them all.
+    """
+    turns = trio.Semaphore(playing)  # held by a room from its first deal to its last
+    v = engine.variant(job.variant)
+
+    async def worker(receive: trio.MemoryReceiveChannel[Room]) -> None:
+        async with receive:
+            async for room in receive:
+                await play_room(job, v, room, store, turns)
+
+    async with forking.serving(job.sandbox), trio.open_nursery() as nursery:
+        async with rooms:
+            for _ in range(2 * playing):
+                nursery.start_soon(worker, rooms.clone())
+
+
+async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn: Any = None) -> None:
+    """One room's boards; a fault ends its processes, and fresh ones play the boards after it."""
+    left = list(room.boards)
+    while left:
+        plans = [job.board_plan(v, b) for b in left]
+        result = await play_table(
+            [job.commands[b] for b in room.seats], variant=v, plan=RoomPlan(plans),
+            time_control=job.time_control, sandbox=job.sandbox, limits=job.limits,
+            match_id=f"{job.name}/m{room.match_no}",
+            table_id=f"{job.name}/m{room.match_no}/{'swapped' if room.swapped else 'straight'}/b{left[0]}",
+            bot_seed=engine.deal_seed(engine.deal_seed(job.seed, room.match_no), 2 * left[0] + room.swapped),
+            turn=turn)
+        records = split_result(result, plans, v)
+        await store(room, left[: len(records)], records)
+        left = left[len(records):]
+
+
+def split_result(result: TableResult, plans: Sequence[Any], v: engine.Variant) -> list[dict]:
+    """A room's result as one stored table record per board played (the last one forfeited if
+    the room ended on a fault). The seats' stderr goes with the room's last record."""
+    deals = result.deals
+    scores = [d["points"] for d in deals if d["complete"]]
+    counts, finished = RoomPlan(plans).split(scores) if scores else ([], True)
+    if result.forfeit is not None and finished:
+        counts.append(0)  # the fault came before the next board's first deal ended
+    elif result.forfeit is None and not counts:
+        raise ArenaError("a room ended without a fault and without a deal")
+    moves_total = sum(len(d["moves"]) for d in deals) or 1
+    records = []
+    used = 0
+    for i, count in enumerate(counts):
+        last = i == len(counts) - 1
+        board_deals = deals[used : used + count] if not last else deals[used:]
+        used += count
+        forfeit = result.forfeit if last and result.forfeit is not None else None
+        seats = []
+        for seat in result.seats:
+            mine = [m["ms"] for d in board_deals for m in d["moves"] if m["seat"] == seat.seat]
+            faulty = forfeit is not None and forfeit["seat"] == seat.seat
+            seats.append({
+                "seat": seat.seat, "name": seat.name, "version": seat.version,
+                "status": seat.status if faulty else "ok", "detail": seat.detail if faulty else "",
+                "stderr": seat.stderr if last else "", "moves": len(mine),
+                "think_ms_total": round(sum(mine), 3), "think_ms_max": round(max(mine, default=0.0), 3),
+            })
+        if forfeit is not None:
+            award = plans[i].forfeit_points(v)
+            points = [0 if s == forfeit["side"] else award for s in range(v.num_sides)]
+        else:
+            points = [sum(d["points"][s] for d in board_deals) for s in range(v.num_sides)]
+        share = sum(len(d["moves"]) for d in board_deals) / moves_total
+        records.append({
+            "seats": seats, "points": points, "forfeit": forfeit,
+            "deals": [{**d, "number": k} for k, d in enumerate(board_deals)],
+            "started": result.started, "duration_s": round(result.duration_s * share, 3),
+        })
+    return records

@@ -1,0 +1,251 @@
+"""Shards: arena processes that play a tournament's rooms on cores of their own.
+
+An arena process is one trio thread, and every move of every table passes through it (more than
+a third of a tournament's CPU): while the bots spread over the cores, it cannot. On a machine
+with several cores a tournament therefore runs one arena process per core (arena.tournament.run):
+the tournament's own process plays rooms itself and starts the others, `python -m arena.shard`.
+Each has its own trio loop and fork server; with one process per core each is pinned to its
+core, with the bots it starts, so that a move's wake-ups stay on one core. On the 2-core VM this
+made the bench tournament 12% faster in the fork sandbox (92.8 -> 103.8 deals per second,
+interleaved medians) and 10% in bwrap (63.1 -> 69.7); bench/README.md.
+
+The tournament's process stays the only writer. Messages are msgpack maps, to a shard on its
+stdin: "job" once (the `Job`, its share of the concurrency, its core), then a "room" whenever it
+has a place free (so that the faster shard takes more), and "end"; from it on its stdout:
+"records" (a room's table records as they are played; a room is done with its last board's)
+and "done" (its peak memory and CPU time). Its stderr is kept for the one-line error should it
+die. A shard dies with the tournament's process (a parent-death signal) and stops at once when
+its stdin ends without "end"; SIGTERM cancels it, shutting its bots down as in any cancelled run.
+The rooms it was playing are then played again on resume, as any interrupted room.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import trio
+
+from arena import process, sandbox
+from arena.errors import ArenaError
+from arena.protocol import MAX_ARENA_MESSAGE
+from arena.room import Job, Room, Store, play_rooms
+
+PR_SET_PDEATHSIG = 1
+STOP_GRACE_S = 5.0
+"""How long a cancelled shard may take to shut its bots down before it is killed."""
+
+
+def pin(cpu: int | None) -> None:
+    """Run this process, and all it starts from now on, on `cpu` (None: leave it as it is)."""
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+
+
+def _pack(message: dict[str, Any]) -> bytes:
+    return msgpack.packb(message, use_bin_type=True)
+
+
+class _Reader:
+    """Whole messages from a stream; None at its end."""
+
+    def __init__(self, stream: trio.abc.ReceiveStream) -> None:
+        self.stream = stream
+        self.unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=MAX_ARENA_MESSAGE)
+
+    async def next(self) -> dict[str, Any] | None:
+        while True:
+            try:
+                return self.unpacker.unpack()
+            except msgpack.OutOfData:
+                pass
+            if not (data := await self.stream.receive_some(1 << 16)):
+                return None
+            self.unpacker.feed(data)
+
+
+# -- the tournament's side ----------------------------------------------------------------------
+
+
+async def play_in_shard(job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: int, store: Store,
+                        *, index: int, count: int, cpu: int | None) -> dict[str, Any]:
+    """Like `arena.room.play_rooms`, in shard `index` of `count`, a process of its own (pinned
+    to `cpu` if given); returns what the shard said when it ended (its peak memory)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))}
+    popen = subprocess.Popen(  # from the trio thread, as bots are (see arena.process)
+        [sys.executable, "-m", "arena.shard", str(os.getpid())], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    pidfd = os.pidfd_open(popen.pid)
+    if cpu is not None:
+        os.sched_setaffinity(popen.pid, {cpu})  # at once: it imports on its own core
+    to_shard = trio.lowlevel.FdStream(_take(popen.stdin))
+    from_shard = trio.lowlevel.FdStream(_take(popen.stdout))
+    errors = trio.lowlevel.FdStream(_take(popen.stderr))
+    log = bytearray()
+    places: dict[tuple[int, bool], tuple[Room, trio.Event]] = {}  # rooms it holds
+    report: dict[str, Any] = {}
+
+    async def exited() -> None:
+        await trio.lowlevel.wait_readable(pidfd)
+        popen.wait()
+
+    async def keep_log() -> None:
+        while chunk := await errors.receive_some(1 << 16):
+            log.extend(chunk)
+            del log[:-4096]
+
+    async def died() -> ArenaError:
+        with trio.move_on_after(2):  # its exit status and last words, for the message
+            await exited()
+        code = popen.returncode
+        how = ("stopped answering" if code is None else f"was killed by {signal.Signals(-code).name}"
+               if code < 0 else f"exited with status {code}")
+        said = log.decode(errors="replace").strip().splitlines()
+        return ArenaError(f"arena shard {index} {how}{': ' + said[-1][:300] if said else ''} (run the same "
+                          "command again to resume: the rooms it was playing are played again)")
+
+    sending = trio.Lock()
+
+    async def say(message: dict[str, Any]) -> None:
+        try:
+            async with sending:
+                await to_shard.send_all(_pack(message))
+        except trio.BrokenResourceError:
+            raise await died() from None
+
+    async def read_results() -> None:
+        reader = _Reader(from_shard)
+        while (message := await reader.next()) is not None:
+            if message["type"] == "done":
+                report.update(message)
+                return
+            room, done = places[message["match_no"], message["swapped"]]
+            await store(room, message["boards"], message["records"])
+            if message["boards"][-1] == room.boards[-1]:  # its last board: the room is done
+                del places[room.match_no, room.swapped]
+                done.set()
+        raise await died()
+
+    async def feed(receive: trio.MemoryReceiveChannel[Room]) -> None:
+        async with receive:
+            async for room in receive:
+                done = trio.Event()
+                places[room.match_no, room.swapped] = (room, done)
+                await say({"type": "room", "match_no": room.match_no, "swapped": room.swapped,
+                           "seats": list(room.seats), "boards": list(room.boards)})
+                await done.wait()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(keep_log)
+            await say({"type": "job", "job": job.to_data(), "playing": playing, "index": index,
+                       "count": count, "cpu": cpu, "arena_id": process.ARENA_ID})
+            nursery.start_soon(read_results)
+            async with trio.open_nursery() as feeders, rooms:
+                for _ in range(2 * playing):  # a place for each room playing or starting
+                    feeders.start_soon(feed, rooms.clone())
+            await say({"type": "end"})  # no more rooms: it finishes those it has, says "done", exits
+        return report
+    finally:
+        with trio.CancelScope(shield=True):
+            if not report and popen.poll() is None:
+                popen.send_signal(signal.SIGTERM)  # its bots are shut down as in any cancelled run
+            with trio.move_on_after(STOP_GRACE_S):
+                await exited()
+            if popen.returncode is None:
+                popen.kill()
+                await exited()
+            os.close(pidfd)
+            for stream in (to_shard, from_shard, errors):
+                await stream.aclose()
+
+
+def _take(file: Any) -> int:
+    """A pipe's file descriptor, for a trio stream to own (the file object lets go of it)."""
+    fd = os.dup(file.fileno())
+    file.close()
+    return fd
+
+
+# -- the shard's side ---------------------------------------------------------------------------
+
+
+async def serve() -> None:
+    """Play the rooms the tournament's process sends until it says "end"; stop at once if it
+    goes (our stdin ends first) or sends SIGTERM."""
+    stdin, stdout = trio.lowlevel.FdStream(os.dup(0)), trio.lowlevel.FdStream(os.dup(1))
+    incoming = _Reader(stdin)
+    first = await incoming.next()
+    if first is None:
+        return  # the tournament's process went before it sent anything
+    job = Job.from_data(first["job"])
+    pin(first["cpu"])
+    process.join_arena(first["arena_id"], f"s{first['index']}.")
+    sandbox.share_uids(first["index"], first["count"])
+    sending = trio.Lock()
+
+    async def say(message: dict[str, Any]) -> None:
+        async with sending:
+            await stdout.send_all(_pack(message))
+
+    async def store(room: Room, boards: list[int], records: list[dict]) -> None:
+        await say({"type": "records", "match_no": room.match_no, "swapped": room.swapped,
+                   "boards": boards, "records": records})
+
+    send, receive = trio.open_memory_channel[Room](0)
+
+    async def take_rooms(everything: trio.CancelScope) -> None:
+        async with send:
+            while (message := await incoming.next()) is not None:
+                if message["type"] == "end":
+                    return  # no more rooms: those taken are played to the end
+                await send.send(Room(message["match_no"], message["swapped"], tuple(message["seats"]),
+                                     tuple(message["boards"])))
+        everything.cancel()  # the tournament's process has gone: nobody would store our results
+
+    async def on_term(everything: trio.CancelScope) -> None:
+        with trio.open_signal_receiver(signal.SIGTERM) as signals:
+            async for _ in signals:
+                everything.cancel()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(on_term, nursery.cancel_scope)
+        async with trio.open_nursery() as play:
+            play.start_soon(take_rooms, nursery.cancel_scope)
+            play.start_soon(play_rooms, job, receive, first["playing"], store)
+        me = resource.getrusage(resource.RUSAGE_SELF)
+        await say({"type": "done", "peak_rss_kib": me.ru_maxrss, "cpu_s": me.ru_utime + me.ru_stime})
+        nursery.cancel_scope.cancel()
+
+
+def main() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if len(sys.argv) > 1 and os.getppid() != int(sys.argv[1]):
+        sys.exit("arena shard: the tournament's process has gone")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the tournament's process's business
+    try:
+        trio.run(serve)
+    except Exception as exc:  # noqa: BLE001  (the tournament's process reports our last line)
+        known = [e for e in _leaves(exc) if isinstance(e, (ArenaError, ValueError, OSError))]
+        if not known:
+            raise
+        sys.exit(str(known[0]))
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+if __name__ == "__main__":
+    main()

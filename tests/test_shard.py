@@ -1,0 +1,117 @@
+"""Shards: a tournament spread over several arena processes (arena.shard) gives exactly the
+results of one process, and a shard that dies is one clear error, after which the run resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena import room, sandbox, storage
+from arena import tournament as t
+from arena.errors import ArenaError
+from arena.process import BotCommand, Limits
+from arena.table import TimeControl
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = ROOT / "bots"
+DETERMINISTIC = [str(BOTS / "random_bot.py"), str(BOTS / "greedy_bot.py"), str(BOTS / "first_bot.py")]
+SETTINGS = t.Settings(boards=2, seed=5)
+
+
+def shard_pids() -> list[int]:
+    """Live shard processes started by this test process."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes().split(b"\0")
+                status = Path(f"/proc/{entry.name}/status").read_text()
+            except OSError:
+                continue
+            if b"arena.shard" in cmdline and f"PPid:\t{os.getpid()}\n" in status and "State:\tZ" not in status:
+                found.append(int(entry.name))
+    return found
+
+
+def results(db, tid):
+    boards = [(b["match_no"], b["board_no"], b["seed"], b["margin"], b["outcome"]) for b in storage.board_results(db, tid)]
+    deals = sorted(
+        (seed, dealer, json.dumps([{k: v for k, v in m.items() if k != "ms"} for m in json.loads(moves)]), points)
+        for seed, dealer, moves, points in db.execute("SELECT seed, dealer, moves, points FROM deals").fetchall())
+    standings = [(s["bot"], s["elo"], s["wins"], s["losses"]) for s in storage.standings(db, tid)]
+    return boards, deals, standings
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
+    return [exc]
+
+
+def test_a_job_is_the_same_after_the_trip_to_a_shard():
+    job = room.Job(name="cup", seed=3, variant={"preset": "jensen"}, format="game",
+                   commands={4: BotCommand(("/usr/bin/python3", "/x/bot.py"), Path("/x"), "python")},
+                   time_control=TimeControl(move_s=0.5), sandbox="fork", limits=Limits(cpu_seconds=9))
+    assert room.Job.from_data(job.to_data()) == job
+    assert room.Job.from_data(room.Job(**{**job.__dict__, "limits": None}).to_data()).limits is None
+
+
+async def test_two_processes_play_exactly_what_one_plays(tmp_path):
+    found = {}
+    for processes in (1, 2):
+        db = storage.open_db(tmp_path / f"{processes}.db")
+        tid = t.prepare(db, "cup", DETERMINISTIC, SETTINGS)
+        reports: list[dict] = []
+        done = await t.run(db, tid, concurrency=2, processes=processes, shard_reports=reports)
+        assert done["status"] == "finished" and done["boards_done"] == 3 * 2
+        assert len(reports) == processes - 1 and all(r["peak_rss_kib"] > 0 for r in reports)
+        found[processes] = results(db, tid)
+    assert found[1] == found[2]
+    assert shard_pids() == []
+
+
+async def test_a_shard_that_dies_is_one_clear_error_and_the_run_resumes(tmp_path):
+    reference = storage.open_db(tmp_path / "reference.db")
+    await t.run(reference, t.prepare(reference, "cup", DETERMINISTIC, SETTINGS), processes=1)
+
+    db = storage.open_db(tmp_path / "killed.db")
+    tid = t.prepare(db, "cup", DETERMINISTIC, SETTINGS)
+    killed = []
+
+    def on_room(room, boards):
+        if not killed:
+            killed.extend(shard_pids())
+            for pid in killed:
+                os.kill(pid, signal.SIGKILL)
+
+    with pytest.raises(BaseExceptionGroup) as caught:
+        await t.run(db, tid, concurrency=2, processes=2, on_room=on_room)
+    assert len(killed) == 1
+    errors = [e for e in leaves(caught.value) if not isinstance(e, trio.Cancelled)]
+    assert len(errors) == 1 and isinstance(errors[0], ArenaError), caught.value
+    assert str(errors[0]).startswith("arena shard 1 was killed by SIGKILL (run the same command again"), errors
+    assert "\n" not in str(errors[0])
+    assert storage.get_tournament(db, tid)["status"] == "interrupted"
+    assert shard_pids() == []
+
+    resumed = await t.run(db, tid, concurrency=2, processes=2)
+    assert resumed["status"] == "finished"
+    assert results(db, tid) == results(reference, 1)
+
+
+def test_the_processes_of_one_arena_never_hand_out_the_same_uid(monkeypatch):
+    if os.geteuid() != 0:
+        pytest.skip("throw-away uids are handed out only when the arena runs as root")
+    monkeypatch.setattr(sandbox, "_uids", set())
+    monkeypatch.setattr(sandbox, "_uid_share", sandbox._uid_share)
+    drawn = {}
+    for k in range(3):
+        sandbox.share_uids(k, 3)
+        drawn[k] = {sandbox.allocate_uid() for _ in range(200)}
+    assert all((uid - sandbox._UID_FIRST) % 3 == k for k, uids in drawn.items() for uid in uids)
+    assert all(sandbox._UID_FIRST <= uid < sandbox._UID_FIRST + sandbox._UID_COUNT for uids in drawn.values() for uid in uids)
