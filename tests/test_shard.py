@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -115,3 +120,70 @@ def test_the_processes_of_one_arena_never_hand_out_the_same_uid(monkeypatch):
         drawn[k] = {sandbox.allocate_uid() for _ in range(200)}
     assert all((uid - sandbox._UID_FIRST) % 3 == k for k, uids in drawn.items() for uid in uids)
     assert all(sandbox._UID_FIRST <= uid < sandbox._UID_FIRST + sandbox._UID_COUNT for uids in drawn.values() for uid in uids)
+
+
+@pytest.fixture
+def open_dir():
+    """A folder the sandboxed bots' own user can enter (pytest's tmp_path is private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="zwicker-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_ctrl_c_stops_the_shards_and_their_bots_and_the_run_resumes(open_dir):
+    """The real command (default sandbox), two tables in two processes, interrupted as Ctrl-C
+    would (SIGINT); the test checks for left-over bots afterwards, as every test does."""
+    tmp_path = open_dir
+
+    def arena(db_path, *extra):
+        cmd = [sys.executable, "-m", "arena", "tournament", "run", "--bots", ",".join(DETERMINISTIC),
+               "--boards", "2", "--seed", "5", "--name", "cup", "--quiet", "--concurrency", "2",
+               "--processes", "2", "--db", str(db_path), *extra]
+        return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    reference = tmp_path / "reference.db"
+    assert finish(arena(reference)) == (0, "")
+    interrupted = tmp_path / "interrupted.db"
+    proc = arena(interrupted)
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            db = storage.open_db(interrupted, create=False)
+        except ArenaError:  # not there yet, or still empty
+            db = None
+        if db is not None:
+            stored = db.execute("SELECT COUNT(*) FROM tables").fetchone()[0]
+            db.close()
+            if stored:
+                break
+        time.sleep(0.02)
+    shards = [pid for pid in all_shards() if f"PPid:\t{proc.pid}\n" in Path(f"/proc/{pid}/status").read_text()]
+    proc.send_signal(signal.SIGINT)
+    code, err = finish(proc)
+    if code == 0:
+        pytest.skip("the run ended before it could be interrupted")
+    assert (code, err) == (130, "arena: interrupted\n")
+    assert shards and not any(Path(f"/proc/{pid}").exists() for pid in shards)
+    db = storage.open_db(interrupted, create=False)
+    assert storage.get_tournament(db, "cup")["status"] == "interrupted"
+    assert finish(arena(interrupted)) == (0, "")
+    a, b = storage.open_db(reference, create=False), storage.open_db(interrupted, create=False)
+    assert results(b, storage.get_tournament(b, "cup")["id"]) == results(a, storage.get_tournament(a, "cup")["id"])
+
+
+def finish(proc: subprocess.Popen) -> tuple[int, str]:
+    _, err = proc.communicate(timeout=120)
+    return proc.returncode, err.decode()
+
+
+def all_shards() -> list[int]:
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if b"arena.shard" in Path(f"/proc/{entry.name}/cmdline").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
