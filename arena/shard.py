@@ -83,9 +83,12 @@ async def play_in_shard(job: Job, rooms: trio.MemoryReceiveChannel[Room], playin
     popen = subprocess.Popen(  # from the trio thread, as bots are (see arena.process)
         [sys.executable, "-m", "arena.shard", str(os.getpid())], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
-    pidfd = os.pidfd_open(popen.pid)
+    pidfd = os.pidfd_open(popen.pid)  # (it cannot have been reaped yet: no race on its pid)
     if cpu is not None:
-        os.sched_setaffinity(popen.pid, {cpu})  # at once: it imports on its own core
+        try:
+            os.sched_setaffinity(popen.pid, {cpu})  # at once: it imports on its own core
+        except ProcessLookupError:
+            pass  # gone already: the first message to it says why
     to_shard = trio.lowlevel.FdStream(_take(popen.stdin))
     from_shard = trio.lowlevel.FdStream(_take(popen.stdout))
     errors = trio.lowlevel.FdStream(_take(popen.stderr))
