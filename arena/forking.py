@@ -185,6 +185,7 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
     mine.setblocking(False)
     server = ForkServer(mine)
     token = _current.set(server)
+    pidfd = os.pidfd_open(popen.pid)
     try:
         async with beside(server._read):
             yield server
@@ -193,11 +194,11 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
         with trio.CancelScope(shield=True):
             mine.close()  # the server sees end of file and exits
             with trio.move_on_after(5):
-                while popen.poll() is None:
-                    await trio.sleep(0.005)
+                await trio.lowlevel.wait_readable(pidfd)
             if popen.poll() is None:
                 popen.kill()
-                popen.wait()
+            popen.wait()
+            os.close(pidfd)
             _remove(scratch)
 
 

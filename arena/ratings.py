@@ -185,6 +185,65 @@ def _percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
+class _Model:
+    """What every fit of one tournament shares: the bots, the cells (boards per pair of teams and
+    score) and the full fit, from which each bootstrap fit is warm-started."""
+
+    def __init__(self, results: Sequence[BoardResult], bots: Sequence[Hashable], anchor: Hashable | None) -> None:
+        self.bots = list(dict.fromkeys([*bots, *(b for r in results for b in (*r.team_a, *r.team_b))]))
+        index = {b: i for i, b in enumerate(self.bots)}
+        self.m = len(self.bots)
+        self.anchor = index.get(anchor) if anchor is not None else None
+        self.played: Counter = Counter()
+        self.cells: Counter[tuple[Key, float]] = Counter()
+        for r in results:
+            key = _design(r, index)
+            if not key:  # the same bots on both sides: no information
+                continue
+            self.cells[(key, r.score)] += 1
+            for b in set(r.team_a) ^ set(r.team_b):
+                self.played[b] += 1
+        self.theta = _fit(self.m, _aggregate(self.cells)) if self.m else []
+
+    def samples(self, seed: int, start: int, stop: int) -> list[list[float]]:
+        """Bootstrap fits number `start` to `stop` - 1 of the sequence seeded by `seed`, each the
+        bots' anchored Elo: any split of the sequence gives exactly the fits of the whole (the
+        draws before `start` are made and dropped)."""
+        if not self.cells or stop <= start:
+            return []
+        rng = random.Random(seed)
+        cats = list(self.cells)
+        # One entry per board, naming its cell: drawing boards uniformly from it maps each
+        # random() to the same cell that choices() with cumulative weights per cell would (and so
+        # draws the same resamples), without a bisection per draw.
+        boards = [i for i, c in enumerate(cats) for _ in range(self.cells[c])]
+        total = len(boards)
+        for _ in range(start * total):  # choices() draws one random() per board
+            rng.random()
+        out = []
+        for _ in range(start, stop):
+            drawn = Counter(rng.choices(boards, k=total))
+            weights = Counter({cats[i]: n for i, n in drawn.items()})
+            out.append(_anchored(_fit(self.m, _aggregate(weights), self.theta), self.anchor))
+        return out
+
+
+def _aggregate(weights: Counter) -> dict[Key, list[float]]:
+    counts: dict[Key, list[float]] = {}
+    for (key, score), n in weights.items():
+        c = counts.setdefault(key, [0.0, 0.0])
+        c[0] += score * n
+        c[1] += n
+    return counts
+
+
+def bootstrap_samples(results: Sequence[BoardResult], bots: Sequence[Hashable], *, anchor: Hashable | None = None,
+                      seed: int = 0, start: int = 0, stop: int = 1000) -> list[list[float]]:
+    """Bootstrap fits `start` to `stop` - 1 of `bradley_terry(..., seed=seed)`, so that several
+    processes can share a bootstrap (arena.shard) and hand `bradley_terry` the whole."""
+    return _Model(results, bots, anchor).samples(seed, start, stop)
+
+
 def bradley_terry(
     results: Sequence[BoardResult],
     bots: Sequence[Hashable],
@@ -192,47 +251,20 @@ def bradley_terry(
     anchor: Hashable | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
+    samples: Sequence[Sequence[float]] | None = None,
 ) -> list[Rating]:
-    """Headline ratings, strongest first (ties by name); see the module docstring for the model."""
-    bots = list(dict.fromkeys([*bots, *(b for r in results for b in (*r.team_a, *r.team_b))]))
-    if not bots:
+    """Headline ratings, strongest first (ties by name); see the module docstring for the model.
+
+    `samples`, if given, are the `bootstrap` fits made already (`bootstrap_samples`)."""
+    model = _Model(results, bots, anchor)
+    if not model.bots:
         return []
-    index = {b: i for i, b in enumerate(bots)}
-    m = len(bots)
-    anchor_i = index.get(anchor) if anchor is not None else None
-    played = Counter()
-    cells: Counter[tuple[Key, float]] = Counter()
-    for r in results:
-        key = _design(r, index)
-        if not key:  # the same bots on both sides: no information
-            continue
-        cells[(key, r.score)] += 1
-        for b in set(r.team_a) ^ set(r.team_b):
-            played[b] += 1
-
-    def aggregate(weights: Counter) -> dict[Key, list[float]]:
-        counts: dict[Key, list[float]] = {}
-        for (key, score), n in weights.items():
-            c = counts.setdefault(key, [0.0, 0.0])
-            c[0] += score * n
-            c[1] += n
-        return counts
-
-    theta = _fit(m, aggregate(cells))
-    elo = _anchored(theta, anchor_i)
-    samples: list[list[float]] = []
-    if bootstrap > 0 and cells:
-        rng = random.Random(seed)
-        cats = list(cells)
-        # One entry per board, naming its cell: drawing boards uniformly from it maps each
-        # random() to the same cell that choices() with cumulative weights per cell would (and so
-        # draws the same resamples), without a bisection per draw.
-        boards = [i for i, c in enumerate(cats) for _ in range(cells[c])]
-        total = len(boards)
-        for _ in range(bootstrap):
-            drawn = Counter(rng.choices(boards, k=total))
-            weights = Counter({cats[i]: n for i, n in drawn.items()})
-            samples.append(_anchored(_fit(m, aggregate(weights), theta), anchor_i))
+    m, bots, played = model.m, model.bots, model.played
+    elo = _anchored(model.theta, model.anchor)
+    if samples is None:
+        samples = model.samples(seed, 0, bootstrap) if bootstrap > 0 else []
+    elif len(samples) != (bootstrap if model.cells else 0):
+        raise ValueError(f"expected {bootstrap} bootstrap fits, got {len(samples)}")
     # Ratings equal but for rounding (bots with the same record) tie, and ties go by name.
     order = sorted(range(m), key=lambda i: (-round(elo[i], TIE_DIGITS), str(bots[i])))
     out = []

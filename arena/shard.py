@@ -22,18 +22,21 @@ The rooms it was playing are then played again on resume, as any interrupted roo
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import resource
 import signal
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import msgpack
 import trio
 
-from arena import process, sandbox
+from arena import process, ratings, sandbox
 from arena.errors import ArenaError
 from arena.protocol import MAX_ARENA_MESSAGE
 from arena.room import Job, Room, Store, play_rooms
@@ -74,100 +77,142 @@ class _Reader:
 # -- the tournament's side ----------------------------------------------------------------------
 
 
-async def play_in_shard(job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: int, store: Store,
-                        *, index: int, count: int, cpu: int | None) -> dict[str, Any]:
-    """Like `arena.room.play_rooms`, in shard `index` of `count`, a process of its own (pinned
-    to `cpu` if given); returns what the shard said when it ended (its peak memory)."""
+class Shard:
+    """The tournament's end of one shard process (`open_shard`): rooms to play, a stretch of
+    the ratings' bootstrap to fit."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], index: int, playing: int) -> None:
+        self.index = index
+        self.playing = playing  # rooms it plays at once (as many more start their bots)
+        self.report: dict[str, Any] = {}  # what it said when it ended: its peak memory, CPU time
+        self._popen = popen
+        self._pidfd = os.pidfd_open(popen.pid)  # (it cannot have been reaped yet: no race on its pid)
+        self._to = trio.lowlevel.FdStream(_take(popen.stdin))
+        self._from = trio.lowlevel.FdStream(_take(popen.stdout))
+        self._errors = trio.lowlevel.FdStream(_take(popen.stderr))
+        self._log = bytearray()
+        self._sending = trio.Lock()
+        self._store: Store | None = None
+        self._places: dict[tuple[int, bool], tuple[Room, trio.Event]] = {}  # rooms it holds
+        self._samples: list[list[float]] | None = None
+        self._samples_came = trio.Event()
+        self._done = trio.Event()
+        self._ended = False  # told that nothing more comes
+
+    async def play(self, rooms: trio.MemoryReceiveChannel[Room], store: Store) -> None:
+        """Like `arena.room.play_rooms`, in the shard: a room whenever it has a place free."""
+        self._store = store
+
+        async def feed(receive: trio.MemoryReceiveChannel[Room]) -> None:
+            async with receive:
+                async for room in receive:
+                    done = trio.Event()
+                    self._places[room.match_no, room.swapped] = (room, done)
+                    await self._say({"type": "room", "match_no": room.match_no, "swapped": room.swapped,
+                                     "seats": list(room.seats), "boards": list(room.boards)})
+                    await done.wait()
+
+        async with trio.open_nursery() as feeders, rooms:
+            for _ in range(2 * self.playing):  # a place for each room playing or starting
+                feeders.start_soon(feed, rooms.clone())
+
+    async def ask_bootstrap(self, inputs: dict[str, Any], seed: int, start: int, stop: int) -> None:
+        """Have it fit bootstrap samples `start` to `stop` - 1 (`ratings.bootstrap_samples`): the
+        last request, after every room is played (it then ends as after "end")."""
+        self._ended = True
+        results = [[list(r.team_a), list(r.team_b), r.score] for r in inputs["results"]]
+        await self._say({"type": "bootstrap", "results": results, "bots": inputs["bots"],
+                         "anchor": inputs["anchor"], "seed": seed, "start": start, "stop": stop})
+
+    async def bootstrap_samples(self) -> list[list[float]]:
+        await self._samples_came.wait()
+        assert self._samples is not None
+        return self._samples
+
+    async def _say(self, message: dict[str, Any]) -> None:
+        try:
+            async with self._sending:
+                await self._to.send_all(_pack(message))
+        except trio.BrokenResourceError:
+            raise await self._died() from None
+
+    async def _read(self) -> None:
+        reader = _Reader(self._from)
+        while (message := await reader.next()) is not None:
+            kind = message["type"]
+            if kind == "records":
+                room, done = self._places[message["match_no"], message["swapped"]]
+                assert self._store is not None
+                await self._store(room, message["boards"], message["records"])
+                if message["boards"][-1] == room.boards[-1]:  # its last board: the room is done
+                    del self._places[room.match_no, room.swapped]
+                    done.set()
+            elif kind == "samples":
+                self._samples = message["samples"]
+                self._samples_came.set()
+            elif kind == "done":
+                self.report = message
+                self._done.set()
+                return
+        raise await self._died()
+
+    async def _keep_log(self) -> None:
+        while chunk := await self._errors.receive_some(1 << 16):
+            self._log.extend(chunk)
+            del self._log[:-4096]
+
+    async def _exited(self) -> None:
+        await trio.lowlevel.wait_readable(self._pidfd)
+        self._popen.wait()
+
+    async def _died(self) -> ArenaError:
+        with trio.move_on_after(2):  # its exit status and last words, for the message
+            await self._exited()
+        code = self._popen.returncode
+        how = ("stopped answering" if code is None else f"was killed by {signal.Signals(-code).name}"
+               if code < 0 else f"exited with status {code}")
+        said = self._log.decode(errors="replace").strip().splitlines()
+        return ArenaError(f"arena shard {self.index} {how}{': ' + said[-1][:300] if said else ''} (run the "
+                          "same command again to resume: the rooms it was playing are played again)")
+
+
+@asynccontextmanager
+async def open_shard(job: Job, *, playing: int, index: int, count: int, cpu: int | None) -> AsyncIterator[Shard]:
+    """Start shard `index` of `count`, `playing` rooms at once (pinned to `cpu` if given), for
+    the block; leaving it ends the shard (its rooms finished) or, on an error or cancellation,
+    stops it."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))}
     popen = subprocess.Popen(  # from the trio thread, as bots are (see arena.process)
         [sys.executable, "-m", "arena.shard", str(os.getpid())], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
-    pidfd = os.pidfd_open(popen.pid)  # (it cannot have been reaped yet: no race on its pid)
-    if cpu is not None:
-        try:
-            os.sched_setaffinity(popen.pid, {cpu})  # at once: it imports on its own core
-        except ProcessLookupError:
-            pass  # gone already: the first message to it says why
-    to_shard = trio.lowlevel.FdStream(_take(popen.stdin))
-    from_shard = trio.lowlevel.FdStream(_take(popen.stdout))
-    errors = trio.lowlevel.FdStream(_take(popen.stderr))
-    log = bytearray()
-    places: dict[tuple[int, bool], tuple[Room, trio.Event]] = {}  # rooms it holds
-    report: dict[str, Any] = {}
-
-    async def exited() -> None:
-        await trio.lowlevel.wait_readable(pidfd)
-        popen.wait()
-
-    async def keep_log() -> None:
-        while chunk := await errors.receive_some(1 << 16):
-            log.extend(chunk)
-            del log[:-4096]
-
-    async def died() -> ArenaError:
-        with trio.move_on_after(2):  # its exit status and last words, for the message
-            await exited()
-        code = popen.returncode
-        how = ("stopped answering" if code is None else f"was killed by {signal.Signals(-code).name}"
-               if code < 0 else f"exited with status {code}")
-        said = log.decode(errors="replace").strip().splitlines()
-        return ArenaError(f"arena shard {index} {how}{': ' + said[-1][:300] if said else ''} (run the same "
-                          "command again to resume: the rooms it was playing are played again)")
-
-    sending = trio.Lock()
-
-    async def say(message: dict[str, Any]) -> None:
-        try:
-            async with sending:
-                await to_shard.send_all(_pack(message))
-        except trio.BrokenResourceError:
-            raise await died() from None
-
-    async def read_results() -> None:
-        reader = _Reader(from_shard)
-        while (message := await reader.next()) is not None:
-            if message["type"] == "done":
-                report.update(message)
-                return
-            room, done = places[message["match_no"], message["swapped"]]
-            await store(room, message["boards"], message["records"])
-            if message["boards"][-1] == room.boards[-1]:  # its last board: the room is done
-                del places[room.match_no, room.swapped]
-                done.set()
-        raise await died()
-
-    async def feed(receive: trio.MemoryReceiveChannel[Room]) -> None:
-        async with receive:
-            async for room in receive:
-                done = trio.Event()
-                places[room.match_no, room.swapped] = (room, done)
-                await say({"type": "room", "match_no": room.match_no, "swapped": room.swapped,
-                           "seats": list(room.seats), "boards": list(room.boards)})
-                await done.wait()
-
+    shard = Shard(popen, index, playing)
     try:
+        if cpu is not None:
+            try:
+                os.sched_setaffinity(popen.pid, {cpu})  # at once: it imports on its own core
+            except ProcessLookupError:
+                pass  # gone already: the first message to it says why
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(keep_log)
-            await say({"type": "job", "job": job.to_data(), "playing": playing, "index": index,
-                       "count": count, "cpu": cpu, "arena_id": process.ARENA_ID})
-            nursery.start_soon(read_results)
-            async with trio.open_nursery() as feeders, rooms:
-                for _ in range(2 * playing):  # a place for each room playing or starting
-                    feeders.start_soon(feed, rooms.clone())
-            await say({"type": "end"})  # no more rooms: it finishes those it has, says "done", exits
-        return report
+            nursery.start_soon(shard._keep_log)
+            await shard._say({"type": "job", "job": job.to_data(), "playing": playing, "index": index,
+                              "count": count, "cpu": cpu, "arena_id": process.ARENA_ID})
+            nursery.start_soon(shard._read)
+            yield shard
+            if not shard._ended:
+                await shard._say({"type": "end"})  # it finishes what it has, says "done" and exits
+            await shard._done.wait()
     finally:
         with trio.CancelScope(shield=True):
-            if not report and popen.poll() is None:
+            if not shard.report and popen.poll() is None:
                 popen.send_signal(signal.SIGTERM)  # its bots are shut down as in any cancelled run
             with trio.move_on_after(STOP_GRACE_S):
-                await exited()
+                await shard._exited()
             if popen.returncode is None:
                 popen.kill()
-                await exited()
-            os.close(pidfd)
-            for stream in (to_shard, from_shard, errors):
+                await shard._exited()
+            os.close(shard._pidfd)
+            for stream in (shard._to, shard._from, shard._errors):
                 await stream.aclose()
 
 
@@ -210,6 +255,14 @@ async def serve() -> None:
             while (message := await incoming.next()) is not None:
                 if message["type"] == "end":
                     return  # no more rooms: those taken are played to the end
+                if message["type"] == "bootstrap":  # the last request: every room is played
+                    send.close()  # (so that our bots' fork server stops meanwhile)
+                    results = [ratings.BoardResult(tuple(a), tuple(b), score) for a, b, score in message["results"]]
+                    fit = functools.partial(ratings.bootstrap_samples, results, message["bots"],
+                                            anchor=message["anchor"], seed=message["seed"],
+                                            start=message["start"], stop=message["stop"])
+                    await say({"type": "samples", "samples": await trio.to_thread.run_sync(fit)})
+                    return
                 await send.send(Room(message["match_no"], message["swapped"], tuple(message["seats"]),
                                      tuple(message["boards"])))
         everything.cancel()  # the tournament's process has gone: nobody would store our results
@@ -237,6 +290,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the tournament's process's business
     try:
         trio.run(serve)
+        os._exit(0)  # all said ("done"): no interpreter teardown for the tournament to wait on
     except Exception as exc:  # noqa: BLE001  (the tournament's process reports our last line)
         known = [e for e in _leaves(exc) if isinstance(e, (ArenaError, ValueError, OSError))]
         if not known:

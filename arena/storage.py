@@ -728,26 +728,40 @@ def _anchor_bot(db: sqlite_utils.Database, tid: int) -> int | None:
     return row[0] if row else None
 
 
-def compute_ratings(db: sqlite_utils.Database, tid: int, *, k: float = 16, bootstrap: int = 1000, seed: int = 0) -> dict:
-    """Both ratings of a tournament from its finished boards, without writing anything."""
+BOOTSTRAP = 1000
+"""Resamples behind the headline rating's intervals (and the likelihood of superiority)."""
+
+
+def rating_inputs(db: sqlite_utils.Database, tid: int) -> dict:
+    """What the ratings are computed from: the finished boards, the bots, the anchor bot."""
     boards = board_results(db, tid)
     bots = [r[0] for r in db.execute("SELECT bot_id FROM tournament_bots WHERE tournament_id = ? ORDER BY bot_id", [tid])]
     results = [_ratings.BoardResult(tuple(b["team_a"]), tuple(b["team_b"]), _SCORE[b["outcome"]]) for b in boards]
-    anchor = _anchor_bot(db, tid)
-    headline = _ratings.bradley_terry(results, bots, anchor=anchor, bootstrap=bootstrap, seed=seed)
-    final, history = _ratings.sequential_elo(results, bots, k=k)
-    return {"boards": boards, "bots": bots, "anchor": anchor, "headline": headline, "sequential": final, "history": history, "k": k}
+    return {"boards": boards, "bots": bots, "results": results, "anchor": _anchor_bot(db, tid)}
+
+
+def compute_ratings(db: sqlite_utils.Database, tid: int, *, k: float = 16, bootstrap: int = BOOTSTRAP, seed: int = 0,
+                    samples: list[list[float]] | None = None) -> dict:
+    """Both ratings of a tournament from its finished boards, without writing anything
+    (`samples`: the bootstrap's fits, if made already, see `ratings.bootstrap_samples`)."""
+    r = rating_inputs(db, tid)
+    headline = _ratings.bradley_terry(r["results"], r["bots"], anchor=r["anchor"], bootstrap=bootstrap, seed=seed,
+                                      samples=samples)
+    final, history = _ratings.sequential_elo(r["results"], r["bots"], k=k)
+    return {"boards": r["boards"], "bots": r["bots"], "anchor": r["anchor"], "headline": headline,
+            "sequential": final, "history": history, "k": k}
 
 
 def compute_and_store_ratings(
-    db: sqlite_utils.Database, tid: int, *, k: float = 16, bootstrap: int = 1000, seed: int = 0
+    db: sqlite_utils.Database, tid: int, *, k: float = 16, bootstrap: int = BOOTSTRAP, seed: int = 0,
+    samples: list[list[float]] | None = None,
 ) -> list[dict]:
     """Recompute both ratings from all finished boards and replace the stored ones atomically.
 
     Cheap enough to call after each batch of boards (pass a smaller `bootstrap` for progress).
     Returns the headline rows, strongest first.
     """
-    r = compute_ratings(db, tid, k=k, bootstrap=bootstrap, seed=seed)
+    r = compute_ratings(db, tid, k=k, bootstrap=bootstrap, seed=seed, samples=samples)
     headline: list[_ratings.Rating] = r["headline"]
     n = len(r["boards"])
     now = _now()

@@ -22,7 +22,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,11 +31,11 @@ import sqlite_utils
 import trio
 
 import engine
-from arena import storage
+from arena import ratings, storage
 from arena.errors import ArenaError
 from arena.process import SCRIPT_SUFFIXES, BotCommand, Limits, sweep_orphans
 from arena.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms, split_result  # noqa: F401
-from arena.shard import pin, play_in_shard
+from arena.shard import Shard, open_shard, pin
 from arena.storage import FORMATS, PARTNERS
 from arena.table import TimeControl
 
@@ -293,8 +293,9 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     bots meanwhile (arena.room.play_rooms). They are spread over `processes` arena processes
     (default: one per core, at most one per playing room): this one and its shards
     (arena.shard), each taking a new room whenever it has a place free. With one process per
-    core, each is pinned to its own. This task is the only writer. `shard_reports` collects what
-    each shard says when it ends (its peak memory).
+    core, each is pinned to its own. This task is the only writer. The shards also fit their
+    share of the ratings' bootstrap. `shard_reports` collects what each shard says when it ends
+    (its peak memory and CPU time).
     """
     t = storage.get_tournament(db, tid)
     sweep_orphans()  # bots a killed arena may have left behind
@@ -329,26 +330,28 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
         if on_room is not None:
             on_room(room, boards)
 
-    async def in_shard(k: int, receive: trio.MemoryReceiveChannel[Room]) -> None:
-        report = await play_in_shard(job, receive, playing[k], store, index=k, count=processes,
-                                     cpu=cpus[k] if pinned else None)
-        if shard_reports is not None:
-            shard_reports.append(report)
-
     finished = False
     affinity = os.sched_getaffinity(0)
     try:
-        if pinned:
-            pin(cpus[0])  # this process and the fork server it starts
-        send, receive = trio.open_memory_channel[Room](0)
-        async with trio.open_nursery() as nursery:
-            for k in range(1, processes):
-                nursery.start_soon(in_shard, k, receive.clone())
-            nursery.start_soon(play_rooms, job, receive, playing[0], store)
-            async with send:
-                for room in todo:
-                    await send.send(room)
-        storage.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0))
+        async with AsyncExitStack() as stack:
+            shards = [await stack.enter_async_context(open_shard(
+                job, playing=playing[k], index=k, count=processes, cpu=cpus[k] if pinned else None))
+                for k in range(1, processes)]
+            if pinned:
+                pin(cpus[0])  # this process and the fork server it starts
+            send, receive = trio.open_memory_channel[Room](0)
+            async with trio.open_nursery() as nursery:
+                for shard in shards:
+                    nursery.start_soon(shard.play, receive.clone(), store)
+                nursery.start_soon(play_rooms, job, receive, playing[0], store)
+                async with send:
+                    for room in todo:
+                        await send.send(room)
+            inputs = storage.rating_inputs(db, tid)
+            samples = await shared_bootstrap(inputs, shards)
+            storage.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0), samples=samples)
+        if shard_reports is not None:
+            shard_reports.extend(shard.report for shard in shards)
         finished = True
     finally:
         os.sched_setaffinity(0, affinity)
@@ -357,6 +360,21 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     if progress is not None:
         progress.show(final=True)
     return storage.get_tournament(db, tid)
+
+
+async def shared_bootstrap(inputs: dict, shards: Sequence[Shard], bootstrap: int = storage.BOOTSTRAP,
+                           seed: int = 0) -> list[list[float]]:
+    """The ratings' bootstrap fits, shared between this process and the shards (each fits a
+    stretch of the one seeded sequence; joined, they are the fits one process would make)."""
+    parts = len(shards) + 1
+    bounds = [bootstrap * i // parts for i in range(parts + 1)]
+    for k, shard in enumerate(shards, start=1):
+        await shard.ask_bootstrap(inputs, seed, bounds[k], bounds[k + 1])
+    samples = ratings.bootstrap_samples(inputs["results"], inputs["bots"], anchor=inputs["anchor"], seed=seed,
+                                        start=0, stop=bounds[1])
+    for shard in shards:
+        samples += await shard.bootstrap_samples()
+    return samples
 
 
 def storage_transaction(db: sqlite_utils.Database) -> Any:

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.ratings import BoardResult, bradley_terry, expected, sequential_elo
+from arena.ratings import BoardResult, bootstrap_samples, bradley_terry, expected, sequential_elo
 
 DRAW_BAND = 0.04  # a board within this band of the win probability is a draw
 
@@ -188,3 +188,17 @@ def test_equal_records_tie_by_name_whatever_the_rounding():
         assert [r.bot for r in ranked] == [1, 0, 3, 2]  # 0 and 3 won one board each: by name
         assert ranked[1].elo == pytest.approx(ranked[2].elo, abs=1e-9)
         assert ranked[0].los_next > 0.95 and 0.3 < ranked[1].los_next < 0.7
+
+
+def test_a_bootstrap_shared_between_processes_is_the_whole_one():
+    """Shards each fit a stretch of the bootstrap (arena.shard): the pieces, joined, are the
+    same fits bit for bit, and give the same ratings."""
+    results = simulate(TRUE, round_robin(list(TRUE)), 3, random.Random(5))
+    whole = bootstrap_samples(results, list(TRUE), anchor="random", seed=9, start=0, stop=60)
+    pieces = [bootstrap_samples(results, list(TRUE), anchor="random", seed=9, start=a, stop=b)
+              for a, b in ((0, 17), (17, 18), (18, 60))]
+    assert pieces[0] + pieces[1] + pieces[2] == whole and len(whole) == 60
+    direct = bradley_terry(results, list(TRUE), anchor="random", bootstrap=60, seed=9)
+    assert bradley_terry(results, list(TRUE), anchor="random", bootstrap=60, seed=9, samples=whole) == direct
+    with pytest.raises(ValueError, match="expected 60 bootstrap fits, got 59"):
+        bradley_terry(results, list(TRUE), anchor="random", bootstrap=60, seed=9, samples=whole[1:])

@@ -48,7 +48,8 @@ def results(db, tid):
     deals = sorted(
         (seed, dealer, json.dumps([{k: v for k, v in m.items() if k != "ms"} for m in json.loads(moves)]), points)
         for seed, dealer, moves, points in db.execute("SELECT seed, dealer, moves, points FROM deals").fetchall())
-    standings = [(s["bot"], s["elo"], s["wins"], s["losses"]) for s in storage.standings(db, tid)]
+    standings = [(s["bot"], s["elo"], s["ci_low"], s["ci_high"], s["wins"], s["losses"])
+                 for s in storage.standings(db, tid)]  # the bootstrap, shared by the shards, too
     return boards, deals, standings
 
 
