@@ -63,13 +63,24 @@ def uids_handed_out() -> frozenset[int]:
     return frozenset(_uids)
 
 
+_checked: set[str] = set()  # modes whose trial the arena process that started this one passed
+
+
+def trust_mode(mode: str) -> None:
+    """Skip `mode`'s trial here: the process that started this one (a shard's tournament
+    process, arena.shard) ran it on this machine a moment ago."""
+    _checked.add(mode)
+
+
 def resolve_mode(value: str | None) -> str:
-    """The `--sandbox` option's value checked; None or "auto" means `default_mode()`."""
+    """The `--sandbox` option's value checked; None or "auto" means `default_mode()`.
+
+    A trial bot runs once per process (about 80 ms in "fork" or "bwrap") unless `trust_mode`."""
     if value is None or value == "auto":
         return default_mode()
     if value not in MODES:
         raise ValueError(f"unknown sandbox {value!r}: choose one of {', '.join(MODES)}")
-    if value in ("bwrap", "fork"):  # chosen by name: say at once, before anything is stored, if it cannot run
+    if value in ("bwrap", "fork") and value not in _checked:  # say at once, before anything is stored, if it cannot run
         from arena import forking
 
         problem = bwrap_problem() if value == "bwrap" else forking.problem()

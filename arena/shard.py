@@ -10,10 +10,12 @@ made the bench tournament 12% faster in the fork sandbox (92.8 -> 103.8 deals pe
 interleaved medians) and 10% in bwrap (63.1 -> 69.7); bench/README.md.
 
 The tournament's process stays the only writer. Messages are msgpack maps, to a shard on its
-stdin: "job" once (the `Job`, its share of the concurrency, its core), then a "room" whenever it
-has a place free (so that the faster shard takes more), and "end"; from it on its stdout:
-"records" (a room's table records as they are played; a room is done with its last board's)
-and "done" (its peak memory and CPU time). Its stderr is kept for the one-line error should it
+stdin: "job" once (the `Job`, its share of the concurrency, its core; the sandbox mode's trial
+was the tournament process's, so the shard skips its own), then a "room" whenever it has a
+place free (so that the faster shard takes more), and "end", or instead "bootstrap" (a stretch
+of the ratings' bootstrap to fit, after every room is played); from it on its stdout:
+"records" (a room's table records as they are played; a room is done with its last board's),
+"samples" (the bootstrap's fits) and "done" (its peak memory and CPU time). Its stderr is kept for the one-line error should it
 die. A shard dies with the tournament's process (a parent-death signal) and stops at once when
 its stdin ends without "end"; SIGTERM cancels it, shutting its bots down as in any cancelled run.
 The rooms it was playing are then played again on resume, as any interrupted room.
@@ -81,9 +83,8 @@ class Shard:
     """The tournament's end of one shard process (`open_shard`): rooms to play, a stretch of
     the ratings' bootstrap to fit."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], index: int, playing: int) -> None:
-        self.index = index
-        self.playing = playing  # rooms it plays at once (as many more start their bots)
+    def __init__(self, popen: subprocess.Popen[bytes], index: int, count: int, cpu: int | None) -> None:
+        self.index, self.count, self.cpu = index, count, cpu
         self.report: dict[str, Any] = {}  # what it said when it ended: its peak memory, CPU time
         self._popen = popen
         self._pidfd = os.pidfd_open(popen.pid)  # (it cannot have been reaped yet: no race on its pid)
@@ -99,9 +100,12 @@ class Shard:
         self._done = trio.Event()
         self._ended = False  # told that nothing more comes
 
-    async def play(self, rooms: trio.MemoryReceiveChannel[Room], store: Store) -> None:
-        """Like `arena.room.play_rooms`, in the shard: a room whenever it has a place free."""
+    async def play(self, job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: int, store: Store) -> None:
+        """Like `arena.room.play_rooms`, in the shard: a room whenever it has a place free.
+        The job's sandbox mode must have passed its trial in this process (`resolve_mode`)."""
         self._store = store
+        await self._say({"type": "job", "job": job.to_data(), "playing": playing, "index": self.index,
+                         "count": self.count, "cpu": self.cpu, "arena_id": process.ARENA_ID})
 
         async def feed(receive: trio.MemoryReceiveChannel[Room]) -> None:
             async with receive:
@@ -113,7 +117,7 @@ class Shard:
                     await done.wait()
 
         async with trio.open_nursery() as feeders, rooms:
-            for _ in range(2 * self.playing):  # a place for each room playing or starting
+            for _ in range(2 * playing):  # a place for each room playing or starting
                 feeders.start_soon(feed, rooms.clone())
 
     async def ask_bootstrap(self, inputs: dict[str, Any], seed: int, start: int, stop: int) -> None:
@@ -177,16 +181,16 @@ class Shard:
 
 
 @asynccontextmanager
-async def open_shard(job: Job, *, playing: int, index: int, count: int, cpu: int | None) -> AsyncIterator[Shard]:
-    """Start shard `index` of `count`, `playing` rooms at once (pinned to `cpu` if given), for
-    the block; leaving it ends the shard (its rooms finished) or, on an error or cancellation,
-    stops it."""
+async def open_shard(*, index: int, count: int, cpu: int | None) -> AsyncIterator[Shard]:
+    """Start shard `index` of `count` (pinned to `cpu` if given) for the block; leaving it ends
+    the shard (its rooms finished) or, on an error or cancellation, stops it. It imports what it
+    needs (0.15 s) while the block goes on."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))}
     popen = subprocess.Popen(  # from the trio thread, as bots are (see arena.process)
         [sys.executable, "-m", "arena.shard", str(os.getpid())], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
-    shard = Shard(popen, index, playing)
+    shard = Shard(popen, index, count, cpu)
     try:
         if cpu is not None:
             try:
@@ -195,8 +199,6 @@ async def open_shard(job: Job, *, playing: int, index: int, count: int, cpu: int
                 pass  # gone already: the first message to it says why
         async with trio.open_nursery() as nursery:
             nursery.start_soon(shard._keep_log)
-            await shard._say({"type": "job", "job": job.to_data(), "playing": playing, "index": index,
-                              "count": count, "cpu": cpu, "arena_id": process.ARENA_ID})
             nursery.start_soon(shard._read)
             yield shard
             if not shard._ended:
@@ -235,6 +237,7 @@ async def serve() -> None:
     if first is None:
         return  # the tournament's process went before it sent anything
     job = Job.from_data(first["job"])
+    sandbox.trust_mode(job.sandbox)  # the tournament's process ran its trial
     pin(first["cpu"])
     process.join_arena(first["arena_id"], f"s{first['index']}.")
     sandbox.share_uids(first["index"], first["count"])

@@ -34,6 +34,7 @@ import engine
 from arena import ratings, storage
 from arena.errors import ArenaError
 from arena.process import SCRIPT_SUFFIXES, BotCommand, Limits, sweep_orphans
+from arena.sandbox import resolve_mode
 from arena.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms, split_result  # noqa: F401
 from arena.shard import Shard, open_shard, pin
 from arena.storage import FORMATS, PARTNERS
@@ -335,14 +336,14 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     try:
         async with AsyncExitStack() as stack:
             shards = [await stack.enter_async_context(open_shard(
-                job, playing=playing[k], index=k, count=processes, cpu=cpus[k] if pinned else None))
-                for k in range(1, processes)]
+                index=k, count=processes, cpu=cpus[k] if pinned else None)) for k in range(1, processes)]
+            resolve_mode(sandbox)  # its trial, once for every process, while the shards import
             if pinned:
                 pin(cpus[0])  # this process and the fork server it starts
             send, receive = trio.open_memory_channel[Room](0)
             async with trio.open_nursery() as nursery:
-                for shard in shards:
-                    nursery.start_soon(shard.play, receive.clone(), store)
+                for k, shard in enumerate(shards, start=1):
+                    nursery.start_soon(shard.play, job, receive.clone(), playing[k], store)
                 nursery.start_soon(play_rooms, job, receive, playing[0], store)
                 async with send:
                     for room in todo:
