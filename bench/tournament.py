@@ -3,8 +3,9 @@
 Reports deals per second, the arena's share of the CPU (the coordinator process and its shards,
 arena.shard, against all the bot processes they started), how busy the whole machine was
 (/proc/stat), and the peak memory of the coordinator and of each shard, for two tournament
-sizes, each in a fresh process so that peak memory is that size's own. Run by hand (never a
-timed test):
+sizes, each in a fresh process so that peak memory is that size's own. As `arena tournament
+run` does, the sandbox mode's trial (a bot started once to see that the mode works here, about
+80 ms in fork and bwrap) runs before the timed tournament. Run by hand (never a timed test):
 
     .venv/bin/python bench/tournament.py [--boards 8 16] [--sandbox bwrap] [--concurrency 2] [--processes 1]
 
@@ -36,10 +37,12 @@ def one(boards: int, sandbox: str, concurrency: int, processes: int | None) -> d
 
     from arena import storage
     from arena import tournament as t
+    from arena.sandbox import resolve_mode
 
     specs = [str(ROOT / "bots" / b) for b in BOTS]
     if shutil.which("node") is None:
         sys.exit("bench/tournament.py needs node for its JavaScript bot")
+    resolve_mode(sandbox)  # as `arena tournament run` does first: the sandbox's trial, untimed
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o755)  # the sandboxed bots run from stored copies in here
         db = storage.open_db(Path(tmp) / "bench.db")
