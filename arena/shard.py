@@ -229,8 +229,9 @@ def _take(file: Any) -> int:
 
 
 async def serve() -> None:
-    """Play the rooms the tournament's process sends until it says "end"; stop at once if it
-    goes (our stdin ends first) or sends SIGTERM."""
+    """Play the rooms the tournament's process sends until it says "end" or asks for a stretch
+    of the bootstrap (its last request); stop at once if it goes (our stdin ends first) or
+    sends SIGTERM."""
     stdin, stdout = trio.lowlevel.FdStream(os.dup(0)), trio.lowlevel.FdStream(os.dup(1))
     incoming = _Reader(stdin)
     first = await incoming.next()

@@ -7,11 +7,12 @@ room team A holds side 0's cards, in the swapped room side 1's; each room has it
 processes, which play the match's boards one after another. So a bot never sees a deal twice
 and nothing crosses between the rooms, while a process is started per room, not per deal.
 
-A room's boards are stored in one transaction when the room ends, and a run skips the rooms that
-are stored; an interrupted tournament (Ctrl-C, kill -9) therefore resumes with exactly the
-results an uninterrupted run gives, even for bots that carry state from deal to deal. A fault
-forfeits the board being played (protocol.md, "Faults"); the room's remaining boards are played
-by fresh processes.
+Rooms are played by this process and, on a machine with several cores, by shards (arena.shard,
+one arena process per core); every result comes back here. A room's boards are stored in one
+transaction when the room ends, and a run skips the rooms that are stored; an interrupted
+tournament (Ctrl-C, kill -9) therefore resumes with exactly the results an uninterrupted run
+gives, even for bots that carry state from deal to deal. A fault forfeits the board being played
+(protocol.md, "Faults"); the room's remaining boards are played by fresh processes.
 """
 
 from __future__ import annotations
