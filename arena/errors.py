@@ -39,3 +39,10 @@ class IllegalMoveFault(BotFault):
 
 
 SEAT_STATUSES = ("ok", "timeout", "crash", "illegal_move", "protocol_error")
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside an exception group (nested groups too, as nurseries make), or `exc`."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
+    return [exc]

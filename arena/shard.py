@@ -39,7 +39,7 @@ import msgpack
 import trio
 
 from arena import process, ratings, sandbox
-from arena.errors import ArenaError
+from arena.errors import ArenaError, leaves
 from arena.protocol import MAX_ARENA_MESSAGE
 from arena.room import Job, Room, Store, play_rooms
 
@@ -296,16 +296,10 @@ def main() -> None:
         trio.run(serve)
         os._exit(0)  # all said ("done"): no interpreter teardown for the tournament to wait on
     except Exception as exc:  # noqa: BLE001  (the tournament's process reports our last line)
-        known = [e for e in _leaves(exc) if isinstance(e, (ArenaError, ValueError, OSError))]
+        known = [e for e in leaves(exc) if isinstance(e, (ArenaError, ValueError, OSError))]
         if not known:
             raise
         sys.exit(str(known[0]))
-
-
-def _leaves(exc: BaseException) -> list[BaseException]:
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
-    return [exc]
 
 
 if __name__ == "__main__":

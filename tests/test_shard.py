@@ -28,18 +28,18 @@ DETERMINISTIC = [str(BOTS / "random_bot.py"), str(BOTS / "greedy_bot.py"), str(B
 SETTINGS = t.Settings(boards=2, seed=5)
 
 
-def shard_pids() -> list[int]:
-    """Live shard processes started by this test process."""
+def shards_of(pid: int) -> list[int]:
+    """Live shard processes of the arena process `pid` (their command line names it)."""
     found = []
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
                 cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes().split(b"\0")
-                status = Path(f"/proc/{entry.name}/status").read_text()
+                if cmdline[-3:-1] == [b"arena.shard", str(pid).encode()] and \
+                        "State:\tZ" not in Path(f"/proc/{entry.name}/status").read_text():
+                    found.append(int(entry.name))
             except OSError:
-                continue
-            if b"arena.shard" in cmdline and f"PPid:\t{os.getpid()}\n" in status and "State:\tZ" not in status:
-                found.append(int(entry.name))
+                pass
     return found
 
 
@@ -78,7 +78,7 @@ async def test_two_processes_play_exactly_what_one_plays(tmp_path):
         assert len(reports) == processes - 1 and all(r["peak_rss_kib"] > 0 for r in reports)
         found[processes] = results(db, tid)
     assert found[1] == found[2]
-    assert shard_pids() == []
+    assert shards_of(os.getpid()) == []
 
 
 async def test_a_shard_that_dies_is_one_clear_error_and_the_run_resumes(tmp_path):
@@ -91,7 +91,7 @@ async def test_a_shard_that_dies_is_one_clear_error_and_the_run_resumes(tmp_path
 
     def on_room(room, boards):
         if not killed:
-            killed.extend(shard_pids())
+            killed.extend(shards_of(os.getpid()))
             for pid in killed:
                 os.kill(pid, signal.SIGKILL)
 
@@ -103,7 +103,7 @@ async def test_a_shard_that_dies_is_one_clear_error_and_the_run_resumes(tmp_path
     assert str(errors[0]).startswith("arena shard 1 was killed by SIGKILL (run the same command again"), errors
     assert "\n" not in str(errors[0])
     assert storage.get_tournament(db, tid)["status"] == "interrupted"
-    assert shard_pids() == []
+    assert shards_of(os.getpid()) == []
 
     resumed = await t.run(db, tid, concurrency=2, processes=2)
     assert resumed["status"] == "finished"
@@ -159,7 +159,7 @@ def test_ctrl_c_stops_the_shards_and_their_bots_and_the_run_resumes(open_dir):
             if stored:
                 break
         time.sleep(0.02)
-    shards = [pid for pid in all_shards() if f"PPid:\t{proc.pid}\n" in Path(f"/proc/{pid}/status").read_text()]
+    shards = shards_of(proc.pid)
     proc.send_signal(signal.SIGINT)
     code, err = finish(proc)
     if code == 0:
@@ -176,15 +176,3 @@ def test_ctrl_c_stops_the_shards_and_their_bots_and_the_run_resumes(open_dir):
 def finish(proc: subprocess.Popen) -> tuple[int, str]:
     _, err = proc.communicate(timeout=120)
     return proc.returncode, err.decode()
-
-
-def all_shards() -> list[int]:
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                if b"arena.shard" in Path(f"/proc/{entry.name}/cmdline").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
-            except OSError:
-                pass
-    return found

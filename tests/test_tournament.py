@@ -25,6 +25,7 @@ from arena import tournament as t
 from arena.errors import ArenaError
 from arena.process import BotCommand
 from arena.table import FixedDeals, play_table
+from tests.test_shard import shards_of
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
@@ -244,21 +245,6 @@ def bot_processes(marker):
                 if marker.encode() not in Path(f"/proc/{entry.name}/cmdline").read_bytes():
                     continue
                 if "State:\tZ" not in Path(f"/proc/{entry.name}/status").read_text():
-                    found.append(int(entry.name))
-            except OSError:
-                pass
-    return found
-
-
-def shards_of(pid):
-    """Live shard processes (arena.shard) started by the arena `pid`."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes().split(b"\0")
-                if cmdline[-3:-1] == [b"arena.shard", str(pid).encode()] and \
-                        "State:\tZ" not in Path(f"/proc/{entry.name}/status").read_text():
                     found.append(int(entry.name))
             except OSError:
                 pass

@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, leaves
 
 app = typer.Typer(
     name="arena",
@@ -34,13 +34,6 @@ def _register() -> None:
         importlib.import_module(f"{__name__}.{info.name}")
 
 
-def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
-    found: list[BaseException] = []
-    for exc in group.exceptions:
-        found.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
-    return found
-
-
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: errors we know become one line on stderr and exit code 2."""
     _register()
@@ -48,9 +41,9 @@ def main(argv: list[str] | None = None) -> None:
         try:
             app(args=argv, standalone_mode=False)
         except BaseExceptionGroup as group:  # from a nursery: report a known error plainly
-            leaves = _leaves(group)  # (several processes may meet the same one at once: the first)
-            if all(isinstance(leaf, (ArenaError, ValueError, OSError, KeyboardInterrupt)) for leaf in leaves):
-                raise leaves[0] from None
+            found = leaves(group)  # (several processes may meet the same one at once: the first)
+            if all(isinstance(leaf, (ArenaError, ValueError, OSError, KeyboardInterrupt)) for leaf in found):
+                raise found[0] from None
             raise
     except ArenaError as exc:
         print(f"arena: error: {exc}", file=sys.stderr)
