@@ -36,7 +36,7 @@ from arena import ratings, storage
 from arena.errors import ArenaError
 from arena.process import SCRIPT_SUFFIXES, BotCommand, Limits, sweep_orphans
 from arena.sandbox import resolve_mode
-from arena.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms, split_result  # noqa: F401
+from arena.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms  # noqa: F401  (plans: also as tournament.*)
 from arena.shard import Shard, open_shard, pin
 from arena.storage import FORMATS, PARTNERS
 from arena.table import TimeControl
