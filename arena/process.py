@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 import trio
 
 if TYPE_CHECKING:
-    from arena.sandbox import Launch
+    from arena.sandbox import Launch, PidNamespace
 
 # Every bot process carries TAG_VAR=<arena id>/<bot serial> in its environment, so that its
 # descendants can be found (and killed) even after they leave the process group, and so that the
@@ -212,6 +212,7 @@ class BotProcess:
         self._stderr = trio.lowlevel.FdStream(stderr)
         self._log = _BoundedLog(limits.stderr_bytes)
         self._pidfd = child.pidfd
+        self._namespace: PidNamespace | None = None  # bwrap's: gone means everything of the bot is
         self._shut = False
 
     @property
@@ -327,9 +328,11 @@ async def open_bot(
                     env=launch.env,
                     start_new_session=True,
                     close_fds=True,
+                    pass_fds=launch.pass_fds,
                 )
             bot = BotProcess(_Child(popen), _take_fd(popen.stdin), _take_fd(popen.stdout), _take_fd(popen.stderr),
                              tag, limits, launch.uid)
+            bot._namespace = launch.namespace
         try:
             async with beside(bot._drain_stderr, lambda: _shut_down(bot, grace)):
                 yield bot
@@ -441,7 +444,7 @@ async def _shut_down(bot: BotProcess, grace: float) -> None:
             await trio.lowlevel.wait_readable(bot._pidfd)  # exited; not reaped yet
         bot._child.kill()
         await bot.wait()
-    if bot._child.sweep:
+    if bot._child.sweep and (bot._namespace is None or not await bot._namespace.gone(grace)):
         await kill_tagged(bot.tag, bot.uid)  # whatever left the group (setsid, double fork)
     bot._shut = True
 

@@ -26,6 +26,7 @@ the one named by ZWICKER_SANDBOX_PYTHON. It needs `msgpack` (Debian: python3-msg
 from __future__ import annotations
 
 import functools
+import json
 import os
 import secrets
 import shutil
@@ -37,6 +38,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import trio
 
 if TYPE_CHECKING:
     from arena.process import BotCommand, Limits
@@ -147,6 +150,54 @@ class Launch:
     env: dict[str, str]
     uid: int | None = None
     request: dict | None = None  # mode "fork": what the fork server needs instead (arena.forkserver)
+    pass_fds: tuple[int, ...] = ()  # kept open in the child
+    namespace: PidNamespace | None = None  # mode "bwrap": how to see the whole sandbox gone
+
+
+class PidNamespace:
+    """The PID namespace bwrap puts a bot in, as bwrap reports it (`--info-fd`): its init's pid
+    and the namespace's inode. When that init has exited, the kernel has killed every process
+    in the namespace, so the bot and all it started are gone: a teardown need not scan /proc for
+    the bot's uid (1.6 ms per bot here, and more the more processes the machine runs)."""
+
+    def __init__(self) -> None:
+        self._read, self.write_fd = os.pipe()  # bwrap writes one JSON record, then closes its end
+        os.set_blocking(self._read, False)
+        self._init: tuple[int, str] | None = None  # (the init's pid, "pid:[inode]") once read
+
+    async def gone(self, patience: float) -> bool:
+        """True once the namespace's init has exited (waiting up to `patience` seconds for it);
+        False if that cannot be told (bwrap said nothing, or the init lingers)."""
+        if self._init is None:
+            try:
+                info = json.loads(os.read(self._read, 1 << 16))
+                self._init = int(info["child-pid"]), f"pid:[{int(info['pid-namespace'])}]"
+            except (OSError, ValueError, KeyError, TypeError):
+                return False  # bwrap did not get as far as saying (the scan will tell)
+        pid, namespace = self._init
+        try:
+            pidfd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            return True  # no process has the init's pid any more: it has exited and been reaped
+        try:
+            try:
+                if os.readlink(f"/proc/{pid}/ns/pid") != namespace:
+                    return True  # the pid is another process's now (only the init's exit frees it)
+            except OSError:
+                return True
+            with trio.move_on_after(patience):
+                await trio.lowlevel.wait_readable(pidfd)  # the init has exited (a zombie at most)
+                return True
+            return False
+        finally:
+            os.close(pidfd)
+
+    def close(self) -> None:
+        for fd in (self._read, self.write_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 @asynccontextmanager
@@ -194,8 +245,13 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         extra = ["--ro-bind", str(KIT), f"{KIT_MOUNT}/botkit.py"] if python else [
             arg for p in _program_outside(argv[0], cmd.workdir) for arg in ("--ro-bind", p, p)]
         env |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
-        full = death_with_arena(uid) + _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra) + rlimits + argv
-        yield Launch(full, "/", env, uid)
+        namespace = PidNamespace()
+        try:
+            extra += ["--info-fd", str(namespace.write_fd)]
+            full = death_with_arena(uid) + _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra) + rlimits + argv
+            yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd,), namespace=namespace)
+        finally:
+            namespace.close()
         return
     tmp = tempfile.mkdtemp(prefix="zwicker-bot-")
     try:

@@ -18,7 +18,7 @@ from typing import TypeVar
 import pytest
 import trio
 
-from arena import forking, sandbox
+from arena import forking, process, sandbox
 from arena.process import BotCommand, Limits, bot_pids, leftover_bot_pids, open_bot
 
 ROOT = os.geteuid() == 0
@@ -100,6 +100,27 @@ async def test_escapees_without_the_tag_are_found_by_uid(hostile, mode):
                 escapees = [p for p in bot_pids("no tag", (bot.uid,)) if cmdline(p) == b"sleep\0003600\0"]
             assert not set(escapees) & set(bot_pids(bot.tag))  # the tag went with their environment
     assert bot_pids("no tag", (bot.uid,)) == []
+
+
+@needs_bwrap
+async def test_a_bwrap_bot_is_known_gone_by_its_namespace_without_a_proc_scan(hostile, monkeypatch):
+    """bwrap reports its PID namespace (--info-fd); once that namespace's init has exited, the
+    kernel has killed everything in it, escapees that left the process group and dropped their
+    tag included, so the teardown needs no scan of /proc (the autouse fixture scans, after)."""
+    scans = []
+
+    async def recorded(tag, uid=None):
+        scans.append(tag)
+
+    monkeypatch.setattr(process, "kill_tagged", recorded)
+    cmd = BotCommand.from_spec(f"{hostile / 'fork_escape.py'} --raw --clean-env")
+    with trio.fail_after(60):
+        async with open_bot(cmd, sandbox="bwrap") as bot:
+            assert (await bot.stdout.receive_some(100)).startswith(b"pids ")
+            assert bot._namespace is not None
+            assert not await bot._namespace.gone(0.05)  # its init is alive while the bot is
+        assert await bot._namespace.gone(1)  # (asked again after the block: its record is kept)
+    assert scans == []
 
 
 def cmdline(pid: int) -> bytes:
