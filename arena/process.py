@@ -212,7 +212,7 @@ class BotProcess:
         self._stderr = trio.lowlevel.FdStream(stderr)
         self._log = _BoundedLog(limits.stderr_bytes)
         self._pidfd = child.pidfd
-        self._namespace: PidNamespace | None = None  # bwrap's: gone means everything of the bot is
+        self._namespace: PidNamespace | None = None  # bwrap's: once gone, so is all the bot started
         self._shut = False
 
     @property
