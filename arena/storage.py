@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import functools
 import hashlib
 import io
 import json
@@ -718,14 +719,30 @@ def board_results(db: sqlite_utils.Database, tid: int) -> list[dict]:
 _SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 
+BUNDLED_RANDOM = Path(__file__).resolve().parents[1] / "bots" / "random_bot.py"
+
+
+@functools.cache
+def _bundled_random_sha256() -> str | None:
+    try:
+        return bot_sha256(BUNDLED_RANDOM)
+    except OSError:
+        return None
+
+
 def _anchor_bot(db: sqlite_utils.Database, tid: int) -> int | None:
-    """The bundled random bot (named "random") anchors the scale when it takes part."""
-    row = db.execute(
-        "SELECT b.id FROM tournament_bots tb JOIN bots b ON b.id = tb.bot_id"
-        " WHERE tb.tournament_id = ? AND b.name = 'random' ORDER BY b.version DESC LIMIT 1",
+    """The bundled random bot (named "random") anchors the scale when it takes part: the
+    "random" whose file is the bundled bots/random_bot.py, else the latest "random" (others may
+    share the name: a random_bot.cjs registered by its path is "random" too)."""
+    rows = db.execute(
+        "SELECT b.id, b.sha256 FROM tournament_bots tb JOIN bots b ON b.id = tb.bot_id"
+        " WHERE tb.tournament_id = ? AND b.name = 'random' ORDER BY b.version DESC",
         [tid],
-    ).fetchone()
-    return row[0] if row else None
+    ).fetchall()
+    if not rows:
+        return None
+    bundled = _bundled_random_sha256()
+    return next((bot_id for bot_id, sha in rows if sha == bundled), rows[0][0])
 
 
 BOOTSTRAP = 1000

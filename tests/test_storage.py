@@ -403,6 +403,23 @@ def play_all(db, tid, sched, boards, margin_of):
                 record_table(db, tid, match_no, board_no, swapped, board_no, fake_table(ta, tb, swapped, side_pts))
 
 
+def test_the_bundled_random_bot_anchors_even_beside_another_random(db, tmp_path):
+    """A JavaScript random_bot.cjs registered by its path is "random" too (a later version): the
+    scale stays anchored on the bundled bots/random_bot.py."""
+    bundled = add_bot(db, storage.BUNDLED_RANDOM)["id"]
+    other = add_bot(db, make_bot(tmp_path, "random_bot", "# another random\n"))
+    alpha = add_bot(db, make_bot(tmp_path, "alpha", "# alpha\n"))["id"]
+    assert (other["name"], other["version"]) == ("random", 2)
+    ids = [alpha, bundled, other["id"]]
+    sched = [([x, x], [y, y]) for i, x in enumerate(ids) for y in ids[i + 1:]]
+    tid = create_tournament(db, "t", seed=BIG_SEED, variant={"preset": "jensen", "players": 4}, format="deal",
+                            partners="clone", boards=2, settings={}, bot_ids=ids, matches=sched)
+    strength = {alpha: 3, other["id"]: 2, bundled: 1}
+    play_all(db, tid, sched, 2, lambda x, y, n: 4 if strength[x] > strength[y] else -4)
+    rows = {r["bot"]: r for r in storage.standings(db, tid)}
+    assert rows["random@1"]["elo"] == 0.0 and rows["random@2"]["elo"] > 0
+
+
 def test_standings_crosstable_and_matches(db, three):
     tid, (a, b, r), sched = three
     strength = {a: 3, b: 2, r: 1}
