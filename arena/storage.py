@@ -758,10 +758,11 @@ def rating_inputs(db: sqlite_utils.Database, tid: int) -> dict:
 
 
 def compute_ratings(db: sqlite_utils.Database, tid: int, *, k: float = 16, bootstrap: int = BOOTSTRAP, seed: int = 0,
-                    samples: list[list[float]] | None = None) -> dict:
+                    samples: list[list[float]] | None = None, inputs: dict | None = None) -> dict:
     """Both ratings of a tournament from its finished boards, without writing anything
-    (`samples`: the bootstrap's fits, if made already, see `ratings.bootstrap_samples`)."""
-    r = rating_inputs(db, tid)
+    (`samples`: the bootstrap's fits, if made already, see `ratings.bootstrap_samples`, from
+    `inputs`, the `rating_inputs` they were made from)."""
+    r = inputs if inputs is not None else rating_inputs(db, tid)
     headline = _ratings.bradley_terry(r["results"], r["bots"], anchor=r["anchor"], bootstrap=bootstrap, seed=seed,
                                       samples=samples)
     final, history = _ratings.sequential_elo(r["results"], r["bots"], k=k)
@@ -771,14 +772,14 @@ def compute_ratings(db: sqlite_utils.Database, tid: int, *, k: float = 16, boots
 
 def compute_and_store_ratings(
     db: sqlite_utils.Database, tid: int, *, k: float = 16, bootstrap: int = BOOTSTRAP, seed: int = 0,
-    samples: list[list[float]] | None = None,
+    samples: list[list[float]] | None = None, inputs: dict | None = None,
 ) -> list[dict]:
     """Recompute both ratings from all finished boards and replace the stored ones atomically.
 
     Cheap enough to call after each batch of boards (pass a smaller `bootstrap` for progress).
     Returns the headline rows, strongest first.
     """
-    r = compute_ratings(db, tid, k=k, bootstrap=bootstrap, seed=seed, samples=samples)
+    r = compute_ratings(db, tid, k=k, bootstrap=bootstrap, seed=seed, samples=samples, inputs=inputs)
     headline: list[_ratings.Rating] = r["headline"]
     n = len(r["boards"])
     now = _now()

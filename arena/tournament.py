@@ -351,7 +351,8 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
                         await send.send(room)
             inputs = storage.rating_inputs(db, tid)
             samples = await shared_bootstrap(inputs, shards)
-            storage.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0), samples=samples)
+            storage.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0), samples=samples,
+                                              inputs=inputs)
         if shard_reports is not None:
             shard_reports.extend(shard.report for shard in shards)
         finished = True
