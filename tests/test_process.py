@@ -6,6 +6,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -190,9 +191,20 @@ async def test_an_exception_among_a_tables_bots_comes_out_as_itself(hostile):
     assert [bot.returncode for bot in bots] == [-9] * 3 and not any(alive(bot.pid) for bot in bots)
 
 
+def started(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+    """`argv` in a new session, once its exec is complete: Popen returns when the exec has
+    closed the child's close-on-exec pipe, a moment before the kernel gives the new program
+    its environment, and /proc/<pid>/environ reads empty until then (seen under load)."""
+    proc = subprocess.Popen(argv, env=env, start_new_session=True)
+    deadline = time.monotonic() + 10
+    while not Path(f"/proc/{proc.pid}/environ").read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.001)
+    return proc
+
+
 def test_leftover_check_finds_a_tagged_process_and_ignores_zombies():
     """The autouse fixture relies on this: a tagged process outside any group is seen until dead."""
-    proc = subprocess.Popen(["sleep", "60"], env={TAG_VAR: f"{ARENA_ID}/leak"}, start_new_session=True)
+    proc = started(["sleep", "60"], {TAG_VAR: f"{ARENA_ID}/leak"})
     try:
         assert proc.pid in leftover_bot_pids()
         assert proc.pid in bot_pids(f"{ARENA_ID}/leak") and bot_pids(f"{ARENA_ID}/lea") == []
@@ -218,7 +230,7 @@ def test_an_arena_sweeps_the_bots_of_a_dead_arena():
     gone.wait()
     alive_owner = f"1:{_start_time(1)}"
     procs = {
-        name: subprocess.Popen(["sleep", "60"], env={TAG_VAR: "test/1", OWNER_VAR: owner}, start_new_session=True)
+        name: started(["sleep", "60"], {TAG_VAR: "test/1", OWNER_VAR: owner})
         for name, owner in (("orphan", gone_owner), ("ours", OWNER), ("alive", alive_owner))
     }
     try:
@@ -230,3 +242,4 @@ def test_an_arena_sweeps_the_bots_of_a_dead_arena():
         for p in procs.values():
             p.kill()
             p.wait()
+
