@@ -318,6 +318,7 @@ async def open_bot(
         if launch.request is not None:
             bot = await _start_forked(stack, launch, tag, limits)
         else:
+            watchdog(launch.uid)  # before the spawn: an arena killed during it leaves nothing either
             with batch_policy():
                 popen = subprocess.Popen(  # synchronous on purpose, see the module docstring
                     launch.argv,
@@ -411,6 +412,44 @@ async def beside(task: Callable[[], Awaitable[object]],
         if len(group.exceptions) == 1:
             raise group.exceptions[0] from None
         raise
+
+
+_watchdog_fd: int | None = None  # the write end of this process's watchdog's pipe
+WATCHDOG = Path(__file__).resolve().with_name("watchdog.py")
+
+
+def watchdog(uid: int | None = None) -> None:
+    """Make sure this process has its watchdog (arena/watchdog.py), and tell it `uid`.
+
+    The watchdog kills this process's bots (by their tag and throw-away uids) once this process
+    has exited, however: it closes the gap bwrap leaves in parent-death signals. It is started in
+    a session of its own (a Ctrl-C of the arena is not its business) with a pipe as its stdin
+    whose write end only this process holds, and it outlives us on purpose. Best effort: a
+    watchdog that cannot start or has died costs nothing but the net it was; the next arena's
+    `sweep_orphans` remains.
+    """
+    global _watchdog_fd
+    if _watchdog_fd is None:
+        read, write = os.pipe()  # neither end is inherited by anything started later
+        devnull = os.open(os.devnull, os.O_RDWR)
+        try:
+            os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", str(WATCHDOG), f"{TAG_VAR}={ARENA_ID}/{_serial_prefix}"],
+                           {}, file_actions=[(os.POSIX_SPAWN_DUP2, read, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
+                                             (os.POSIX_SPAWN_DUP2, devnull, 2)], setsid=True)
+        except OSError:
+            os.close(write)
+            write = -1  # not again: each bot would pay for the failed spawn
+        finally:
+            os.close(read)
+            os.close(devnull)
+        if write >= 0:
+            os.set_blocking(write, False)
+        _watchdog_fd = write
+    if uid is not None and _watchdog_fd >= 0:
+        try:
+            os.write(_watchdog_fd, b"uid %d\n" % uid)
+        except OSError:  # it has died, or (never seen) its pipe is full
+            pass
 
 
 async def _start_forked(stack: AsyncExitStack, launch: Launch, tag: str, limits: Limits) -> BotProcess:
@@ -544,9 +583,10 @@ def sweep_orphans() -> list[int]:
     """SIGKILL the process groups of bots whose arena is dead; returns the pids found.
 
     An arena killed outright normally takes its bots with it (each bot's command arms the
-    parent-death signal and checks its parent first, see arena.sandbox). Rarely a bwrap has been
-    seen to outlive a `kill -9` all the same; every arena sweeps such leftovers when it starts,
-    and the empty scratch folders of the dead arenas' fork servers.
+    parent-death signal and checks its parent first, see arena.sandbox), and its watchdog
+    (`watchdog`) kills what bwrap's set-up leaves behind. Were the watchdog killed too (a whole
+    machine's processes, say), every arena sweeps such leftovers when it starts, and the empty
+    scratch folders of the dead arenas' fork servers.
     """
     owner_needle = f"{OWNER_VAR}=".encode()
     found = []

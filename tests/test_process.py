@@ -243,3 +243,44 @@ def test_an_arena_sweeps_the_bots_of_a_dead_arena():
             p.kill()
             p.wait()
 
+
+ARENA_THAT_DIES = """
+import os, subprocess, sys
+from arena import process
+uid = int(sys.argv[1]) if len(sys.argv) > 1 else None
+process.watchdog(uid)
+tag = {process.TAG_VAR: process.ARENA_ID + "/1"}
+procs = [subprocess.Popen(["sleep", "60"], env=tag, start_new_session=True)]
+if uid is not None:  # as a bot's escapee that dropped its environment: known by its uid alone
+    procs.append(subprocess.Popen(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--",
+                                   "sleep", "60"], env={}, start_new_session=True))
+print(*(p.pid for p in procs), flush=True)
+sys.stdin.read()
+"""
+
+
+def test_the_watchdog_kills_what_a_killed_arena_left_behind():
+    """Processes of a SIGKILLed arena with no parent-death signal (bwrap's race, an escapee)
+    are killed by its watchdog, and not before the arena is gone."""
+    uid = [str(0x7A000000 + 4242)] if os.geteuid() == 0 else []
+    arena = subprocess.Popen([sys.executable, "-c", ARENA_THAT_DIES, *uid], cwd=Path(__file__).parents[1],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    left = [int(pid) for pid in arena.stdout.readline().split()]
+    assert len(left) == 1 + len(uid)
+    try:
+        time.sleep(0.1)
+        assert all(alive(pid) for pid in left)  # the arena lives: nothing is killed
+        arena.kill()
+        arena.wait()
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in left) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not any(alive(pid) for pid in left)
+    finally:
+        for pid in left:
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
+        arena.stdin.close()
+        arena.stdout.close()

@@ -305,44 +305,60 @@ def open_dir():
     shutil.rmtree(path, ignore_errors=True)
 
 
+def pace_of(db_path, name):
+    """Run the real command to the end, watching its database: the seconds until its first room
+    was stored, and between rooms after that (so that kills can be timed in rooms, not in
+    seconds, on a fast machine as on a slow one)."""
+    start = time.monotonic()
+    proc = run_arena(db_path, name, wait=False)
+    stored, first, last = 0, None, None
+    while proc.poll() is None:
+        if (now := count_tables(db_path)) > stored:
+            stored, last = now, time.monotonic() - start
+            first = last if first is None else first
+        time.sleep(0.005)
+    _, err = proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    rooms = count_tables(db_path) // 2  # two boards a room
+    return first, (last - first) / max(1, rooms - 1)
+
+
 def test_kill_9_ten_times_then_resume_gives_the_uninterrupted_results(open_dir):
     """SIGKILL the arena at ten random moments, resuming each time (issues 4 and 5)."""
     tmp_path = open_dir
     reference = tmp_path / "reference.db"
-    run_arena(reference, "t")
+    first_room, per_room = pace_of(reference, "t")
     killed = tmp_path / "killed.db"
     rng = random.Random(5)
-    stored, kills, stragglers = [0], 0, []
+    stored, kills = [0], 0
     for i in range(10):
-        # One room at a time, killed at a random moment once this run has stored a room (or,
-        # one time in four, at any moment of its first 0.8 s: start-up, opening the database);
-        # every other run with two tables, which on two cores or more play in two processes.
+        # One room at a time, killed at a random moment of the room after this run's first
+        # (or, one time in four, at any moment until about its first room is stored: start-up,
+        # opening the database); every other run with two tables, which on two cores or more
+        # play in two processes. Timed by the reference run's pace, 30 rooms last ten rounds.
         proc = run_arena(killed, "t", wait=False, concurrency=1 + i % 2)
         if rng.random() < 0.75:
             while proc.poll() is None and count_tables(killed) <= stored[-1]:
-                time.sleep(0.01)
-            time.sleep(rng.uniform(0, 0.2))
+                time.sleep(0.005)
+            time.sleep(rng.uniform(0, per_room))
         else:
-            time.sleep(rng.uniform(0, 0.8))
+            time.sleep(rng.uniform(0, first_room))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
         proc.communicate()
         deadline = time.monotonic() + 10
         while (bot_processes(str(tmp_path)) or shards_of(proc.pid)) and time.monotonic() < deadline:
-            time.sleep(0.05)  # a killed arena's shards and bots die by their parent-death signal
+            time.sleep(0.01)  # by their parent-death signals, or the watchdogs (arena/watchdog.py)
         assert shards_of(proc.pid) == []
-        left = bot_processes(str(tmp_path))
-        if left:  # rare (a bwrap, cause unknown): the next arena must sweep it at start
-            stragglers.append(describe(left))
+        assert bot_processes(str(tmp_path)) == [], f"left behind: {describe(bot_processes(str(tmp_path)))}"
         db = storage.open_db(killed, create=False)
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         db.close()
         stored.append(count_tables(killed))
     assert stored == sorted(stored) and kills == 10 and stored[-1] < 60, (stored, kills)
     run_arena(killed, "t")
-    assert bot_processes(str(tmp_path)) == [], f"left behind, not swept: {describe(bot_processes(str(tmp_path)))}"
-    print("bot processes that outlived a kill and were swept by the next arena:", stragglers)
+    assert bot_processes(str(tmp_path)) == [], f"left behind: {describe(bot_processes(str(tmp_path)))}"
     a, b = storage.open_db(reference, create=False), storage.open_db(killed, create=False)
     ta, tb = storage.get_tournament(a, "t"), storage.get_tournament(b, "t")
     assert tb["status"] == "finished"
