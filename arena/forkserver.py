@@ -14,7 +14,8 @@ Per bot, two processes:
 - the *init*, forked from the server into a new PID namespace (the server unshares it for that
   one fork and at once returns its own children to its own namespace): pid 1 there, root. It
   unshares mount, network, IPC, UTS and cgroup namespaces, builds the bot's root (read-only /usr
-  and the bot's own folder, a fresh /dev, a private size-limited tmpfs /tmp, nothing else),
+  and the bot's own folder, a /dev of six devices, a private size-limited tmpfs /tmp, nothing
+  else; the read-only parts bound from what the server prepared once, `build_shared`),
   mounts /proc, tells the server it is ready, forks the bot, reaps zombies, and exits with the
   bot's status (128 + N for death by signal N, as in bwrap mode); when it dies the kernel kills
   everything left in the namespace;
@@ -110,37 +111,61 @@ def exit_status(status: int) -> int:
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
-def build_root(scratch: str, request: dict) -> None:
-    """In fresh namespaces: make `scratch` the bot's whole file system and enter it."""
-    uid = request["uid"]
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
-    new = lambda path: os.path.join(scratch, path.lstrip("/"))  # noqa: E731
-    os.mkdir(new("usr"))
-    _bind_ro("/usr", new("usr"))
-    for link in ("bin", "lib", "lib64", "sbin"):
-        os.symlink(f"usr/{link}", new(link))
-    os.mkdir(new("etc"))
+SHARED, ROOT = "shared", "root"  # in the scratch folder: what all bots' roots share, and where each is built
+
+
+def build_shared(scratch: str) -> None:
+    """Once per server, in a mount namespace of its own: the parts of a bot's root that every
+    bot has alike, read-only: /usr, three files of /etc and a /dev of six devices. Each init
+    binds each part in one call (a bind of a read-only mount is read-only, with its nosuid and
+    nodev) instead of building it: about 25 mount calls per bot become 12."""
+    _check(libc.unshare(CLONE_NEWNS), "unshare")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing of it reaches the arena's namespace
+    _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
+    shared = os.path.join(scratch, SHARED)
+    os.mkdir(shared)
+    os.mkdir(os.path.join(scratch, ROOT))
+    usr, etc, dev = (os.path.join(shared, name) for name in ("usr", "etc", "dev"))
+    os.mkdir(usr)
+    _bind_ro("/usr", usr)
+    os.mkdir(etc)
+    _mount("tmpfs", etc, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
     for path in ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives"):
         if os.path.exists(path):
-            _mount_point(new(path), path)
-            _bind_ro(path, new(path))
-    os.mkdir(new("proc"))
-    os.mkdir(new("dev"))
-    _mount("tmpfs", new("dev"), "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
+            _mount_point(os.path.join(shared, path.lstrip("/")), path)
+            _bind_ro(path, os.path.join(shared, path.lstrip("/")))
+    _mount(None, etc, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    os.mkdir(dev)
+    _mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
     for device in DEVICES:
         if os.path.exists(f"/dev/{device}"):
-            open(new(f"dev/{device}"), "w").close()
-            _mount(f"/dev/{device}", new(f"dev/{device}"), None, MS_BIND)
+            open(os.path.join(dev, device), "w").close()
+            _mount(f"/dev/{device}", os.path.join(dev, device), None, MS_BIND)
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                          ("stderr", "/proc/self/fd/2"), ("shm", "/tmp")):
-        os.symlink(target, new(f"dev/{name}"))
+        os.symlink(target, os.path.join(dev, name))
+    _mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
+
+
+def build_root(scratch: str, request: dict) -> None:
+    """In fresh namespaces (a copy of the server's): make the bot's whole file system out of
+    the shared parts (`build_shared`), its own /tmp and its binds, and enter it."""
+    uid = request["uid"]
+    shared, root = os.path.join(scratch, SHARED), os.path.join(scratch, ROOT)
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    new = lambda path: os.path.join(root, path.lstrip("/"))  # noqa: E731
+    for name in ("usr", "etc", "dev"):
+        os.mkdir(new(name))
+        _mount(os.path.join(shared, name), new(name), None, MS_BIND | MS_REC)
+    for link in ("bin", "lib", "lib64", "sbin"):
+        os.symlink(f"usr/{link}", new(link))
+    os.mkdir(new("proc"))
     os.mkdir(new("tmp"))
     _mount("tmpfs", new("tmp"), "tmpfs", MS_NOSUID | MS_NODEV, f"size={request['tmp_bytes']},mode=0700,uid={uid},gid={uid}")
     for source, target in request["binds"]:  # the bot's folder, the bot kit, a program outside /usr
         _mount_point(new(target), source)
         _bind_ro(source, new(target))
-    os.chdir(scratch)
+    os.chdir(root)
     _check(libc.syscall(SYS_PIVOT_ROOT[MACHINE], b".", b"."), "pivot_root")
     _check(libc.umount2(b".", MNT_DETACH), "umount the old root")
     os.chdir("/")
@@ -323,12 +348,14 @@ def _own_pid_ns_again(own_pid_ns: int) -> None:
         os._exit(70)  # the arena sees the server gone and says so
 
 
-def serve(server: socket.socket, scratch: str) -> None:
+def serve(server: socket.socket, scratch: str, broken: str | None = None) -> None:
     """Start a bot per request until the arena closes its end; report each one's sandbox, then
     its exit.
 
-    `scratch` is an empty folder (the arena's, which removes it): each init mounts the bot's
-    root there, in its own mount namespace."""
+    `scratch` is an empty folder (the arena's, which removes it): in the server's own mount
+    namespace it holds the shared parts of the bots' roots (`build_shared`), and each init
+    mounts its bot's root in it, in the init's own namespace. With `broken`, the reason the
+    shared parts could not be built, every request gets that as its error."""
     server_alive = os.pidfd_open(os.getpid())  # readable once the server has exited (see init)
     own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)
     selector = selectors.DefaultSelector()
@@ -370,6 +397,11 @@ def serve(server: socket.socket, scratch: str) -> None:
                     if not message:
                         return  # the arena has gone
                     request = json.loads(message)
+                    if broken:
+                        for fd in fds:
+                            os.close(fd)
+                        reply({"id": request["id"], "error": broken})
+                        continue
                     try:
                         pid, ready, exit_fd = start(scratch, request, fds, server_alive, own_pid_ns)
                     except OSError as exc:
@@ -408,5 +440,10 @@ if __name__ == "__main__":
         except ImportError:
             pass
         del sys.path[0]
+    try:
+        build_shared(sys.argv[2])
+        broken = None
+    except OSError as exc:
+        broken = f"the fork server could not build the bots' shared root: {exc}"
     import gc; gc.collect(); gc.freeze()
-    serve(sock, sys.argv[2])
+    serve(sock, sys.argv[2], broken)
