@@ -4,7 +4,8 @@
   session and a parent-death signal, and is still killed with all it started (arena.process).
   For trusted bots and debugging.
 - `rlimit`: resource limits (address space, CPU seconds, file size, open files, processes) set
-  by `prlimit` before the bot's program starts, a minimal environment, a private temp directory
+  before the bot's program starts (by the guard shell's `ulimit`, else `prlimit`), a minimal
+  environment, a private temp directory
   as HOME and TMPDIR, and, when the arena runs as root, a throw-away uid of its own, which makes
   the process limit meaningful (root ignores RLIMIT_NPROC), keeps the bot from signalling other
   processes and from reading files that are not world-readable, and lets the arena find and kill
@@ -242,7 +243,7 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         env["PYTHONPATH"] = KIT_MOUNT if mode == "bwrap" else str(KIT.parent)
     if mode == "bwrap":  # resolve_mode made sure it runs here
         # bwrap's own two processes (outside and the PID namespace's init) share the uid.
-        rlimits = _prlimit_argv(limits, uid, extra_processes=2)
+        nproc = _nproc(limits, uid, extra_processes=2)
         # A Python bot gets the bot kit (that file alone) on its path; others their program.
         extra = ["--ro-bind", str(KIT), f"{KIT_MOUNT}/botkit.py"] if python else [
             arg for p in _program_outside(argv[0], cmd.workdir) for arg in ("--ro-bind", p, p)]
@@ -250,7 +251,9 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         namespace = PidNamespace()
         try:
             extra += ["--info-fd", str(namespace.write_fd)]
-            full = death_with_arena(uid) + _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra) + rlimits + argv
+            ulimits = _ulimit_script(limits, nproc)  # set before bwrap, so they bound bwrap too
+            full = (death_with_arena(uid, ulimits) + _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra)
+                    + ([] if ulimits else _prlimit_argv(limits, nproc)) + argv)
             yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd,), namespace=namespace)
         finally:
             namespace.close()
@@ -262,7 +265,9 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         env |= {"HOME": tmp, "TMPDIR": tmp}
         # setpriv changes the uid, then arms the parent-death signal (a uid change clears it): if
         # the arena dies, its bots die with it. The parent is the trio thread, see arena.process.
-        full = death_with_arena(uid) + _prlimit_argv(limits, uid) + argv
+        nproc = _nproc(limits, uid)
+        ulimits = _ulimit_script(limits, nproc)
+        full = death_with_arena(uid, ulimits) + ([] if ulimits else _prlimit_argv(limits, nproc)) + argv
         yield Launch(full, str(cmd.workdir), env, uid)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -282,17 +287,37 @@ def fork_request(argv: list[str], workdir: Path, in_process: bool, limits: Limit
     }
 
 
-def death_with_arena(uid: int | None = None) -> list[str]:
+def death_with_arena(uid: int | None = None, then: str = "") -> list[str]:
     """The start of every bot's command line: become `uid` (if given) and arm the parent-death
     signal (setpriv, which arms it after the uid change that would clear it), then make sure the
     parent is still this arena. Without the check, an arena killed between fork and setpriv's
     prctl leaves an orphan that nothing kills (seen: a bwrap outliving a kill -9); with it, that
-    orphan exits at once, and a later death of the arena kills the bot.
+    orphan exits at once, and a later death of the arena kills the bot. `then` is more shell
+    for the guard to run before the rest (`_ulimit_script`).
 
     The uid change is setpriv's, not `subprocess.Popen(user=...)`'s: with it, Popen forks the
     whole arena (1.3 ms of its CPU, 2.6 ms of blocking per bot) where it can otherwise vfork."""
     return ["setpriv", *as_user(uid)[1:-1], "--pdeathsig", "KILL", "--", "/bin/sh", "-c",
-            f'[ "$PPID" = {os.getpid()} ] || exit 111; exec "$@"', "zwicker-bot"]
+            f'[ "$PPID" = {os.getpid()} ] || exit 111; {then}exec "$@"', "zwicker-bot"]
+
+
+def _ulimit_script(limits: Limits, nproc: int) -> str:
+    """The resource limits as the guard shell's own `ulimit` commands, when /bin/sh is dash and
+    every limit is a whole number of its units (else "", and `prlimit` sets them): one exec
+    less per bot, about 1 ms of CPU (bench/README.md). Dash's `-f` counts 512-byte blocks, `-v`
+    KiB, `-p` processes (bash's `-p` is the pipe size: hence dash only)."""
+    if not _sh_is_dash() or limits.file_bytes % 512 or limits.memory_bytes % 1024:
+        return ""
+    # SIGXCPU at the soft limit, SIGKILL one second later for a bot that ignores SIGXCPU.
+    limit = (("-S -t", limits.cpu_seconds), ("-H -t", limits.cpu_seconds + 1), ("-v", limits.memory_bytes // 1024),
+             ("-f", limits.file_bytes // 512), ("-n", limits.open_files), ("-p", nproc), ("-c", 0))
+    return (" && ".join(f"ulimit {option} {value}" for option, value in limit)
+            + " || { echo 'arena: the resource limits could not be set' >&2; exit 112; }; ")
+
+
+@functools.cache
+def _sh_is_dash() -> bool:
+    return os.path.basename(os.path.realpath("/bin/sh")) == "dash"
 
 
 @functools.cache
@@ -345,10 +370,13 @@ def as_user(uid: int | None) -> list[str]:
     return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
 
 
-def _prlimit_argv(limits: Limits, uid: int | None, extra_processes: int = 0) -> list[str]:
-    # RLIMIT_NPROC counts every task of the real uid: with a throw-away uid that is the bot alone;
-    # running as the arena's user, the arena's own tasks count too.
-    nproc = limits.processes + extra_processes + (0 if uid is not None else _tasks_of(os.getuid()))
+def _nproc(limits: Limits, uid: int | None, extra_processes: int = 0) -> int:
+    """RLIMIT_NPROC counts every task of the real uid: with a throw-away uid that is the bot
+    alone (and bwrap's own two); running as the arena's user, the arena's own tasks count too."""
+    return limits.processes + extra_processes + (0 if uid is not None else _tasks_of(os.getuid()))
+
+
+def _prlimit_argv(limits: Limits, nproc: int) -> list[str]:
     return [
         "prlimit",
         f"--as={limits.memory_bytes}",
