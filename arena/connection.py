@@ -134,8 +134,11 @@ class Connection:
                 raise BotCrashed(f"its output broke before 'bye': {exc}") from None
 
     async def request(self, message: Message, expected: str, deadline: float,
-                      limit_text: str, *, check_idle: bool = True) -> tuple[Ready | MoveReply, float]:
+                      limit_text: object, *, check_idle: bool = True) -> tuple[Ready | MoveReply, float]:
         """Send `message`, read the one reply of type `expected`; returns (reply, seconds).
+
+        `limit_text` says what the deadline was, in a timeout's detail (any object: it is made
+        a string only then).
 
         Bytes already waiting (unless `check_idle` is off, as for the first request) or more
         bytes after the reply are a protocol error: the bot spoke out of turn or answered twice.

@@ -9,10 +9,13 @@ the small constructors below, so their shape lives next to the parser of the rep
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import msgpack
+
+from engine import Move
 
 from arena.errors import ProtocolError
 
@@ -243,14 +246,24 @@ def act(*, number: int, observation: dict[str, Any], legal: list[dict[str, Any]]
     }
 
 
-def pack_act(*, number: int, observation: dict[str, Any], history: History, legal: list[dict[str, Any]],
+def pack_act(*, number: int, observation: dict[str, Any], history: History, legal: Sequence[Move],
              move_ms: int, bank_ms: int, complete: bool = True) -> Packed:
-    """`act` with `observation["moves"]` from `history`, encoded: decodes to what `act` builds."""
-    head = act(number=number, observation=observation, legal=legal, move_ms=move_ms, bank_ms=bank_ms,
-               complete=complete)
-    del head["observation"]
+    """`act` with `observation["moves"]` from `history`, encoded in one pass: decodes to what
+    `act` builds from the same parts, key for key."""
     seen = _with_entry(_packer.pack(observation), len(observation), "moves", history.packed())
-    return Packed("act", _with_entry(_packer.pack(head), len(head), "observation", seen))
+    return Packed("act", b"".join((
+        _ACT_KEYS[0], _packer.pack(number), _ACT_KEYS[1], seen, _ACT_KEYS[2], pack_moves(legal),
+        _ACT_KEYS[3], _packer.pack(complete), _ACT_KEYS[4], _packer.pack({"move_ms": move_ms, "bank_ms": bank_ms}))))
+
+
+# What `act` builds, around its values: {"type": "act", "number": ..., "observation": ..., ...}.
+_ACT_KEYS = (_packer.pack_map_header(6) + _packer.pack("type") + _packer.pack("act") + _packer.pack("number"),
+             *(_packer.pack(key) for key in ("observation", "legal", "legal_complete", "time")))
+
+
+def pack_moves(moves: Sequence[Move]) -> bytes:
+    """A list of engine moves as a msgpack array of their dicts."""
+    return _packer.pack([move.to_dict() for move in moves])
 
 
 def deal_end(*, number: int, points: list[int], breakdown: list[dict[str, Any]],

@@ -152,6 +152,7 @@ class _Table:
         self.seats = [SeatResult(seat) for seat in range(n)]
         self.move_times: list[list[float]] = [[] for _ in range(n)]
         self.bank = [time_control.bank_s] * n
+        self.move_ms = _ms(time_control.move_s)
         self.deals: list[dict[str, Any]] = []
         self.fault: tuple[int, BotFault] | None = None
         self.started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
@@ -252,14 +253,13 @@ class _Table:
         neither rebuilds nor re-encodes the whole list.
         """
         legal, complete = state.listed_moves(LEGAL_CAP)
+        bank = self.bank[seat]
         message = protocol.pack_act(number=number, observation=state.observation(seat, moves=False),
-                                    history=history, legal=[m.to_dict() for m in legal],
-                                    move_ms=_ms(self.tc.move_s), bank_ms=_ms(self.bank[seat]), complete=complete)
-        limit = self.tc.move_s + self.bank[seat]
-        limit_text = f"{limit:.3f} s (move limit {self.tc.move_s:g} s + bank {self.bank[seat]:.3f} s)"
+                                    history=history, legal=legal, move_ms=self.move_ms, bank_ms=_ms(bank),
+                                    complete=complete)
         try:
-            reply, elapsed = await self.conns[seat].request(message, "move", trio.current_time() + limit,
-                                                            limit_text)
+            reply, elapsed = await self.conns[seat].request(message, "move", trio.current_time() + self.tc.move_s + bank,
+                                                            _MoveLimit(self.tc.move_s, bank))
             assert isinstance(reply, MoveReply)
             move = _resolve(reply, legal, state)
         except BotFault as exc:
@@ -314,6 +314,19 @@ class _Table:
         return TableResult(seats=self.seats, points=points, forfeit=forfeit, deals=self.deals,
                            started=self.started, duration_s=time.perf_counter() - self.wall_start,
                            move_times_ms=self.move_times)
+
+
+class _MoveLimit:
+    """The limit a reply to `act` had, as text for a timeout's detail: formatted only when one
+    happens, not for every move."""
+
+    __slots__ = ("move_s", "bank_s")
+
+    def __init__(self, move_s: float, bank_s: float) -> None:
+        self.move_s, self.bank_s = move_s, bank_s
+
+    def __str__(self) -> str:
+        return f"{self.move_s + self.bank_s:.3f} s (move limit {self.move_s:g} s + bank {self.bank_s:.3f} s)"
 
 
 class _SeatFault(Exception):

@@ -52,12 +52,13 @@ def test_packed_act_and_deal_end_decode_to_the_messages_they_stand_for():
     for _ in range(6):
         seat, move = state.to_move, state.legal_moves()[-1]
         observation = state.observation(seat, moves=False)
-        legal = [m.to_dict() for m in state.legal_moves()]
+        legal = state.legal_moves()
         packed = protocol.pack_act(number=3, observation=observation, history=history, legal=legal,
                                    move_ms=1000, bank_ms=2500, complete=False)
-        expected = protocol.act(number=3, observation={**observation, "moves": list(entries)}, legal=legal,
-                                move_ms=1000, bank_ms=2500, complete=False)
-        assert packed.type == "act" and decode_all(packed.data, 7, max_message=1 << 20) == [expected]
+        expected = protocol.act(number=3, observation={**observation, "moves": list(entries)},
+                                legal=[m.to_dict() for m in legal], move_ms=1000, bank_ms=2500, complete=False)
+        (decoded,) = decode_all(packed.data, 7, max_message=1 << 20)
+        assert packed.type == "act" and decoded == expected and list(decoded) == list(expected)  # keys in order
         entries.append({"seat": seat, **move.to_dict()})
         history.append(entries[-1])
         state = state.apply(move)
