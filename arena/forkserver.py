@@ -13,15 +13,16 @@ Python 3.11.
 Per bot, two processes:
 - the *init*, forked from the server into a new PID namespace (the server unshares it for that
   one fork and at once returns its own children to its own namespace): pid 1 there, root. It
-  unshares mount, network, IPC, UTS and cgroup namespaces, builds the bot's root (read-only /usr
-  and the bot's own folder, a /dev of six devices, a private size-limited tmpfs /tmp, nothing
-  else; the read-only parts bound from what the server prepared once, `build_shared`),
-  mounts /proc, tells the server it is ready, forks the bot, reaps zombies, and exits with the
-  bot's status (128 + N for death by signal N, as in bwrap mode); when it dies the kernel kills
-  everything left in the namespace;
-- the *bot*: its three pipes as stdin/stdout/stderr, SCHED_BATCH, resource limits, a throw-away
-  uid with no groups and no capabilities, no_new_privs, and a seccomp filter that refuses new
-  user namespaces (bwrap's --disable-userns); then the bot's program.
+  forks the bot at once, reaps zombies, and exits with the bot's status (128 + N for death by
+  signal N, as in bwrap mode); when it dies the kernel kills everything left in the namespace;
+- the *bot*, pid 2: still root, it unshares mount, network, IPC, UTS and cgroup namespaces,
+  builds its root (read-only /usr and the bot's own folder, a /dev of six devices, a private
+  size-limited tmpfs /tmp, nothing else; the read-only parts bound from what the server
+  prepared once, `build_shared`), mounts a /proc that shows only its own user's processes,
+  tells the server it is ready, and confines itself: its three pipes as stdin/stdout/stderr,
+  SCHED_BATCH, resource limits, a throw-away uid with no groups and no capabilities,
+  no_new_privs, and a seccomp filter that refuses new user namespaces (bwrap's
+  --disable-userns); then the bot's program.
 
 A parent-death signal links each to its parent (bot -> init -> server -> arena), so nothing
 outlives a SIGKILLed arena. (Until 2026-11 a third process, a keeper outside the bot's
@@ -29,8 +30,8 @@ namespaces, built them and forked the init: one fork, one exit and several hundr
 faults more per bot, about 1.7 ms of a bot's 10.6; bench/README.md.)
 
 Requests and replies are JSON records on a SOCK_SEQPACKET socket (fd given as argv[1]); a
-request carries the bot's three pipe ends as SCM_RIGHTS. Replies, once the init has built the
-bot's sandbox: {"id", "pid"} with a pidfd of the init, or {"id", "error"} if it could not; when
+request carries the bot's three pipe ends as SCM_RIGHTS. Replies, once the bot's sandbox is
+built: {"id", "pid"} with a pidfd of the init, or {"id", "error"} if it could not; when
 the init has exited, {"id", "exit": status} (before any other reply if it died first).
 """
 
@@ -269,32 +270,24 @@ def run_script(script: str, args: list[str], env: dict) -> int:
 
 
 def init(scratch: str, request: dict, fds: list[int], ready: int, server_alive: int) -> None:
-    """Pid 1 of the bot's PID namespace: build the bot's other namespaces and its root, say so
-    on `ready` ("ok" or why not), fork the bot, reap, exit with its status. Never returns."""
+    """Pid 1 of the bot's PID namespace: fork the bot at once (it builds the rest of its sandbox
+    itself, `confine`), reap, exit with the bot's status. Never returns.
+
+    The init does next to nothing before its fork on purpose: every page a forked interpreter
+    writes is copied, and what the init and then the bot both touched was copied twice
+    (building the root here cost about 1 ms more per bot, bench/README.md)."""
     try:
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if select.select([server_alive], [], [], 0)[0]:
             os._exit(1)  # the server died before the signal was armed (its pidfd is readable)
         _close_all_but({*fds, ready})
-        _check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP), "unshare")
-        build_root(scratch, request)
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        bot = os.fork()
     except OSError as exc:
         os.write(ready, str(exc).encode()[:4000])
         os._exit(1)
-    os.write(ready, b"ok")
-    os.close(ready)
-    bot = os.fork()
     if bot == 0:
-        try:
-            for target, fd in enumerate(fds):
-                os.dup2(fd, target)
-            os.closerange(3, 1 << 16)
-            run_bot(request)
-        except BaseException as exc:  # noqa: BLE001  (a failed set-up must not run the bot)
-            os.write(2, f"arena: the fork sandbox could not start the bot: {exc}\n".encode())
-        os._exit(127)
-    os.closerange(0, 1 << 16)  # only the bot holds its pipes
+        confine(scratch, request, fds, ready)
+    os.closerange(0, 1 << 16)  # only the bot holds its pipes, and the ready pipe
     while True:
         try:
             pid, status = os.wait()
@@ -302,6 +295,31 @@ def init(scratch: str, request: dict, fds: list[int], ready: int, server_alive: 
             os._exit(1)
         if pid == bot:
             os._exit(exit_status(status))
+
+
+def confine(scratch: str, request: dict, fds: list[int], ready: int) -> None:
+    """The bot's process, pid 2, still root: build the bot's other namespaces and its root, say
+    so on `ready` ("ok" or why not), then run the bot (`run_bot`). Never returns.
+
+    /proc hides the processes of other users (hidepid=2): the init, root and outside the bot's
+    mount namespace, is not there for the bot to look at."""
+    try:
+        _check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP), "unshare")
+        build_root(scratch, request)
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+    except OSError as exc:
+        os.write(ready, str(exc).encode()[:4000])
+        os._exit(1)
+    os.write(ready, b"ok")
+    os.close(ready)
+    try:
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        os.closerange(3, 1 << 16)
+        run_bot(request)
+    except BaseException as exc:  # noqa: BLE001  (a failed set-up must not run the bot)
+        os.write(2, f"arena: the fork sandbox could not start the bot: {exc}\n".encode())
+    os._exit(127)
 
 
 def _close_all_but(keep: set[int]) -> None:
