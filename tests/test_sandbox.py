@@ -278,6 +278,27 @@ async def test_a_namespaced_bot_sees_only_its_own_processes(open_folder, mode):
     assert said == ("[2]\n" if mode == "fork" else "[1, 2]\n")
 
 
+KIT_PROBE = """import sys
+import importlib._bootstrap_external as loading
+compiled = []
+source_to_code = loading.SourceLoader.source_to_code
+loading.SourceLoader.source_to_code = lambda self, data, path, **kw: compiled.append(path) or source_to_code(self, data, path, **kw)
+import botkit
+print("compiled", compiled)
+"""
+
+
+@pytest.mark.parametrize("mode", CONFINED)
+async def test_a_sandboxed_bot_loads_the_kit_compiled(open_folder, mode):
+    """The kit's bytecode stands beside it in the sandbox (sandbox.kit_binds): a bot's start
+    does not compile it."""
+    script = open_folder / "kit.py"
+    script.write_text(KIT_PROBE)
+    script.chmod(0o644)
+    _, said = await run_to_end(mode, script)
+    assert said == "compiled []\n"
+
+
 @needs_root
 @pytest.mark.parametrize("mode", CONFINED)
 async def test_a_private_bot_folder_is_one_clear_error(open_folder, mode):
@@ -357,7 +378,7 @@ def test_the_scratch_sweep_takes_only_dead_arenas_empty_folders(tmp_path, monkey
 
 
 def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, capsys):
-    caches = (sandbox.default_mode, sandbox.bwrap_problem, sandbox.sandbox_python_problem)
+    caches = (sandbox.default_mode, sandbox.bwrap_problem, sandbox._sandbox_python, sandbox._kit_bytecode)
     monkeypatch.setenv(sandbox.SANDBOX_PYTHON_VAR, "/nonexistent/python3")
     for cache in caches:
         cache.cache_clear()
