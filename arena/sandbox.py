@@ -47,7 +47,8 @@ if TYPE_CHECKING:
 
 MODES = ("fork", "bwrap", "rlimit", "none")
 # The bot kit is part of the arena's runtime: every Python bot can `import botkit`, so a bot
-# registered as a single file runs from its stored copy. In bwrap only that one file is shown.
+# registered as a single file runs from its stored copy. In bwrap and fork only that file (and
+# its bytecode, `kit_binds`) is shown.
 KIT = Path(__file__).resolve().parents[1] / "bots" / "botkit.py"
 KIT_MOUNT = "/opt/zwicker-kit"
 SANDBOX_PYTHON_VAR = "ZWICKER_SANDBOX_PYTHON"
