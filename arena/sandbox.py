@@ -130,53 +130,40 @@ def sandbox_python() -> str:
     return os.environ.get(SANDBOX_PYTHON_VAR) or "/usr/bin/python3"
 
 
+@functools.cache
 def sandbox_python_problem() -> str | None:
     """Why the sandbox's Python cannot run bots (it must exist and import msgpack), or None."""
-    return _sandbox_python()[0]
-
-
-@functools.cache
-def _sandbox_python() -> tuple[str | None, str]:
-    """(`sandbox_python_problem`, the sandbox Python's cache tag, e.g. "cpython-311")."""
     python = sandbox_python()
     try:
-        result = subprocess.run([python, "-c", "import msgpack, sys; print(sys.implementation.cache_tag)"],
-                                capture_output=True, timeout=30)
+        result = subprocess.run([python, "-c", "import msgpack"], capture_output=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"no Python for sandboxed bots at {python} ({exc}); set {SANDBOX_PYTHON_VAR}", ""
+        return f"no Python for sandboxed bots at {python} ({exc}); set {SANDBOX_PYTHON_VAR}"
     if result.returncode != 0:
-        return f"{python} cannot import msgpack (Debian: apt-get install python3-msgpack)", ""
-    return None, result.stdout.decode(errors="replace").strip()
+        return f"{python} cannot import msgpack (Debian: apt-get install python3-msgpack)"
+    return None
 
 
 def kit_binds() -> list[tuple[str, str]]:
-    """The bot kit as a sandboxed Python bot sees it (under KIT_MOUNT): botkit.py and, where
-    there is one for the sandbox's Python, its bytecode, so that a bot need not compile the kit
-    at every start (about 1 ms of a fresh interpreter's CPU, 0.3 of a forked one's)."""
-    binds = [(str(KIT), f"{KIT_MOUNT}/botkit.py")]
-    pyc = _kit_bytecode()
-    if pyc is not None:
-        binds.append((pyc, f"{KIT_MOUNT}/__pycache__/{os.path.basename(pyc)}"))
-    return binds
+    """The bot kit as a sandboxed Python bot sees it (under KIT_MOUNT): botkit.py and its
+    bytecode, so that a bot need not compile the kit at every start (about 1 ms of a fresh
+    interpreter's CPU, 0.3 of a forked one's)."""
+    return [(str(KIT), f"{KIT_MOUNT}/botkit.py"),
+            *((pyc, f"{KIT_MOUNT}/__pycache__/{os.path.basename(pyc)}") for pyc in _kit_bytecode())]
 
 
 @functools.cache
-def _kit_bytecode() -> str | None:
-    """The kit's bytecode for the sandbox's Python, compiled here (once per arena process, if it
-    is missing or stale) when this interpreter makes the same; None if there is none. A stale
-    file does no harm: the bot's Python checks it against the source and compiles instead."""
-    tag = _sandbox_python()[1]
-    if not tag:
-        return None
-    pyc = KIT.parent / "__pycache__" / f"botkit.{tag}.pyc"
-    if tag == sys.implementation.cache_tag:
-        import compileall
+def _kit_bytecode() -> tuple[str, ...]:
+    """The kit's bytecode files, this interpreter's compiled here if missing or stale (once per
+    arena process), the fork server's own written by its import of the kit: the sandbox's Python
+    takes the one of its version, if any. A stale file does no harm: the bot's Python checks it
+    against the source and compiles instead."""
+    import compileall
 
-        try:
-            compileall.compile_file(str(KIT), quiet=2)  # writes only a missing or stale file
-        except OSError:
-            pass  # a read-only installation: bots compile the kit themselves
-    return str(pyc) if pyc.is_file() else None
+    try:
+        compileall.compile_file(str(KIT), quiet=2)  # writes only a missing or stale file
+    except OSError:
+        pass  # a read-only installation: bots compile the kit themselves
+    return tuple(sorted(str(pyc) for pyc in (KIT.parent / "__pycache__").glob("botkit.*.pyc")))
 
 
 @dataclass

@@ -378,7 +378,7 @@ def test_the_scratch_sweep_takes_only_dead_arenas_empty_folders(tmp_path, monkey
 
 
 def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, capsys):
-    caches = (sandbox.default_mode, sandbox.bwrap_problem, sandbox._sandbox_python, sandbox._kit_bytecode)
+    caches = (sandbox.default_mode, sandbox.bwrap_problem, sandbox.sandbox_python_problem)
     monkeypatch.setenv(sandbox.SANDBOX_PYTHON_VAR, "/nonexistent/python3")
     for cache in caches:
         cache.cache_clear()
