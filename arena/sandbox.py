@@ -267,7 +267,6 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         env["PYTHONPATH"] = KIT_MOUNT if mode == "bwrap" else str(KIT.parent)
     if mode == "bwrap":  # resolve_mode made sure it runs here
         # bwrap's own two processes (outside and the PID namespace's init) share the uid.
-        nproc = _nproc(limits, uid, extra_processes=2)
         # A Python bot gets the bot kit (that file and its bytecode) on its path; others their program.
         extra = [arg for bind in kit_binds() for arg in ("--ro-bind", *bind)] if python else [
             arg for p in _program_outside(argv[0], cmd.workdir) for arg in ("--ro-bind", p, p)]
@@ -275,9 +274,9 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         namespace = PidNamespace()
         try:
             extra += ["--info-fd", str(namespace.write_fd)]
-            ulimits = _ulimit_script(limits, nproc)  # set before bwrap, so they bound bwrap too
-            full = (death_with_arena(uid, ulimits) + _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra)
-                    + ([] if ulimits else _prlimit_argv(limits, nproc)) + argv)
+            shell, prlimit = _rlimits(limits, uid, extra_processes=2)  # by the shell: bwrap's bounded too
+            full = (death_with_arena(uid, shell) + _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra)
+                    + prlimit + argv)
             yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd,), namespace=namespace)
         finally:
             namespace.close()
@@ -289,9 +288,8 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         env |= {"HOME": tmp, "TMPDIR": tmp}
         # setpriv changes the uid, then arms the parent-death signal (a uid change clears it): if
         # the arena dies, its bots die with it. The parent is the trio thread, see arena.process.
-        nproc = _nproc(limits, uid)
-        ulimits = _ulimit_script(limits, nproc)
-        full = death_with_arena(uid, ulimits) + ([] if ulimits else _prlimit_argv(limits, nproc)) + argv
+        shell, prlimit = _rlimits(limits, uid)
+        full = death_with_arena(uid, shell) + prlimit + argv
         yield Launch(full, str(cmd.workdir), env, uid)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -317,7 +315,7 @@ def death_with_arena(uid: int | None = None, then: str = "") -> list[str]:
     parent is still this arena. Without the check, an arena killed between fork and setpriv's
     prctl leaves an orphan that nothing kills (seen: a bwrap outliving a kill -9); with it, that
     orphan exits at once, and a later death of the arena kills the bot. `then` is more shell
-    for the guard to run before the rest (`_ulimit_script`).
+    for the guard to run before the rest (`_rlimits`).
 
     The uid change is setpriv's, not `subprocess.Popen(user=...)`'s: with it, Popen forks the
     whole arena (1.3 ms of its CPU, 2.6 ms of blocking per bot) where it can otherwise vfork."""
@@ -325,18 +323,25 @@ def death_with_arena(uid: int | None = None, then: str = "") -> list[str]:
             f'[ "$PPID" = {os.getpid()} ] || exit 111; {then}exec "$@"', "zwicker-bot"]
 
 
-def _ulimit_script(limits: Limits, nproc: int) -> str:
-    """The resource limits as the guard shell's own `ulimit` commands, when /bin/sh is dash and
-    every limit is a whole number of its units (else "", and `prlimit` sets them): one exec
-    less per bot, about 1 ms of CPU (bench/README.md). Dash's `-f` counts 512-byte blocks, `-v`
-    KiB, `-p` processes (bash's `-p` is the pipe size: hence dash only)."""
-    if not _sh_is_dash() or limits.file_bytes % 512 or limits.memory_bytes % 1024:
-        return ""
-    # SIGXCPU at the soft limit, SIGKILL one second later for a bot that ignores SIGXCPU.
-    limit = (("-S -t", limits.cpu_seconds), ("-H -t", limits.cpu_seconds + 1), ("-v", limits.memory_bytes // 1024),
-             ("-f", limits.file_bytes // 512), ("-n", limits.open_files), ("-p", nproc), ("-c", 0))
-    return (" && ".join(f"ulimit {option} {value}" for option, value in limit)
-            + " || { echo 'arena: the resource limits could not be set' >&2; exit 112; }; ")
+def _rlimits(limits: Limits, uid: int | None, extra_processes: int = 0) -> tuple[str, list[str]]:
+    """The resource limits as (shell for the guard, `death_with_arena`; a prlimit command line):
+    one of them empty. The guard shell's own `ulimit` where /bin/sh is dash and every limit is a
+    whole number of its units: one exec less per bot than prlimit, about 1 ms of CPU
+    (bench/README.md). Dash's `-f` counts 512-byte blocks, `-v` KiB, `-p` processes (bash's `-p`
+    is the pipe size: hence dash only).
+
+    RLIMIT_NPROC counts every task of the real uid: with a throw-away uid that is the bot alone
+    (and `extra_processes`, bwrap's own two); running as the arena's user, the arena's tasks too.
+    SIGXCPU comes at the soft CPU limit, SIGKILL one second later for a bot that ignores it."""
+    nproc = limits.processes + extra_processes + (0 if uid is not None else _tasks_of(os.getuid()))
+    cpu = (limits.cpu_seconds, limits.cpu_seconds + 1)
+    if _sh_is_dash() and not limits.file_bytes % 512 and not limits.memory_bytes % 1024:
+        limit = (("-S -t", cpu[0]), ("-H -t", cpu[1]), ("-v", limits.memory_bytes // 1024),
+                 ("-f", limits.file_bytes // 512), ("-n", limits.open_files), ("-p", nproc), ("-c", 0))
+        return (" && ".join(f"ulimit {option} {value}" for option, value in limit)
+                + " || { echo 'arena: the resource limits could not be set' >&2; exit 112; }; "), []
+    return "", ["prlimit", f"--as={limits.memory_bytes}", f"--cpu={cpu[0]}:{cpu[1]}", f"--fsize={limits.file_bytes}",
+                f"--nofile={limits.open_files}", f"--nproc={nproc}", "--core=0", "--"]
 
 
 @functools.cache
@@ -392,26 +397,6 @@ def as_user(uid: int | None) -> list[str]:
     if uid is None:
         return []
     return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
-
-
-def _nproc(limits: Limits, uid: int | None, extra_processes: int = 0) -> int:
-    """RLIMIT_NPROC counts every task of the real uid: with a throw-away uid that is the bot
-    alone (and bwrap's own two); running as the arena's user, the arena's own tasks count too."""
-    return limits.processes + extra_processes + (0 if uid is not None else _tasks_of(os.getuid()))
-
-
-def _prlimit_argv(limits: Limits, nproc: int) -> list[str]:
-    return [
-        "prlimit",
-        f"--as={limits.memory_bytes}",
-        # SIGXCPU at the soft limit, SIGKILL one second later for a bot that ignores SIGXCPU.
-        f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",
-        f"--fsize={limits.file_bytes}",
-        f"--nofile={limits.open_files}",
-        f"--nproc={nproc}",
-        "--core=0",
-        "--",
-    ]
 
 
 def _tasks_of(uid: int) -> int:
