@@ -29,10 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
-from arena import protocol  # noqa: E402
-from arena.connection import Connection  # noqa: E402
-from arena.process import BotCommand, open_bot  # noqa: E402
-from arena.table import FixedDeals, TimeControl, play_table  # noqa: E402
+from arena.play.table import FixedDeals, TimeControl, play_table  # noqa: E402
+from arena.process.command import BotCommand  # noqa: E402
+from arena.process.lifecycle import open_bot
+from arena.protocol import messages  # noqa: E402
+from arena.protocol.connection import Connection  # noqa: E402
 
 TRIVIAL_BOT = """
 import os, msgpack
@@ -51,7 +52,7 @@ while chunk := os.read(0, 65536):
 
 def act_message() -> dict:
     state = engine.deal("jensen", 42, 0)
-    return protocol.act(number=0, observation=state.observation(state.to_move),
+    return messages.act(number=0, observation=state.observation(state.to_move),
                         legal=[m.to_dict() for m in state.legal_moves()], move_ms=1000, bank_ms=10000)
 
 
@@ -107,7 +108,7 @@ async def arena_round_trips(n: int, same_core: bool, act: dict, script: Path) ->
             for _ in range(n // 5):
                 await conn.request(act, "move", trio.current_time() + 10, "10 s")
             batches.append((time.perf_counter() - start) / (n // 5) * 1e6)
-        await conn.send(protocol.bye(reason="end"))
+        await conn.send(messages.bye(reason="end"))
     pin([os.getpid()], False)
     return batches
 
@@ -150,7 +151,7 @@ def main() -> None:
     script.write_text(TRIVIAL_BOT)
     print(f"machine: {platform.uname().system} {platform.uname().release} {platform.machine()}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()}, trio {trio.__version__}")
-    print(f"act message: {len(protocol.encode(act))} bytes, {len(act['legal'])} legal moves; "
+    print(f"act message: {len(messages.encode(act))} bytes, {len(act['legal'])} legal moves; "
           f"{args.repeats} x {args.round_trips} round trips each in batches of {args.round_trips // 5}; "
           f"microseconds per round trip, best batch (median)")
     try:

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import trio
 
-from arena import forking, sandbox
-from arena.process import BotCommand, open_bot
+from arena.process import forking, sandbox
+from arena.process.command import BotCommand
+from arena.process.lifecycle import open_bot
 
 ECHO = Path(__file__).resolve().parent.parent / "tests" / "hostile" / "echo.py"
 KIT_BOT = Path(__file__).resolve().parents[1] / "bots" / "random_bot.py"

@@ -1,7 +1,7 @@
 """Tournament throughput: six bundled bots, a duplicate round robin, jensen.
 
 Reports deals per second, the arena's share of the CPU (the coordinator process and its shards,
-arena.shard, against all the bot processes they started), how busy the whole machine was
+arena.tournaments.shard, against all the bot processes they started), how busy the whole machine was
 (/proc/stat), and the peak memory of the coordinator and of each shard, for two tournament
 sizes, each in a fresh process so that peak memory is that size's own. As `arena tournament
 run` does, the sandbox mode's trial (a bot started once to see that the mode works here, about
@@ -35,9 +35,9 @@ def one(boards: int, sandbox: str, concurrency: int, processes: int | None) -> d
     """Run one tournament in this process and measure it."""
     import trio
 
-    from arena import storage
-    from arena import tournament as t
-    from arena.sandbox import resolve_mode
+    from arena.process.modes import resolve_mode
+    from arena.results import registry, schema
+    from arena.tournaments import runner
 
     specs = [str(ROOT / "bots" / b) for b in BOTS]
     if shutil.which("node") is None:
@@ -45,16 +45,16 @@ def one(boards: int, sandbox: str, concurrency: int, processes: int | None) -> d
     resolve_mode(sandbox)  # as `arena tournament run` does first: the sandbox's trial, untimed
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o755)  # the sandboxed bots run from stored copies in here
-        db = storage.open_db(Path(tmp) / "bench.db")
+        db = schema.open_db(Path(tmp) / "bench.db")
         # The sixth bot, in JavaScript, under the name `make tournament` gives it.
-        storage.add_bot(db, ROOT / "bots" / "js" / "random_bot.cjs", name="js-random")
+        registry.add_bot(db, ROOT / "bots" / "js" / "random_bot.cjs", name="js-random")
         specs.append("js-random")
-        tid = t.prepare(db, "bench", specs, t.Settings(boards=boards, seed=1), sandbox=sandbox)
+        tid = runner.prepare(db, "bench", specs, runner.Settings(boards=boards, seed=1), sandbox=sandbox)
         start_wall = time.perf_counter()
         me0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         busy0 = machine_busy()
         shards: list[dict] = []
-        result = trio.run(lambda: t.run(db, tid, concurrency=concurrency, processes=processes, sandbox=sandbox,
+        result = trio.run(lambda: runner.run(db, tid, concurrency=concurrency, processes=processes, sandbox=sandbox,
                                         shard_reports=shards))
         wall = time.perf_counter() - start_wall
         busy = machine_busy() - busy0

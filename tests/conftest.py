@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.process import leftover_bot_pids
+from arena.process.lifecycle import leftover_bot_pids
 
 HOSTILE = Path(__file__).parent / "hostile"
 

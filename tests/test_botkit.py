@@ -12,9 +12,9 @@ from pathlib import Path
 import msgpack
 
 import engine
-from arena.match import RANDOM_BOT
-from arena.process import BotCommand
-from arena.table import FixedDeals, play_table
+from arena.play.match import RANDOM_BOT
+from arena.play.table import FixedDeals, play_table
+from arena.process.command import BotCommand
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 

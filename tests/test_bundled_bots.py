@@ -13,10 +13,10 @@ import msgpack
 import pytest
 
 import engine
-from arena import protocol
-from arena.match import play_match
-from arena.process import BotCommand
-from arena.table import FixedDeals, TimeControl, play_table
+from arena.play.match import play_match
+from arena.play.table import FixedDeals, TimeControl, play_table
+from arena.process.command import BotCommand
+from arena.protocol import messages
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 DEALS = [(engine.deal_seed(5, k), k % 4) for k in range(2)]
@@ -83,13 +83,13 @@ def test_the_node_bots_own_msgpack_reads_every_format_in_any_chunking(js_bot):
            "i64": -2**40, "u8": 200, "u16": 60000, "u32": 2**32 - 1, "u64": 2**53 + 1, "f": 0.25,
            "bin": b"\x00\xff", "text": "Zwick \u00e4\u00f6\u00fc \u2660" * 20, "long": "x" * 70000,
            "list": list(range(20)), "wide": {f"k{i}": i for i in range(20)}}
-    hello = protocol.hello(seat=0, side=0, partners=[2], variant={"odd": odd}, time_control={},
+    hello = messages.hello(seat=0, side=0, partners=[2], variant={"odd": odd}, time_control={},
                            match_id="m", table_id="t", seed=2**64 - 1)
     # The bot steps over what it does not use (observation, variant) and decodes the rest: an
     # unknown top-level field (which a bot must ignore) takes every format through the decoder.
-    acts = [{**protocol.act(number=0, observation={"odd": odd}, legal=[{"type": "trail"}] * n, move_ms=1,
+    acts = [{**messages.act(number=0, observation={"odd": odd}, legal=[{"type": "trail"}] * n, move_ms=1,
                             bank_ms=1), "later": odd} for n in (1, 7, 300)]
-    stream = b"".join(protocol.encode(m) for m in [hello, *acts, protocol.bye(reason="end")])
+    stream = b"".join(messages.encode(m) for m in [hello, *acts, messages.bye(reason="end")])
 
     def run(chunk: int) -> list:
         with subprocess.Popen(list(js_bot.argv), cwd=js_bot.workdir, stdin=subprocess.PIPE,

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena import storage
 from arena.cli import _register, app, main
+from arena.results import read, registry, schema, write
 from tests.test_storage import fake_table
 
 _register()
@@ -41,11 +41,11 @@ def played(dbpath, tmp_path):
     for n in ("alpha", "beta", "random"):
         (src / f"{n}.py").write_text(f"# {n}\n")
         run("bot", "add", src / f"{n}.py", "--db", dbpath)
-    db = storage.open_db(dbpath)
-    ids = {b["name"]: b["id"] for b in storage.list_bots(db)}
+    db = schema.open_db(dbpath)
+    ids = {b["name"]: b["id"] for b in registry.list_bots(db)}
     a, b, r = ids["alpha"], ids["beta"], ids["random"]
     sched = [([a, a], [b, b]), ([a, a], [r, r]), ([b, b], [r, r])]
-    tid = storage.create_tournament(
+    tid = write.create_tournament(
         db, "cup", seed=42, variant={"preset": "jensen"}, format="deal", partners="clone", boards=3,
         settings={}, bot_ids=[a, b, r], matches=sched,
     )
@@ -57,9 +57,9 @@ def played(dbpath, tmp_path):
                 # beta (team A of match 3, seat 0 when not swapped) times out at 2 of its 12 tables
                 fault = (0, "timeout") if (match_no, swapped) == (3, False) and board_no < 3 else None
                 record = fake_table(ta, tb, swapped, pts, fault=fault)
-                storage.record_table(db, tid, match_no, board_no, swapped, board_no, record)
-    storage.set_status(db, tid, "finished")
-    storage.compute_and_store_ratings(db, tid, bootstrap=100)
+                write.record_table(db, tid, match_no, board_no, swapped, board_no, record)
+    write.set_status(db, tid, "finished")
+    write.compute_and_store_ratings(db, tid, bootstrap=100)
     db.close()
     return dbpath
 
@@ -119,8 +119,8 @@ def test_crosstable_matches_export(played, tmp_path):
     assert "beta+" not in run("matches", "--db", played).output  # clone teams print once
     one = json.loads(run("matches", "cup", "--match", "1", "--db", played, "--json").output)
     deal_id = one["boards"][0]["tables"][0]["deal_ids"][0]
-    with storage.open_db(played) as db:
-        assert storage.get_deal(db, deal_id)["board_no"] == 1
+    with schema.open_db(played) as db:
+        assert read.get_deal(db, deal_id)["board_no"] == 1
     assert "deal ids" in run("matches", "cup", "--match", "1", "--db", played).output
     rows = list(csv.DictReader(io.StringIO(run("export", "cup", "--format", "csv", "--db", played).output)))
     assert len(rows) == 18 and rows[0]["team_a"] == "alpha+alpha" and rows[0]["board_outcome"] == "win"
@@ -151,7 +151,7 @@ def test_errors_are_one_line(played, tmp_path, capsys):
 
 
 def test_corrupt_database_is_one_line(played, capsys):
-    with storage.open_db(played) as db:
+    with schema.open_db(played) as db:
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     data = bytearray(played.read_bytes())
     data[4096 * 3: 4096 * 3 + 400] = b"\xfe" * 400  # a page deep inside, not the schema page
@@ -184,8 +184,8 @@ def test_standings_of_an_empty_tournament(dbpath, tmp_path):
     src = tmp_path / "solo.py"
     src.write_text("pass\n")
     run("bot", "add", src, "--db", dbpath)
-    with storage.open_db(dbpath) as db:
-        storage.create_tournament(db, "lonely", seed=1, variant={"preset": "jensen"}, format="deal",
+    with schema.open_db(dbpath) as db:
+        write.create_tournament(db, "lonely", seed=1, variant={"preset": "jensen"}, format="deal",
                                   partners="clone", boards=1, settings={}, bot_ids=[1], matches=[])
     rows = json.loads(run("standings", "--db", dbpath, "--json").output)
     assert rows == [{**rows[0], "rank": 1, "bot": "solo", "elo": 0.0, "ci_low": None, "boards": 0}]

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena import replay, storage
 from arena.cli import _register, app
+from arena.results import read, replay, schema
 
 _register()
 runner = CliRunner()
@@ -47,7 +47,7 @@ def test_run_prints_standings_then_replay_and_resume(dbpath):
     again = run("tournament", "run", "--bots", bots, "--boards", "2", "--seed", "3", "--name", "cup",
                 "--db", dbpath).output
     assert "2 boards" in again
-    db = storage.open_db(dbpath, create=False)
+    db = schema.open_db(dbpath, create=False)
     deal_id = db.execute("SELECT MIN(id) FROM deals").fetchone()[0]
     doc = replay.document(db, deal_id)
     assert doc["schema"] == replay.SCHEMA and len(doc["moves"]) == 52
@@ -83,7 +83,7 @@ def test_bad_arguments_are_one_clear_line(dbpath, args, message, capsys):
 def test_replay_of_an_unknown_deal(dbpath, capsys):
     from arena.cli import main
 
-    storage.open_db(dbpath).close()
+    schema.open_db(dbpath).close()
     with pytest.raises(SystemExit):
         main(["replay", "99", "--db", str(dbpath)])
     assert "unknown deal 99" in capsys.readouterr().err
@@ -105,8 +105,8 @@ def test_usage_errors_are_a_message_not_a_traceback(argv, message, capsys):
 
 @pytest.mark.parametrize("mode", ["fork", "bwrap"])
 def test_a_sandbox_that_cannot_run_here_is_one_line_and_stores_nothing(dbpath, monkeypatch, capsys, mode):
-    from arena import forking, sandbox
     from arena.cli import main
+    from arena.process import forking, sandbox
 
     monkeypatch.setattr(forking, "problem", lambda: "the fork sandbox needs root")
     monkeypatch.setattr(sandbox, "bwrap_problem", lambda: "bwrap is not installed")
@@ -116,4 +116,4 @@ def test_a_sandbox_that_cannot_run_here_is_one_line_and_stores_nothing(dbpath, m
               "--db", str(dbpath), "--quiet"])
     said = {"fork": "sandbox fork: the fork sandbox needs root", "bwrap": "sandbox bwrap: bwrap is not installed"}
     assert exit_info.value.code == 2 and capsys.readouterr().err == f"arena: error: {said[mode]}\n"
-    assert not dbpath.exists() or storage.list_tournaments(storage.open_db(dbpath)) == []
+    assert not dbpath.exists() or read.list_tournaments(schema.open_db(dbpath)) == []

@@ -7,13 +7,13 @@ import os
 
 import pytest
 import trio
+import trio.testing
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import trio.testing
 
-from arena.connection import Connection
 from arena.errors import BotCrashed, BotTimeout, ProtocolError
-from arena.protocol import Decoder, MoveReply, Ready, encode
+from arena.protocol.connection import Connection
+from arena.protocol.messages import Decoder, MoveReply, Ready, encode
 
 ACT = {"type": "act", "number": 0, "observation": {}, "legal": [{"type": "trail", "card": "5H"}],
        "time": {"move_ms": 1000, "bank_ms": 0}}

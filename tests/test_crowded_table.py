@@ -7,8 +7,8 @@ from pathlib import Path
 import trio
 
 import engine
-from arena.process import BotCommand
-from arena.table import FixedDeals, TimeControl, play_table
+from arena.play.table import FixedDeals, TimeControl, play_table
+from arena.process.command import BotCommand
 
 TRAILER = Path(__file__).parent / "hostile" / "always_trail.py"
 

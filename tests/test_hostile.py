@@ -26,10 +26,17 @@ import pytest
 import trio
 
 import engine
-from arena import forking, sandbox, storage
-from arena import tournament as tour
-from arena.process import BotCommand, Limits
-from arena.table import FixedDeals, SeatResult, TableResult, TimeControl, play_table
+from arena.play.table import (
+    FixedDeals,
+    SeatResult,
+    TableResult,
+    TimeControl,
+    play_table,
+)
+from arena.process import forking, sandbox
+from arena.process.command import BotCommand, Limits
+from arena.results import read, registry, schema
+from arena.tournaments import runner
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile"
@@ -380,35 +387,35 @@ def register(db, open_dir: Path, name: str, script: str, command: str | None = N
     # The entrant's name in its code, so that two entrants never share content (see the xfail test below).
     (folder / "bot.py").write_bytes((HOSTILE / script).read_bytes() + f"# entrant {name}\n".encode())
     (folder / "_play.py").write_bytes((HOSTILE / "_play.py").read_bytes())
-    storage.add_bot(db, folder, name=name, command=command, store_dir=open_dir / "store")
+    registry.add_bot(db, folder, name=name, command=command, store_dir=open_dir / "store")
 
 
 def test_the_same_code_can_be_registered_under_two_names(tmp_path):
     """Found registering two hostile entrants that differ only in their command line."""
-    db = storage.open_db(tmp_path / "arena.db")
+    db = schema.open_db(tmp_path / "arena.db")
     for name in ("first_copy", "second_copy"):
         folder = tmp_path / "src" / name
         folder.mkdir(parents=True)
         (folder / "bot.py").write_bytes(RANDOM.read_bytes())
-        storage.add_bot(db, folder, name=name)
-    assert [b["name"] for b in storage.list_bots(db)] == ["first_copy", "second_copy"]
+        registry.add_bot(db, folder, name=name)
+    assert [b["name"] for b in registry.list_bots(db)] == ["first_copy", "second_copy"]
 
 
 async def test_a_tournament_with_hostile_bots_finishes_with_their_faults_counted(tmp_path, open_dir):
     mode = "bwrap" if BWRAP_PROBLEM is None else "rlimit"
     snoop = mode == "bwrap" or AS_ROOT  # unconfined reads as the arena's own user without either
     path = tmp_path / "arena.db"
-    db = storage.open_db(path)
-    storage.add_bot(db, RANDOM, name="random", store_dir=open_dir / "store")
+    db = schema.open_db(path)
+    registry.add_bot(db, RANDOM, name="random", store_dir=open_dir / "store")
     for name, entrant in ENTRANTS.items():
         register(db, open_dir, name, entrant.script, entrant.command)
     if snoop:
         register(db, open_dir, SNOOP, "read_file.py", command=f"bot.py {path}")
     names = ["random", *ENTRANTS, *([SNOOP] if snoop else [])]
-    settings = tour.Settings(boards=2, seed=5, gauntlet="random", time_control=FAST)
-    tid = tour.prepare(db, "hostile", names, settings, sandbox=mode)
+    settings = runner.Settings(boards=2, seed=5, gauntlet="random", time_control=FAST)
+    tid = runner.prepare(db, "hostile", names, settings, sandbox=mode)
     with trio.fail_after(120):  # a guard against a hang, not a timing assertion
-        done = await tour.run(db, tid, concurrency=2, sandbox=mode, limits=SMALL)
+        done = await runner.run(db, tid, concurrency=2, sandbox=mode, limits=SMALL)
     opponents = len(names) - 1
     assert done["status"] == "finished" and done["boards_done"] == opponents * 2
 
@@ -444,7 +451,7 @@ async def test_a_tournament_with_hostile_bots_finishes_with_their_faults_counted
         assert snoop_stderr.count("read_file: blocked") == 2 * 2  # both seats, in each room's last record
         assert "read_file: read" not in snoop_stderr and "SQLite format 3" not in snoop_stderr
 
-    standings = {row["bot"]: row for row in storage.standings(db, tid)}
+    standings = {row["bot"]: row for row in read.standings(db, tid)}
     assert set(standings) == set(names)
     random_row = standings["random"]
     assert (random_row["tables"], random_row["faults"], random_row["fault_flag"]) == (opponents * 4, 0, False)

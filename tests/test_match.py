@@ -7,9 +7,15 @@ from pathlib import Path
 import pytest
 
 import engine
-from arena.match import check_bot, format_check, format_match, play_match, table_bot_seed
-from arena.process import BotCommand
-from arena.table import TimeControl
+from arena.play.match import (
+    check_bot,
+    format_check,
+    format_match,
+    play_match,
+    table_bot_seed,
+)
+from arena.play.table import TimeControl
+from arena.process.command import BotCommand
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = BotCommand.from_spec(str(ROOT / "bots" / "random_bot.py"))

@@ -12,8 +12,14 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.process import (ARENA_ID, TAG_VAR, BotCommand, BotProcess, Limits, bot_pids, leftover_bot_pids,
-                           open_bot, open_bots)
+from arena.process.command import ARENA_ID, TAG_VAR, BotCommand, Limits
+from arena.process.lifecycle import (
+    BotProcess,
+    bot_pids,
+    leftover_bot_pids,
+    open_bot,
+    open_bots,
+)
 
 
 async def read_line(stream: trio.abc.ReceiveStream) -> bytes:
@@ -223,7 +229,8 @@ def test_an_arena_sweeps_the_bots_of_a_dead_arena():
     those of a live owner are left alone."""
     import subprocess
 
-    from arena.process import OWNER, OWNER_VAR, TAG_VAR, _start_time, sweep_orphans
+    from arena.process.command import OWNER, OWNER_VAR, TAG_VAR, _start_time
+    from arena.process.lifecycle import sweep_orphans
 
     gone = subprocess.Popen(["true"])
     gone_owner = f"{gone.pid}:{_start_time(gone.pid)}"
@@ -246,10 +253,11 @@ def test_an_arena_sweeps_the_bots_of_a_dead_arena():
 
 ARENA_THAT_DIES = """
 import os, subprocess, sys
-from arena import process
+from arena.process import command
+from arena.process import lifecycle
 uid = int(sys.argv[1]) if len(sys.argv) > 1 else None
-process.watchdog(uid)
-tag = {process.TAG_VAR: process.ARENA_ID + "/1"}
+lifecycle.watchdog(uid)
+tag = {command.TAG_VAR: command.ARENA_ID + "/1"}
 procs = [subprocess.Popen(["sleep", "60"], env=tag, start_new_session=True)]
 if uid is not None:  # as a bot's escapee that dropped its environment: known by its uid alone
     procs.append(subprocess.Popen(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--",

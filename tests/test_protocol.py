@@ -7,9 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import protocol
 from arena.errors import ProtocolError
-from arena.protocol import MAX_BOT_MESSAGE, Decoder, MoveReply, Ready, encode, parse_reply
+from arena.protocol import messages
+from arena.protocol.messages import (
+    MAX_BOT_MESSAGE,
+    Decoder,
+    MoveReply,
+    Ready,
+    encode,
+    parse_reply,
+)
 
 
 def decode_all(data: bytes, chunk: int = 7, max_message: int = MAX_BOT_MESSAGE) -> list[dict]:
@@ -23,15 +30,15 @@ def decode_all(data: bytes, chunk: int = 7, max_message: int = MAX_BOT_MESSAGE) 
 
 
 ARENA_MESSAGES = [
-    protocol.hello(seat=1, side=1, partners=[3], variant={"preset": "jensen", "players": 4},
+    messages.hello(seat=1, side=1, partners=[3], variant={"preset": "jensen", "players": 4},
                    time_control={"handshake_ms": 10000, "move_ms": 1000, "bank_ms": 10000},
                    match_id="m", table_id="t", seed=2**64 - 1),
-    protocol.deal(number=0, dealer=3, observation={"seat": 1, "hand": ["9S", "KH"]}),
-    protocol.act(number=0, observation={"table": ["9C", {"build": ["5C", "4H"], "value": 9, "by": 2}]},
+    messages.deal(number=0, dealer=3, observation={"seat": 1, "hand": ["9S", "KH"]}),
+    messages.act(number=0, observation={"table": ["9C", {"build": ["5C", "4H"], "value": 9, "by": 2}]},
                  legal=[{"type": "trail", "card": "9S"}], move_ms=1000, bank_ms=9500),
-    protocol.deal_end(number=0, points=[20, 10], breakdown=[{}, {}], totals=[20, 10],
+    messages.deal_end(number=0, points=[20, 10], breakdown=[{}, {}], totals=[20, 10],
                       moves=[{"seat": 0, "type": "trail", "card": "5H"}]),
-    protocol.bye(reason="end"),
+    messages.bye(reason="end"),
 ]
 
 
@@ -39,7 +46,7 @@ def test_arena_messages_round_trip_through_any_chunking():
     data = b"".join(encode(m) for m in ARENA_MESSAGES)
     for chunk in (1, 2, 5, 64, len(data)):
         assert decode_all(data, chunk, max_message=1 << 20) == ARENA_MESSAGES
-    assert [m["type"] for m in ARENA_MESSAGES] == list(protocol.ARENA_TYPES)
+    assert [m["type"] for m in ARENA_MESSAGES] == list(messages.ARENA_TYPES)
 
 
 def test_packed_act_and_deal_end_decode_to_the_messages_they_stand_for():
@@ -47,15 +54,15 @@ def test_packed_act_and_deal_end_decode_to_the_messages_they_stand_for():
     import engine
 
     state = engine.deal("jensen", 7, 1)
-    history = protocol.History()
+    history = messages.History()
     entries = []
     for _ in range(6):
         seat, move = state.to_move, state.legal_moves()[-1]
         observation = state.observation(seat, moves=False)
         legal = state.legal_moves()
-        packed = protocol.pack_act(number=3, observation=observation, history=history, legal=legal,
+        packed = messages.pack_act(number=3, observation=observation, history=history, legal=legal,
                                    move_ms=1000, bank_ms=2500, complete=False)
-        expected = protocol.act(number=3, observation={**observation, "moves": list(entries)},
+        expected = messages.act(number=3, observation={**observation, "moves": list(entries)},
                                 legal=[m.to_dict() for m in legal], move_ms=1000, bank_ms=2500, complete=False)
         (decoded,) = decode_all(packed.data, 7, max_message=1 << 20)
         assert packed.type == "act" and decoded == expected and list(decoded) == list(expected)  # keys in order
@@ -66,11 +73,11 @@ def test_packed_act_and_deal_end_decode_to_the_messages_they_stand_for():
     wide = {f"k{i}": i for i in range(40)}
     for _ in range(20):
         history.append({"seat": 0, "type": "trail", "card": "9S"})
-    packed = protocol.pack_act(number=0, observation=wide, history=history, legal=[], move_ms=1, bank_ms=0)
+    packed = messages.pack_act(number=0, observation=wide, history=history, legal=[], move_ms=1, bank_ms=0)
     (message,) = decode_all(packed.data, 64, max_message=1 << 20)
     assert message["observation"] == {**wide, "moves": entries + [{"seat": 0, "type": "trail", "card": "9S"}] * 20}
-    end = protocol.pack_deal_end(number=3, points=[7, 2], breakdown=[{}, {}], totals=[9, 4], history=history)
-    assert end.type == "deal_end" and decode_all(end.data, 5, max_message=1 << 20) == [protocol.deal_end(
+    end = messages.pack_deal_end(number=3, points=[7, 2], breakdown=[{}, {}], totals=[9, 4], history=history)
+    assert end.type == "deal_end" and decode_all(end.data, 5, max_message=1 << 20) == [messages.deal_end(
         number=3, points=[7, 2], breakdown=[{}, {}], totals=[9, 4],
         moves=entries + [{"seat": 0, "type": "trail", "card": "9S"}] * 20)]
 
@@ -119,7 +126,7 @@ def test_malformed_bytes_are_protocol_errors(data, words):
 
 def test_nesting_deeper_than_the_limit_is_refused():
     deep = {"a": 1}
-    for _ in range(protocol.MAX_DEPTH + 1):
+    for _ in range(messages.MAX_DEPTH + 1):
         deep = {"a": deep}
     with pytest.raises(ProtocolError, match="nested deeper"):
         decode_all(encode(deep))

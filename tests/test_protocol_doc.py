@@ -9,12 +9,12 @@ import re
 from pathlib import Path
 
 import engine
-from arena import protocol
 from arena.errors import SEAT_STATUSES
-from arena.match import RANDOM_BOT
-from arena.process import BotCommand, Limits
-from arena.protocol import parse_reply
-from arena.table import FixedDeals, play_table
+from arena.play.match import RANDOM_BOT
+from arena.play.table import FixedDeals, play_table
+from arena.process.command import BotCommand, Limits
+from arena.protocol import messages
+from arena.protocol.messages import parse_reply
 from tests.test_table import MemoryBot, play
 
 DOC = (Path(__file__).resolve().parent.parent / "protocol.md").read_text()
@@ -28,7 +28,7 @@ def section(title_pattern: str) -> str:
 
 def examples() -> dict[str, dict]:
     found = {}
-    for kind in protocol.ARENA_TYPES + protocol.BOT_TYPES:
+    for kind in messages.ARENA_TYPES + messages.BOT_TYPES:
         body = section(rf"`{kind}`")
         block = re.search(r"```json\n(.*?)```", body, re.S)
         assert block, f"section `{kind}` has no JSON example"
@@ -67,10 +67,10 @@ def test_every_bot_message_example_is_accepted():
 
 def test_the_limits_and_statuses_in_the_doc_are_the_code_s():
     limits = section(r"6\. Size limits")
-    assert f"{protocol.MAX_BOT_MESSAGE} bytes" in limits
-    assert f"**{protocol.MAX_ARENA_MESSAGE >> 20} MiB**" in limits
-    assert f"at most {protocol.MAX_NAME} characters" in limits
-    assert f"at most {protocol.MAX_DEPTH} deep" in limits
+    assert f"{messages.MAX_BOT_MESSAGE} bytes" in limits
+    assert f"**{messages.MAX_ARENA_MESSAGE >> 20} MiB**" in limits
+    assert f"at most {messages.MAX_NAME} characters" in limits
+    assert f"at most {messages.MAX_DEPTH} deep" in limits
     assert f"first and the last {Limits().stderr_bytes // 2 >> 10} KiB" in section(r"1\. Transport and framing")
     faults = section(r"7\. Faults")
     for status in SEAT_STATUSES:
@@ -78,7 +78,7 @@ def test_the_limits_and_statuses_in_the_doc_are_the_code_s():
     for name, points in (("jensen", 30), ("huelsemann", 21), ("grupp", 21), ("grossenwiehe", 83)):
         assert engine.variant(name).describe()["points_per_deal"] == points
         assert str(points) in faults
-    assert f"`{protocol.PROTOCOL_VERSION}`" in section(r"8\. Versioning")
+    assert f"`{messages.PROTOCOL_VERSION}`" in section(r"8\. Versioning")
 
 
 def test_where_a_bot_runs_states_the_default_limits():

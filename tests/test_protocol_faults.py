@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import engine
-from arena.match import RANDOM_BOT
-from arena.process import BotCommand
-from arena.table import FixedDeals, TimeControl, play_table
+from arena.play.match import RANDOM_BOT
+from arena.play.table import FixedDeals, TimeControl, play_table
+from arena.process.command import BotCommand
 
 FAULTY = Path(__file__).parent / "faulty"
 DEALS = [(engine.deal_seed(11, k), k % 4) for k in range(2)]

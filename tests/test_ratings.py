@@ -7,7 +7,13 @@ import random
 
 import pytest
 
-from arena.ratings import BoardResult, bootstrap_samples, bradley_terry, expected, sequential_elo
+from arena.results.ratings import (
+    BoardResult,
+    bootstrap_samples,
+    bradley_terry,
+    expected,
+    sequential_elo,
+)
 
 DRAW_BAND = 0.04  # a board within this band of the win probability is a draw
 
@@ -191,7 +197,7 @@ def test_equal_records_tie_by_name_whatever_the_rounding():
 
 
 def test_a_bootstrap_shared_between_processes_is_the_whole_one():
-    """Shards each fit a stretch of the bootstrap (arena.shard): the pieces, joined, are the
+    """Shards each fit a stretch of the bootstrap (arena.tournaments.shard): the pieces, joined, are the
     same fits bit for bit, and give the same ratings."""
     results = simulate(TRUE, round_robin(list(TRUE)), 3, random.Random(5))
     whole = bootstrap_samples(results, list(TRUE), anchor="random", seed=9, start=0, stop=60)

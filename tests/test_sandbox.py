@@ -18,8 +18,12 @@ from typing import TypeVar
 import pytest
 import trio
 
-from arena import forking, process, sandbox
-from arena.process import BotCommand, Limits, bot_pids, leftover_bot_pids, open_bot
+from arena.process import forking
+
+pass
+from arena.process import lifecycle, modes, sandbox
+from arena.process.command import BotCommand, Limits
+from arena.process.lifecycle import bot_pids, leftover_bot_pids, open_bot
 
 ROOT = os.geteuid() == 0
 needs_bwrap = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=f"bwrap: {sandbox.bwrap_problem()}")
@@ -47,12 +51,12 @@ async def run_to_end(mode: str, script: Path, *args: str, limits: Limits | None 
 
 
 def test_resolve_mode():
-    assert sandbox.resolve_mode("none") == "none"
-    assert sandbox.resolve_mode("rlimit") == "rlimit"
-    assert sandbox.resolve_mode(None) in ("fork", "bwrap", "rlimit")
-    assert sandbox.resolve_mode("auto") == sandbox.default_mode()
+    assert modes.resolve_mode("none") == "none"
+    assert modes.resolve_mode("rlimit") == "rlimit"
+    assert modes.resolve_mode(None) in ("fork", "bwrap", "rlimit")
+    assert modes.resolve_mode("auto") == modes.default_mode()
     with pytest.raises(ValueError, match="unknown sandbox 'docker': choose one of fork, bwrap, rlimit, none"):
-        sandbox.resolve_mode("docker")
+        modes.resolve_mode("docker")
 
 
 @pytest.mark.parametrize("mode", ["none", *CONFINED])
@@ -112,7 +116,7 @@ async def test_a_bwrap_bot_is_known_gone_by_its_namespace_without_a_proc_scan(ho
     async def recorded(tag, uid=None):
         scans.append(tag)
 
-    monkeypatch.setattr(process, "kill_tagged", recorded)
+    monkeypatch.setattr(lifecycle, "kill_tagged", recorded)
     cmd = BotCommand.from_spec(f"{hostile / 'fork_escape.py'} --raw --clean-env")
     with trio.fail_after(60):
         async with open_bot(cmd, sandbox="bwrap") as bot:
@@ -312,7 +316,8 @@ async def test_a_private_bot_folder_is_one_clear_error(open_folder, mode):
 
 ARENA_SCRIPT = """
 import sys, trio
-from arena.process import ARENA_ID, BotCommand, open_bot
+from arena.process.command import ARENA_ID, BotCommand
+from arena.process.lifecycle import open_bot
 
 async def main():
     cmd = BotCommand.from_spec(sys.argv[2] + " --raw")
@@ -361,7 +366,7 @@ async def test_a_killed_arenas_fork_scratch_folder_is_swept(hostile):
 
 
 def test_the_scratch_sweep_takes_only_dead_arenas_empty_folders(tmp_path, monkeypatch):
-    from arena.process import OWNER, _start_time
+    from arena.process.command import OWNER, _start_time
 
     monkeypatch.setattr(forking, "SCRATCH", tmp_path)
     gone = subprocess.Popen(["true"])
@@ -378,13 +383,13 @@ def test_the_scratch_sweep_takes_only_dead_arenas_empty_folders(tmp_path, monkey
 
 
 def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, capsys):
-    caches = (sandbox.default_mode, sandbox.bwrap_problem, sandbox.sandbox_python_problem)
+    caches = (modes.default_mode, sandbox.bwrap_problem, sandbox.sandbox_python_problem)
     monkeypatch.setenv(sandbox.SANDBOX_PYTHON_VAR, "/nonexistent/python3")
     for cache in caches:
         cache.cache_clear()
     try:
-        assert sandbox.default_mode() == "rlimit"
-        assert sandbox.default_mode() == "rlimit"  # warned once only
+        assert modes.default_mode() == "rlimit"
+        assert modes.default_mode() == "rlimit"  # warned once only
         err = capsys.readouterr().err
         assert err.count("\n") == 1
         assert err.startswith("arena: warning: sandbox bwrap unavailable (no Python for sandboxed bots at /nonexistent")

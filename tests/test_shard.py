@@ -1,4 +1,4 @@
-"""Shards: a tournament spread over several arena processes (arena.shard) gives exactly the
+"""Shards: a tournament spread over several arena processes (arena.tournaments.shard) gives exactly the
 results of one process, and a shard that dies is one clear error, after which the run resumes."""
 
 from __future__ import annotations
@@ -16,16 +16,18 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena import room, sandbox, storage
-from arena import tournament as t
 from arena.errors import ArenaError
-from arena.process import BotCommand, Limits
-from arena.table import TimeControl
+from arena.play import room
+from arena.play.table import TimeControl
+from arena.process import sandbox
+from arena.process.command import BotCommand, Limits
+from arena.results import read, schema
+from arena.tournaments import runner
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
 DETERMINISTIC = [str(BOTS / "random_bot.py"), str(BOTS / "greedy_bot.py"), str(BOTS / "first_bot.py")]
-SETTINGS = t.Settings(boards=2, seed=5)
+SETTINGS = runner.Settings(boards=2, seed=5)
 
 
 def shards_of(pid: int) -> list[int]:
@@ -35,7 +37,7 @@ def shards_of(pid: int) -> list[int]:
         if entry.name.isdigit():
             try:
                 cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes().split(b"\0")
-                if cmdline[-3:-1] == [b"arena.shard", str(pid).encode()] and \
+                if cmdline[-3:-1] == [b"arena.tournaments.shard", str(pid).encode()] and \
                         "State:\tZ" not in Path(f"/proc/{entry.name}/status").read_text():
                     found.append(int(entry.name))
             except OSError:
@@ -44,12 +46,12 @@ def shards_of(pid: int) -> list[int]:
 
 
 def results(db, tid):
-    boards = [(b["match_no"], b["board_no"], b["seed"], b["margin"], b["outcome"]) for b in storage.board_results(db, tid)]
+    boards = [(b["match_no"], b["board_no"], b["seed"], b["margin"], b["outcome"]) for b in read.board_results(db, tid)]
     deals = sorted(
         (seed, dealer, json.dumps([{k: v for k, v in m.items() if k != "ms"} for m in json.loads(moves)]), points)
         for seed, dealer, moves, points in db.execute("SELECT seed, dealer, moves, points FROM deals").fetchall())
     standings = [(s["bot"], s["elo"], s["ci_low"], s["ci_high"], s["wins"], s["losses"])
-                 for s in storage.standings(db, tid)]  # the bootstrap, shared by the shards, too
+                 for s in read.standings(db, tid)]  # the bootstrap, shared by the shards, too
     return boards, deals, standings
 
 
@@ -70,10 +72,10 @@ def test_a_job_is_the_same_after_the_trip_to_a_shard():
 async def test_two_processes_play_exactly_what_one_plays(tmp_path):
     found = {}
     for processes in (1, 2):
-        db = storage.open_db(tmp_path / f"{processes}.db")
-        tid = t.prepare(db, "cup", DETERMINISTIC, SETTINGS)
+        db = schema.open_db(tmp_path / f"{processes}.db")
+        tid = runner.prepare(db, "cup", DETERMINISTIC, SETTINGS)
         reports: list[dict] = []
-        done = await t.run(db, tid, concurrency=2, processes=processes, shard_reports=reports)
+        done = await runner.run(db, tid, concurrency=2, processes=processes, shard_reports=reports)
         assert done["status"] == "finished" and done["boards_done"] == 3 * 2
         assert len(reports) == processes - 1 and all(r["peak_rss_kib"] > 0 for r in reports)
         found[processes] = results(db, tid)
@@ -82,11 +84,11 @@ async def test_two_processes_play_exactly_what_one_plays(tmp_path):
 
 
 async def test_a_shard_that_dies_is_one_clear_error_and_the_run_resumes(tmp_path):
-    reference = storage.open_db(tmp_path / "reference.db")
-    await t.run(reference, t.prepare(reference, "cup", DETERMINISTIC, SETTINGS), processes=1)
+    reference = schema.open_db(tmp_path / "reference.db")
+    await runner.run(reference, runner.prepare(reference, "cup", DETERMINISTIC, SETTINGS), processes=1)
 
-    db = storage.open_db(tmp_path / "killed.db")
-    tid = t.prepare(db, "cup", DETERMINISTIC, SETTINGS)
+    db = schema.open_db(tmp_path / "killed.db")
+    tid = runner.prepare(db, "cup", DETERMINISTIC, SETTINGS)
     killed = []
 
     def on_room(room, boards):
@@ -96,16 +98,16 @@ async def test_a_shard_that_dies_is_one_clear_error_and_the_run_resumes(tmp_path
                 os.kill(pid, signal.SIGKILL)
 
     with pytest.raises(BaseExceptionGroup) as caught:
-        await t.run(db, tid, concurrency=2, processes=2, on_room=on_room)
+        await runner.run(db, tid, concurrency=2, processes=2, on_room=on_room)
     assert len(killed) == 1
     errors = [e for e in leaves(caught.value) if not isinstance(e, trio.Cancelled)]
     assert len(errors) == 1 and isinstance(errors[0], ArenaError), caught.value
     assert str(errors[0]).startswith("arena shard 1 was killed by SIGKILL (run the same command again"), errors
     assert "\n" not in str(errors[0])
-    assert storage.get_tournament(db, tid)["status"] == "interrupted"
+    assert read.get_tournament(db, tid)["status"] == "interrupted"
     assert shards_of(os.getpid()) == []
 
-    resumed = await t.run(db, tid, concurrency=2, processes=2)
+    resumed = await runner.run(db, tid, concurrency=2, processes=2)
     assert resumed["status"] == "finished"
     assert results(db, tid) == results(reference, 1)
 
@@ -152,7 +154,7 @@ def test_ctrl_c_stops_the_shards_and_their_bots_and_the_run_resumes(open_dir):
     deadline = time.monotonic() + 60
     while proc.poll() is None and time.monotonic() < deadline:
         try:
-            db = storage.open_db(interrupted, create=False)
+            db = schema.open_db(interrupted, create=False)
         except ArenaError:  # not there yet, or still empty
             db = None
         if db is not None:
@@ -168,11 +170,11 @@ def test_ctrl_c_stops_the_shards_and_their_bots_and_the_run_resumes(open_dir):
         pytest.skip("the run ended before it could be interrupted")
     assert (code, err) == (130, "arena: interrupted\n")
     assert shards and not any(Path(f"/proc/{pid}").exists() for pid in shards)
-    db = storage.open_db(interrupted, create=False)
-    assert storage.get_tournament(db, "cup")["status"] == "interrupted"
+    db = schema.open_db(interrupted, create=False)
+    assert read.get_tournament(db, "cup")["status"] == "interrupted"
     assert finish(arena(interrupted)) == (0, "")
-    a, b = storage.open_db(reference, create=False), storage.open_db(interrupted, create=False)
-    assert results(b, storage.get_tournament(b, "cup")["id"]) == results(a, storage.get_tournament(a, "cup")["id"])
+    a, b = schema.open_db(reference, create=False), schema.open_db(interrupted, create=False)
+    assert results(b, read.get_tournament(b, "cup")["id"]) == results(a, read.get_tournament(a, "cup")["id"])
 
 
 def finish(proc: subprocess.Popen) -> tuple[int, str]:

@@ -7,21 +7,20 @@ import sqlite3
 
 import pytest
 
-from arena import storage
 from arena.errors import ArenaError
-from arena.storage import (
-    TableAlreadyRecorded,
-    add_bot,
+from arena.results import export, read, registry, schema
+from arena.results.read import (
     board_results,
-    compute_and_store_ratings,
-    create_tournament,
     done_tables,
-    get_bot,
     get_deal,
     get_tournament,
-    list_bots,
     list_tournaments,
-    open_db,
+)
+from arena.results.registry import add_bot, get_bot, list_bots
+from arena.results.schema import TableAlreadyRecorded, open_db
+from arena.results.write import (
+    compute_and_store_ratings,
+    create_tournament,
     record_table,
     seat_bots,
     set_status,
@@ -102,23 +101,23 @@ def test_open_creates_folder_wal_and_records_migrations(tmp_path):
     db = open_db(path)
     assert path.exists()
     assert db.journal_mode == "wal"
-    assert [m.name for m in storage.migrations.applied(db)] == ["0001_initial"]
-    assert db.execute("PRAGMA busy_timeout").fetchone()[0] == storage.BUSY_TIMEOUT_MS
+    assert [m.name for m in schema.migrations.applied(db)] == ["0001_initial"]
+    assert db.execute("PRAGMA busy_timeout").fetchone()[0] == schema.BUSY_TIMEOUT_MS
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     for table in ("bots", "tournaments", "tournament_bots", "matches", "boards", "tables", "seats",
                   "deals", "ratings", "rating_history"):
         assert db[table].exists(), table
     db.close()
     again = open_db(path, create=False)
-    assert len(storage.migrations.applied(again)) == 1
+    assert len(schema.migrations.applied(again)) == 1
     again.close()
 
 
 def test_default_path_follows_env(monkeypatch, tmp_path):
     monkeypatch.delenv("ARENA_DB", raising=False)
-    assert storage.default_db_path() == storage.DEFAULT_DB
+    assert schema.default_db_path() == schema.DEFAULT_DB
     monkeypatch.setenv("ARENA_DB", str(tmp_path / "x.db"))
-    assert storage.default_db_path() == tmp_path / "x.db"
+    assert schema.default_db_path() == tmp_path / "x.db"
     open_db().close()
     assert (tmp_path / "x.db").exists()
 
@@ -174,7 +173,7 @@ def test_refuses_a_corrupt_database(tmp_path, db):
 
 def test_refuses_a_database_from_a_newer_arena(tmp_path, db):
     db["_sqlite_migrations"].insert(
-        {"migration_set": storage.MIGRATION_SET, "name": "9999_future", "applied_at": "2099"}
+        {"migration_set": schema.MIGRATION_SET, "name": "9999_future", "applied_at": "2099"}
     )
     db.close()
     with pytest.raises(ArenaError, match="newer arena"):
@@ -216,7 +215,7 @@ def test_add_bot_folder_hashes_sorted_contents(db, tmp_path):
     copy = tmp_path / "results" / "bots" / bot["sha256"] / "deep"
     assert (copy / "lib" / "search.py").read_text() == "DEPTH = 3\n"
     assert not (copy / "__pycache__").exists()
-    assert storage.bot_sha256(copy) == bot["sha256"]
+    assert registry.bot_sha256(copy) == bot["sha256"]
     (folder / "__pycache__" / "x.pyc").write_bytes(b"other junk")  # caches do not count
     assert add_bot(db, folder)["id"] == bot["id"]
     (folder / "lib" / "search.py").write_text("DEPTH = 4\n")
@@ -406,7 +405,7 @@ def play_all(db, tid, sched, boards, margin_of):
 def test_the_bundled_random_bot_anchors_even_beside_another_random(db, tmp_path):
     """A JavaScript random_bot.cjs registered by its path is "random" too (a later version): the
     scale stays anchored on the bundled bots/random_bot.py."""
-    bundled = add_bot(db, storage.BUNDLED_RANDOM)["id"]
+    bundled = add_bot(db, read.BUNDLED_RANDOM)["id"]
     other = add_bot(db, make_bot(tmp_path, "random_bot", "# another random\n"))
     alpha = add_bot(db, make_bot(tmp_path, "alpha", "# alpha\n"))["id"]
     assert (other["name"], other["version"]) == ("random", 2)
@@ -416,7 +415,7 @@ def test_the_bundled_random_bot_anchors_even_beside_another_random(db, tmp_path)
                             partners="clone", boards=2, settings={}, bot_ids=ids, matches=sched)
     strength = {alpha: 3, other["id"]: 2, bundled: 1}
     play_all(db, tid, sched, 2, lambda x, y, n: 4 if strength[x] > strength[y] else -4)
-    rows = {r["bot"]: r for r in storage.standings(db, tid)}
+    rows = {r["bot"]: r for r in read.standings(db, tid)}
     assert rows["random@1"]["elo"] == 0.0 and rows["random@2"]["elo"] > 0
 
 
@@ -424,7 +423,7 @@ def test_standings_crosstable_and_matches(db, three):
     tid, (a, b, r), sched = three
     strength = {a: 3, b: 2, r: 1}
     play_all(db, tid, sched, 2, lambda x, y, n: 4 if strength[x] > strength[y] else -4)
-    rows = storage.standings(db, tid)
+    rows = read.standings(db, tid)
     assert [x["bot"] for x in rows] == ["alpha", "beta", "random"]
     assert [x["rank"] for x in rows] == [1, 2, 3]
     top = rows[0]
@@ -432,19 +431,19 @@ def test_standings_crosstable_and_matches(db, three):
     assert top["avg_margin"] == 8.0 and top["faults"] == 0 and top["fault_flag"] is False
     assert rows[2]["elo"] == 0.0  # random anchors the scale
     assert top["ci_low"] <= top["elo"] <= top["ci_high"]
-    ct = storage.crosstable(db, tid)
+    ct = read.crosstable(db, tid)
     assert ct["bots"] == ["alpha", "beta", "random"]
     alpha_row = ct["rows"][0]["results"]
     assert alpha_row["beta"]["wins"] == 2 and alpha_row["beta"]["margin"] == 16
     assert ct["rows"][1]["results"]["alpha"]["losses"] == 2
     assert "alpha" not in alpha_row
-    ms = storage.matches(db, tid)
+    ms = read.matches(db, tid)
     assert [(m["match_no"], m["team_a"], m["wins"], m["boards_done"]) for m in ms] == [
         (1, ["alpha", "alpha"], 2, 2), (2, ["alpha", "alpha"], 2, 2), (3, ["beta", "beta"], 2, 2)]
-    assert [m["match_no"] for m in storage.matches(db, tid, bot="random")] == [2, 3]
+    assert [m["match_no"] for m in read.matches(db, tid, bot="random")] == [2, 3]
     with pytest.raises(ArenaError, match="unknown bot 'gamma' in this tournament"):
-        storage.matches(db, tid, bot="gamma")
-    detail = storage.match_detail(db, tid, 1)
+        read.matches(db, tid, bot="gamma")
+    detail = read.match_detail(db, tid, 1)
     assert [len(bd["tables"]) for bd in detail["boards"]] == [2, 2]
     assert all(len(t["deal_ids"]) == 1 for bd in detail["boards"] for t in bd["tables"])
 
@@ -462,10 +461,10 @@ def test_faults_are_counted_per_table_and_flagged(db, three):
             for swapped in (False, True):
                 record_table(db, tid, match_no, board_no, swapped, board_no,
                              fake_table([b, b], [r, r], swapped, (15, 15)))
-    rows = {x["bot"]: x for x in storage.standings(db, tid)}
+    rows = {x["bot"]: x for x in read.standings(db, tid)}
     assert (rows["beta"]["tables"], rows["beta"]["faults"], rows["beta"]["fault_flag"]) == (8, 1, True)
     assert (rows["alpha"]["faults"], rows["alpha"]["fault_flag"]) == (0, False)
-    assert storage.matches(db, tid)[0]["faults"] == 1
+    assert read.matches(db, tid)[0]["faults"] == 1
 
 
 def test_ratings_are_stored_with_history_and_replaced(db, three):
@@ -475,28 +474,28 @@ def test_ratings_are_stored_with_history_and_replaced(db, three):
     head = compute_and_store_ratings(db, tid, bootstrap=200)
     assert [h["bot_id"] for h in head] == [a, b, r]
     stored = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? ORDER BY method, elo DESC", [tid]))
-    assert {x["method"] for x in stored} == {storage.BT_METHOD, storage.SEQ_METHOD}
+    assert {x["method"] for x in stored} == {schema.BT_METHOD, schema.SEQ_METHOD}
     assert all(x["boards"] == 6 for x in stored)
-    bt = [x for x in stored if x["method"] == storage.BT_METHOD]
+    bt = [x for x in stored if x["method"] == schema.BT_METHOD]
     assert bt[0]["los_next"] > 0.5 and bt[-1]["los_next"] is None
     assert json.loads(bt[0]["params"])["anchor_bot_id"] == r
-    hist = storage.rating_history(db, tid)
+    hist = read.rating_history(db, tid)
     assert len(hist) == 6 * 2 and [h["seq"] for h in hist][::2] == [1, 2, 3, 4, 5, 6]
     compute_and_store_ratings(db, tid, bootstrap=50)  # recomputing replaces, never appends
     assert db["ratings"].count == 6 and db["rating_history"].count == 12
-    before = storage.standings(db, tid)
+    before = read.standings(db, tid)
     assert before[0]["elo"] == bt[0]["elo"]  # read from the stored rows while they are current
 
 
 def test_export_csv_and_json(db, three):
     tid, (a, b, r), sched = three
     play_all(db, tid, sched, 1, lambda x, y, n: 2)
-    text = storage.export_csv(db, tid)
+    text = export.export_csv(db, tid)
     lines = text.splitlines()
-    assert lines[0].split(",") == list(storage.EXPORT_COLUMNS)
+    assert lines[0].split(",") == list(export.EXPORT_COLUMNS)
     assert len(lines) == 1 + 3 * 2
     assert lines[1].startswith("t1,1,1,0,1,alpha+alpha,beta+beta,alpha,beta,alpha,beta,16,14,2,4,win")
-    doc = storage.export_document(db, tid)
+    doc = export.export_document(db, tid)
     assert json.loads(json.dumps(doc)) == doc
     assert doc["tournament"]["seed"] == str(BIG_SEED)
     assert len(doc["tables"]) == 6 and doc["tables"][0]["deals"][0]["moves"][0]["ms"] == 1.2
@@ -544,11 +543,11 @@ def test_mixed_partnerships_credit_each_member(db, tmp_path):
             a_pts = 20 if match_no == 1 else 15  # p+q win match 1, match 2 is drawn
             pts = (30 - a_pts, a_pts) if swapped else (a_pts, 30 - a_pts)
             record_table(db, tid, match_no, 1, swapped, 1, fake_table(ta, tb, swapped, pts))
-    rows = {x["bot"]: x for x in storage.standings(db, tid)}
+    rows = {x["bot"]: x for x in read.standings(db, tid)}
     assert {k: (v["boards"], v["wins"], v["draws"], v["losses"]) for k, v in rows.items()} == {
         "p": (2, 1, 1, 0), "q": (2, 1, 1, 0), "s": (2, 0, 1, 1), "t": (2, 0, 1, 1)}
     assert rows["p"]["elo"] == pytest.approx(rows["q"]["elo"]) and rows["p"]["elo"] > rows["s"]["elo"]
-    ct = {row["bot"]: row["results"] for row in storage.crosstable(db, tid)["rows"]}
+    ct = {row["bot"]: row["results"] for row in read.crosstable(db, tid)["rows"]}
     assert set(ct["p"]) == {"s", "t"} and ct["p"]["s"]["score"] == 1.5
     with pytest.raises(ValueError, match="seat 0 holds bot"):  # a partner on the wrong side
         record_table(db, tid, 1, 2, False, 1, fake_table([s, q], [p, t], False, (15, 15)))
@@ -572,7 +571,7 @@ def test_seat_layout_and_schedule(db, three):
     assert seat_bots([1, 2], [3, 4], False) == [1, 3, 2, 4]
     assert seat_bots([1, 2], [3, 4], True) == [3, 1, 4, 2]
     assert seat_bots([1, 1], [3, 3], False, players=2) == [1, 3]
-    assert storage.schedule(db, tid) == [
+    assert read.schedule(db, tid) == [
         {"match_no": k, "team_a": ta, "team_b": tb} for k, (ta, tb) in enumerate(sched, start=1)]
 
 

@@ -9,10 +9,10 @@ import trio
 import trio.testing
 
 import engine
-from arena import protocol
-from arena.connection import Connection
-from arena.protocol import Decoder, encode
-from arena.table import FixedDeals, TimeControl, run_table, seat_seed
+from arena.play.table import FixedDeals, TimeControl, run_table, seat_seed
+from arena.protocol import messages
+from arena.protocol.connection import Connection
+from arena.protocol.messages import Decoder, encode
 
 DEALS = [(engine.deal_seed(7, k), k % 4) for k in range(2)]
 
@@ -28,7 +28,7 @@ class MemoryBot:
         self.rng = random.Random(0)
 
     async def run(self, stream: trio.abc.Stream) -> None:
-        decoder = Decoder(protocol.MAX_ARENA_MESSAGE)
+        decoder = Decoder(messages.MAX_ARENA_MESSAGE)
         try:
             while True:
                 while (message := decoder.next()) is None:

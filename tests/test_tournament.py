@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import re
 import shutil
-import tempfile
-import random
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,11 +20,13 @@ import pytest
 import trio
 
 import engine
-from arena import forking, storage
-from arena import tournament as t
 from arena.errors import ArenaError
-from arena.process import BotCommand
-from arena.table import FixedDeals, play_table
+from arena.play import room
+from arena.play.table import FixedDeals, play_table
+from arena.process import forking
+from arena.process.command import BotCommand
+from arena.results import read, schema, write
+from arena.tournaments import runner, schedule
 from tests.test_shard import shards_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,20 +35,20 @@ DETERMINISTIC = [str(BOTS / "random_bot.py"), str(BOTS / "greedy_bot.py"), str(B
 
 
 def test_round_robin_gauntlet_and_mixed_pairings():
-    assert t.pairings([1, 2, 3], "clone") == [([1, 1], [2, 2]), ([1, 1], [3, 3]), ([2, 2], [3, 3])]
-    assert t.pairings([1, 2, 3], "clone", gauntlet=3) == [([3, 3], [1, 1]), ([3, 3], [2, 2])]
-    mixed = t.pairings([1, 2, 3, 4, 5], "mixed")
+    assert schedule.pairings([1, 2, 3], "clone") == [([1, 1], [2, 2]), ([1, 1], [3, 3]), ([2, 2], [3, 3])]
+    assert schedule.pairings([1, 2, 3], "clone", gauntlet=3) == [([3, 3], [1, 1]), ([3, 3], [2, 2])]
+    mixed = schedule.pairings([1, 2, 3, 4, 5], "mixed")
     assert len(mixed) == 5 * 3  # five groups of four, three pairings each
     assert ([1, 2], [3, 4]) in mixed and ([1, 3], [2, 4]) in mixed and ([1, 4], [2, 3]) in mixed
     assert all(sorted(a + b) == sorted(set(a + b)) for a, b in mixed)
     with pytest.raises(ArenaError, match="four bots"):
-        t.pairings([1, 2, 3], "mixed")
+        schedule.pairings([1, 2, 3], "mixed")
     with pytest.raises(ArenaError, match="two bots"):
-        t.pairings([1], "clone")
+        schedule.pairings([1], "clone")
 
 
 def test_every_match_is_played_in_two_rooms_with_the_sides_swapped():
-    found = t.rooms([([1, 1], [2, 2]), ([1, 3], [2, 4])], boards=3, players=4, done={(1, 0, False)})
+    found = schedule.rooms([([1, 1], [2, 2]), ([1, 3], [2, 4])], boards=3, players=4, done={(1, 0, False)})
     assert [(r.match_no, r.swapped, r.seats, r.boards) for r in found] == [
         (1, False, (1, 2, 1, 2), (1, 2)),
         (1, True, (2, 1, 2, 1), (0, 1, 2)),
@@ -54,32 +56,32 @@ def test_every_match_is_played_in_two_rooms_with_the_sides_swapped():
         (2, True, (2, 1, 4, 3), (0, 1, 2)),
     ]
     # A board's seed depends on the master seed and the board number only.
-    assert t.board_seed(5, 1) == engine.deal_seed(5, 1) != t.board_seed(5, 0)
+    assert room.board_seed(5, 1) == engine.deal_seed(5, 1) != room.board_seed(5, 0)
 
 
 def test_a_room_plan_chains_the_boards_plans():
     v = engine.variant("jensen", target=40)
-    fixed = t.RoomPlan([FixedDeals([(11, 0)]), FixedDeals([(12, 1)])])
+    fixed = room.RoomPlan([FixedDeals([(11, 0)]), FixedDeals([(12, 1)])])
     assert fixed.next_deal([]) == (11, 0) and fixed.next_deal([[30, 0]]) == (12, 1)
     assert fixed.next_deal([[30, 0], [10, 20]]) is None
     assert fixed.split([[30, 0]]) == ([1], True)
-    games = t.RoomPlan([t.GamePlan(v, 5, 0), t.GamePlan(v, 6, 1)])
-    first = t.GamePlan(v, 5, 0)
+    games = room.RoomPlan([room.GamePlan(v, 5, 0), room.GamePlan(v, 6, 1)])
+    first = room.GamePlan(v, 5, 0)
     assert games.next_deal([]) == first.next_deal([])
     assert games.next_deal([[20, 10]]) == first.next_deal([[20, 10]])  # game 1 goes on
     second = games.next_deal([[20, 10], [25, 5]])  # side 0 reached 40: game 2 starts
-    assert second == t.GamePlan(v, 6, 1).next_deal([])
+    assert second == room.GamePlan(v, 6, 1).next_deal([])
     assert games.split([[20, 10], [25, 5], [3, 4]]) == ([2, 1], False)
     assert games.forfeit_points(v) == 80
 
 
 def test_variant_option_text():
-    assert t.parse_variant("jensen:target=51,all_tens=true") == engine.variant(
+    assert runner.parse_variant("jensen:target=51,all_tens=true") == engine.variant(
         "jensen", target=51, all_tens=True).to_dict()
     with pytest.raises(ArenaError, match="unknown option"):
-        t.parse_variant("jensen:colour=red")
+        runner.parse_variant("jensen:colour=red")
     with pytest.raises(ArenaError, match="option=value"):
-        t.parse_variant("jensen:target")
+        runner.parse_variant("jensen:target")
 
 
 async def test_tables_start_their_bots_at_once_but_play_only_in_their_turn():
@@ -116,7 +118,7 @@ async def test_tables_start_their_bots_at_once_but_play_only_in_their_turn():
 
 def boards_of(db, tid):
     return [(b["match_no"], b["board_no"], b["seed"], b["margin"], b["outcome"])
-            for b in storage.board_results(db, tid)]
+            for b in read.board_results(db, tid)]
 
 
 def table_points(db, tid):
@@ -126,15 +128,15 @@ def table_points(db, tid):
 
 
 async def test_a_tournament_is_deterministic_and_resumes_exactly(tmp_path):
-    settings = t.Settings(boards=2, seed=7)
-    full = storage.open_db(tmp_path / "full.db")
-    tid = t.prepare(full, "full", DETERMINISTIC, settings)
-    done = await t.run(full, tid, concurrency=2)
+    settings = runner.Settings(boards=2, seed=7)
+    full = schema.open_db(tmp_path / "full.db")
+    tid = runner.prepare(full, "full", DETERMINISTIC, settings)
+    done = await runner.run(full, tid, concurrency=2)
     assert done["status"] == "finished" and done["boards_done"] == 3 * 2
     assert all(row[3] + row[4] > 0 for row in table_points(full, tid))
 
-    again = storage.open_db(tmp_path / "again.db")
-    tid2 = t.prepare(again, "again", DETERMINISTIC, settings)
+    again = schema.open_db(tmp_path / "again.db")
+    tid2 = runner.prepare(again, "again", DETERMINISTIC, settings)
 
     class Enough(Exception):
         pass
@@ -147,16 +149,16 @@ async def test_a_tournament_is_deterministic_and_resumes_exactly(tmp_path):
             raise Enough
 
     with pytest.raises(BaseException) as caught:
-        await t.run(again, tid2, concurrency=2, on_room=on_room)
+        await runner.run(again, tid2, concurrency=2, on_room=on_room)
     assert caught.group_contains(Enough)
-    assert storage.get_tournament(again, tid2)["status"] == "interrupted"
-    assert 3 * 2 <= len(storage.done_tables(again, tid2)) < 12
-    resumed = await t.run(again, tid2, concurrency=1)
+    assert read.get_tournament(again, tid2)["status"] == "interrupted"
+    assert 3 * 2 <= len(read.done_tables(again, tid2)) < 12
+    resumed = await runner.run(again, tid2, concurrency=1)
     assert resumed["status"] == "finished"
     assert (resumed["settings"]["sandbox"], resumed["settings"]["sandboxes"]) == ("none", ["none"])
     assert boards_of(again, tid2) == boards_of(full, tid)
     assert table_points(again, tid2) == table_points(full, tid)
-    standings = storage.standings(again, tid2)
+    standings = read.standings(again, tid2)
     assert {s["bot"].split("@")[0] for s in standings} == {"random", "greedy", "first"}
     random_row = next(s for s in standings if s["bot"].startswith("random"))
     assert random_row["elo"] == 0  # the bundled random bot anchors the scale
@@ -169,10 +171,10 @@ class Terminal(io.StringIO):
 
 @pytest.mark.parametrize("out", [io.StringIO, Terminal])
 async def test_the_progress_line_counts_boards_deals_and_faults(tmp_path, out):
-    db = storage.open_db(tmp_path / "p.db")
-    tid = t.prepare(db, "p", DETERMINISTIC[:2], t.Settings(boards=5, seed=3))
-    progress = t.Progress(tables_total=0, out=out())
-    await t.run(db, tid, concurrency=2, progress=progress)
+    db = schema.open_db(tmp_path / "p.db")
+    tid = runner.prepare(db, "p", DETERMINISTIC[:2], runner.Settings(boards=5, seed=3))
+    progress = runner.Progress(tables_total=0, out=out())
+    await runner.run(db, tid, concurrency=2, progress=progress)
     text = progress.out.getvalue()
     shape = r"\[[#.]{24}\] boards (\d+)/5  \d+\.\d deals/s  ETA \d+:\d\d  faults 0"
     if out is Terminal:  # one line, rewritten in place (last with the final rate), ended at the end
@@ -186,18 +188,18 @@ async def test_the_progress_line_counts_boards_deals_and_faults(tmp_path, out):
 
 
 async def test_mixed_partners_and_whole_games(tmp_path):
-    db = storage.open_db(tmp_path / "a.db")
+    db = schema.open_db(tmp_path / "a.db")
     four = DETERMINISTIC + [str(BOTS / "sweeper_bot.py")]
-    tid = t.prepare(db, "mixed", four, t.Settings(boards=1, partners="mixed"))
-    result = await t.run(db, tid)
+    tid = runner.prepare(db, "mixed", four, runner.Settings(boards=1, partners="mixed"))
+    result = await runner.run(db, tid)
     assert result["boards_done"] == 3
     seats = db.execute("SELECT DISTINCT t.id, COUNT(DISTINCT s.bot_id) FROM seats s JOIN tables t ON t.id = s.table_id"
                        " GROUP BY t.id").fetchall()
     assert all(count == 4 for _, count in seats)  # four different bots at every table
 
-    tid = t.prepare(db, "games", DETERMINISTIC[1:], t.Settings(boards=1, format="game",
+    tid = runner.prepare(db, "games", DETERMINISTIC[1:], runner.Settings(boards=1, format="game",
                                                                variant=engine.variant("jensen", target=31).to_dict()))
-    await t.run(db, tid)
+    await runner.run(db, tid)
     deals = db.execute("SELECT COUNT(*) FROM deals d JOIN tables tb ON tb.id = d.table_id"
                        " JOIN matches m ON m.id = tb.match_id WHERE m.tournament_id = ?", [tid]).fetchone()[0]
     assert deals > 2  # each table played deals until a side passed 31
@@ -207,30 +209,30 @@ async def test_mixed_partners_and_whole_games(tmp_path):
 
 
 def test_each_sandbox_a_tournament_ran_under_is_recorded(tmp_path):
-    db = storage.open_db(tmp_path / "s.db")
-    tid = t.prepare(db, "s", DETERMINISTIC[:2], t.Settings(boards=1), sandbox="bwrap")
+    db = schema.open_db(tmp_path / "s.db")
+    tid = runner.prepare(db, "s", DETERMINISTIC[:2], runner.Settings(boards=1), sandbox="bwrap")
     for mode in ("bwrap", "rlimit", "bwrap", "fork"):  # a run, then resumed elsewhere, and so on
-        storage.note_sandbox(db, tid, mode)
-    settings = storage.get_tournament(db, tid)["settings"]
+        write.note_sandbox(db, tid, mode)
+    settings = read.get_tournament(db, tid)["settings"]
     assert (settings["sandbox"], settings["sandboxes"]) == ("bwrap", ["bwrap", "rlimit", "fork"])
     with pytest.raises(ArenaError, match="unknown tournament id 99"):
-        storage.note_sandbox(db, 99, "none")
+        write.note_sandbox(db, 99, "none")
 
 
 def test_a_name_that_exists_with_other_settings_is_refused(tmp_path):
-    db = storage.open_db(tmp_path / "a.db")
-    t.prepare(db, "x", DETERMINISTIC[:2], t.Settings(boards=1))
-    assert t.prepare(db, "x", DETERMINISTIC[:2], t.Settings(boards=1)) == t.prepare(db, "x", None, None)
+    db = schema.open_db(tmp_path / "a.db")
+    runner.prepare(db, "x", DETERMINISTIC[:2], runner.Settings(boards=1))
+    assert runner.prepare(db, "x", DETERMINISTIC[:2], runner.Settings(boards=1)) == runner.prepare(db, "x", None, None)
     with pytest.raises(ArenaError, match="boards=1, not 2"):
-        t.prepare(db, "x", DETERMINISTIC[:2], t.Settings(boards=2))
+        runner.prepare(db, "x", DETERMINISTIC[:2], runner.Settings(boards=2))
     with pytest.raises(ArenaError, match="other bots"):
-        t.prepare(db, "x", DETERMINISTIC, t.Settings(boards=1))
+        runner.prepare(db, "x", DETERMINISTIC, runner.Settings(boards=1))
     with pytest.raises(ArenaError, match="no tournament 'y' to resume"):
-        t.prepare(db, "y", None, None)
+        runner.prepare(db, "y", None, None)
     with pytest.raises(ArenaError, match="unknown bot 'nobody'"):
-        t.prepare(db, "z", ["nobody", DETERMINISTIC[0]], t.Settings())
+        runner.prepare(db, "z", ["nobody", DETERMINISTIC[0]], runner.Settings())
     with pytest.raises(ArenaError, match="no bot file"):
-        t.prepare(db, "z", ["bots/missing_bot.py", DETERMINISTIC[0]], t.Settings())
+        runner.prepare(db, "z", ["bots/missing_bot.py", DETERMINISTIC[0]], runner.Settings())
 
 
 def bot_processes(marker):
@@ -272,7 +274,7 @@ def describe(pids):
 
 def count_tables(path):
     try:
-        db = storage.open_db(path, create=False)
+        db = schema.open_db(path, create=False)
     except ArenaError:  # not created yet, or still empty
         return 0
     try:
@@ -349,34 +351,34 @@ def test_kill_9_ten_times_then_resume_gives_the_uninterrupted_results(open_dir):
         proc.communicate()
         deadline = time.monotonic() + 10
         while (bot_processes(str(tmp_path)) or shards_of(proc.pid)) and time.monotonic() < deadline:
-            time.sleep(0.01)  # by their parent-death signals, or the watchdogs (arena/watchdog.py)
+            time.sleep(0.01)  # by their parent-death signals, or the watchdogs (arena/process/watchdog.py)
         assert shards_of(proc.pid) == []
         assert bot_processes(str(tmp_path)) == [], f"left behind: {describe(bot_processes(str(tmp_path)))}"
-        db = storage.open_db(killed, create=False)
+        db = schema.open_db(killed, create=False)
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         db.close()
         stored.append(count_tables(killed))
     assert stored == sorted(stored) and kills == 10 and stored[-1] < 60, (stored, kills)
     run_arena(killed, "t")
     assert bot_processes(str(tmp_path)) == [], f"left behind: {describe(bot_processes(str(tmp_path)))}"
-    a, b = storage.open_db(reference, create=False), storage.open_db(killed, create=False)
-    ta, tb = storage.get_tournament(a, "t"), storage.get_tournament(b, "t")
+    a, b = schema.open_db(reference, create=False), schema.open_db(killed, create=False)
+    ta, tb = read.get_tournament(a, "t"), read.get_tournament(b, "t")
     assert tb["status"] == "finished"
     assert boards_of(b, tb["id"]) == boards_of(a, ta["id"]) and len(boards_of(a, ta["id"])) == 30
     assert table_points(b, tb["id"]) == table_points(a, ta["id"])
     assert b.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    assert storage.standings(b, tb["id"]) == storage.standings(a, ta["id"])
+    assert read.standings(b, tb["id"]) == read.standings(a, ta["id"])
 
 
 @pytest.mark.skipif(forking.problem() is not None, reason=f"fork: {forking.problem()}")
 async def test_a_tournament_in_the_fork_sandbox_gives_the_results_of_one_without(open_dir):
     """One fork server serves the whole run; the sandbox changes nothing a deterministic bot does."""
-    settings = t.Settings(boards=2, seed=11)
+    settings = runner.Settings(boards=2, seed=11)
     results = {}
     for mode in ("fork", "none"):
-        db = storage.open_db(open_dir / f"{mode}.db")
-        tid = t.prepare(db, mode, DETERMINISTIC, settings, sandbox=mode)
-        done = await t.run(db, tid, concurrency=2, sandbox=mode)
+        db = schema.open_db(open_dir / f"{mode}.db")
+        tid = runner.prepare(db, mode, DETERMINISTIC, settings, sandbox=mode)
+        done = await runner.run(db, tid, concurrency=2, sandbox=mode)
         assert done["status"] == "finished" and done["boards_done"] == 3 * 2
         assert not db.execute("SELECT COUNT(*) FROM seats WHERE status != 'ok'").fetchone()[0]
         results[mode] = (boards_of(db, tid), table_points(db, tid))

@@ -15,7 +15,7 @@ from arena.cli import app, bot_app
 
 def _default_sandbox() -> str:
     try:
-        from arena.sandbox import default_mode
+        from arena.process.modes import default_mode
     except ImportError:  # pragma: no cover - the sandbox module ships with the arena
         return "none"
     return default_mode()
@@ -35,13 +35,13 @@ def parse_variant(text: str) -> engine.Variant:
 
 
 def _command(spec: str):
-    from arena.process import BotCommand
+    from arena.process.command import BotCommand
 
     return BotCommand.from_spec(spec)
 
 
 def _time_control(move_ms: int, bank_ms: int, handshake_ms: int):
-    from arena.table import TimeControl
+    from arena.play.table import TimeControl
 
     return TimeControl(handshake_s=handshake_ms / 1000, move_s=move_ms / 1000, bank_s=bank_ms / 1000)
 
@@ -69,7 +69,7 @@ def play(
 
         arena play bots/greedy_bot.py bots/random_bot.py --boards 4 --seed 7
     """
-    from arena.match import format_match, play_match
+    from arena.play.match import format_match, play_match
 
     commands = [_command(bot_a), _command(bot_b)]
     v = parse_variant(variant)
@@ -101,7 +101,7 @@ def check(
 
         arena bot check bots/greedy_bot.py
     """
-    from arena.match import check_bot, format_check
+    from arena.play.match import check_bot, format_check
 
     command = _command(bot)
     v = parse_variant(variant)

@@ -1,4 +1,4 @@
-"""Commands that register bots and read results: thin wrappers over arena.storage.
+"""Commands that register bots and read results: thin wrappers over arena.results.
 
 `arena bot add|list`, `arena tournament list`, `arena standings`, `arena crosstable`,
 `arena matches`, `arena export`. Every command takes `--db PATH` (default: ARENA_DB or
@@ -17,9 +17,9 @@ from typing import Annotated, Any
 import sqlite_utils
 import typer
 
-from arena import storage
 from arena.cli import app, bot_app, tournament_app
 from arena.errors import ArenaError
+from arena.results import export, read, registry, schema
 
 DbOption = Annotated[
     Path | None,
@@ -32,8 +32,8 @@ NameArg = Annotated[str | None, typer.Argument(help="Tournament name (default: t
 @contextmanager
 def _open(db_path: Path | None, *, create: bool = False) -> Iterator[sqlite_utils.Database]:
     """Open the database for one command; a corrupt page met later is still one clear line."""
-    path = db_path if db_path is not None else storage.default_db_path()
-    db = storage.open_db(path, create=create)
+    path = db_path if db_path is not None else schema.default_db_path()
+    db = schema.open_db(path, create=create)
     try:
         yield db
     except sqlite3.DatabaseError as exc:
@@ -82,8 +82,8 @@ def bot_add(
     Example: arena bot add bots/greedy_bot.py --name greedy
     """
     with _open(db, create=True) as d:
-        before = {b["id"] for b in storage.list_bots(d)}
-        bot = storage.add_bot(d, path, name=name, command=command)
+        before = {b["id"] for b in registry.list_bots(d)}
+        bot = registry.add_bot(d, path, name=name, command=command)
     if as_json:
         _json(bot)
         return
@@ -98,7 +98,7 @@ def bot_list(db: DbOption = None, as_json: JsonOption = False) -> None:
     Example: arena bot list --json
     """
     with _open(db) as d:
-        bots = storage.list_bots(d)
+        bots = registry.list_bots(d)
     if as_json:
         _json(bots)
         return
@@ -123,7 +123,7 @@ def tournament_list(db: DbOption = None, as_json: JsonOption = False) -> None:
     Example: arena tournament list --db results/arena.db
     """
     with _open(db) as d:
-        ts = storage.list_tournaments(d)
+        ts = read.list_tournaments(d)
     if as_json:
         _json([{**t, "seed": str(t["seed"])} for t in ts])
         return
@@ -154,8 +154,8 @@ def standings_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOption
     Example: arena standings spring-cup --json
     """
     with _open(db) as d:
-        t = storage.get_tournament(d, name)
-        rows = storage.standings(d, t["id"])
+        t = read.get_tournament(d, name)
+        rows = read.standings(d, t["id"])
     if as_json:
         _json(rows)
         return
@@ -181,8 +181,8 @@ def crosstable_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOptio
     Example: arena crosstable spring-cup
     """
     with _open(db) as d:
-        t = storage.get_tournament(d, name)
-        ct = storage.crosstable(d, t["id"])
+        t = read.get_tournament(d, name)
+        ct = read.crosstable(d, t["id"])
     if as_json:
         _json(ct)
         return
@@ -212,11 +212,11 @@ def matches_cmd(
     Example: arena matches spring-cup --bot greedy; arena matches spring-cup --match 3
     """
     with _open(db) as d:
-        t = storage.get_tournament(d, name)
+        t = read.get_tournament(d, name)
         if match is not None:
-            detail = storage.match_detail(d, t["id"], match)
+            detail = read.match_detail(d, t["id"], match)
         else:
-            ms = storage.matches(d, t["id"], bot=bot)
+            ms = read.matches(d, t["id"], bot=bot)
     if match is not None:
         if as_json:
             _json(detail)
@@ -259,11 +259,11 @@ def export_cmd(
     if format not in ("csv", "json"):
         raise ArenaError(f"unknown export format '{format}' (known: csv, json)")
     with _open(db) as d:
-        t = storage.get_tournament(d, name)
+        t = read.get_tournament(d, name)
         if format == "csv":
-            text = storage.export_csv(d, t["id"])
+            text = export.export_csv(d, t["id"])
         else:
-            text = json.dumps(storage.export_document(d, t["id"]), indent=2, ensure_ascii=False) + "\n"
+            text = json.dumps(export.export_document(d, t["id"]), indent=2, ensure_ascii=False) + "\n"
     if output is None:
         typer.echo(text, nl=False)
     else:

@@ -1,4 +1,4 @@
-"""`arena tournament run` and `arena replay`: thin wrappers over arena.tournament and arena.replay."""
+"""`arena tournament run` and `arena replay`: thin wrappers over arena.tournaments.runner and arena.results.replay."""
 
 from __future__ import annotations
 
@@ -8,13 +8,12 @@ from typing import Annotated
 import trio
 import typer
 
-from arena import replay as _replay
-from arena import storage
-from arena import tournament as _t
 from arena.cli import app, tournament_app
 from arena.cli.results import DbOption, _open
 from arena.errors import ArenaError
-from arena.table import TimeControl
+from arena.play.table import TimeControl
+from arena.results import registry, replay, schema
+from arena.tournaments import runner
 
 SandboxOption = Annotated[
     str | None,
@@ -58,7 +57,7 @@ def tournament_run(
 
     Example: arena tournament run --bots bots/random_bot.py,bots/greedy_bot.py --boards 8 --name first
     """
-    from arena.sandbox import resolve_mode
+    from arena.process.modes import resolve_mode
 
     mode = resolve_mode(sandbox)
     if resume is None and not name:
@@ -71,26 +70,26 @@ def tournament_run(
         if resume is not None:
             if bots or all_bots:
                 raise ArenaError("--resume takes the bots and settings stored with the tournament")
-            tid = _t.prepare(database, resume, None, None)
+            tid = runner.prepare(database, resume, None, None)
         else:
             if all_bots == bool(bots):
                 raise ArenaError("name the bots with --bots A,B,... or use --all")
-            specs = [b["name"] for b in _latest(storage.list_bots(database))] if all_bots else bots.split(",")
+            specs = [b["name"] for b in _latest(registry.list_bots(database))] if all_bots else bots.split(",")
             if all_bots and not specs:
                 raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")
-            settings = _t.Settings(boards=boards, variant=_t.parse_variant(variant), seed=seed, format=fmt,
+            settings = runner.Settings(boards=boards, variant=runner.parse_variant(variant), seed=seed, format=fmt,
                                    partners=partners, gauntlet=gauntlet, elo_k=elo_k,
                                    time_control=TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000))
-            tid = _t.prepare(database, name, specs, settings, sandbox=mode)
-        progress = None if quiet else _t.Progress(tables_total=0)
-        t = trio.run(lambda: _t.run(database, tid, concurrency=concurrency, processes=processes,
+            tid = runner.prepare(database, name, specs, settings, sandbox=mode)
+        progress = None if quiet else runner.Progress(tables_total=0)
+        t = trio.run(lambda: runner.run(database, tid, concurrency=concurrency, processes=processes,
                                          sandbox=mode, progress=progress))
         if not quiet:
             from arena.cli.results import standings_cmd
 
             typer.echo(f"\ntournament '{t['name']}': {t['boards_done']} boards, seed {t['seed']}, "
                        f"{t['variant']['preset']}, {t['format']} format, {t['partners']} partners")
-            standings_cmd(name=t["name"], db=db if db is not None else storage.default_db_path(), as_json=False)
+            standings_cmd(name=t["name"], db=db if db is not None else schema.default_db_path(), as_json=False)
 
 
 def _latest(rows: list[dict]) -> list[dict]:
@@ -114,8 +113,8 @@ def replay_cmd(
     Example: arena replay 17 --seat 2
     """
     with _open(db) as database:
-        document = _replay.document(database, deal_id)
-    for frame in _replay.render(document, seat=seat):
+        document = replay.document(database, deal_id)
+    for frame in replay.render(document, seat=seat):
         typer.echo(frame)
         if step and sys.stdin.isatty():
             input()

@@ -1,4 +1,4 @@
-"""Not hostile, a probe: says which scheduling policy it runs under (see arena.process.batch_policy)."""
+"""Not hostile, a probe: says which scheduling policy it runs under (see arena.process.command.batch_policy)."""
 import os
 
 import _play

@@ -13,8 +13,8 @@ from typing import Any
 import sqlite_utils
 
 import engine
-from arena import storage
 from arena.errors import ArenaError
+from arena.results import read
 from engine.notation import move_text, unit_text
 
 SCHEMA = "zwicker-replay/1"
@@ -22,7 +22,7 @@ SCHEMA = "zwicker-replay/1"
 
 def document(db: sqlite_utils.Database, deal_id: int) -> dict[str, Any]:
     """The replay document of a stored deal."""
-    d = storage.get_deal(db, deal_id)
+    d = read.get_deal(db, deal_id)
     return {
         "schema": SCHEMA,
         "engine": engine.__version__,

@@ -1,9 +1,9 @@
 """Playing a tournament's rooms: one room's boards, one after another, by one set of bot processes.
 
-A match is played in two rooms (arena.tournament); what a room needs to be played is a `Job`
+A match is played in two rooms (arena.tournaments.runner); what a room needs to be played is a `Job`
 (the tournament's deals, bots, clock and sandbox, as plain data) and its `Room`. `play_rooms`
 plays the rooms it is given, some at once, and hands each result to a `store` callback: the
-tournament's own process stores them, a shard process (arena.shard) sends them to it. Nothing
+tournament's own process stores them, a shard process (arena.tournaments.shard) sends them to it. Nothing
 here touches the database, so a shard does not import it.
 """
 
@@ -18,10 +18,10 @@ from typing import Any
 import trio
 
 import engine
-from arena import forking
 from arena.errors import ArenaError
-from arena.process import BotCommand, Limits
-from arena.table import FixedDeals, TableResult, TimeControl, play_table
+from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
+from arena.process import forking
+from arena.process.command import BotCommand, Limits
 
 MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
 

@@ -2,8 +2,8 @@
 
 An arena process is one trio thread, and every move of every table passes through it (more than
 a third of a tournament's CPU): while the bots spread over the cores, it cannot. On a machine
-with several cores a tournament therefore runs one arena process per core (arena.tournament.run):
-the tournament's own process plays rooms itself and starts the others, `python -m arena.shard`.
+with several cores a tournament therefore runs one arena process per core (arena.tournaments.runner.run):
+the tournament's own process plays rooms itself and starts the others, `python -m arena.tournaments.shard`.
 Each has its own trio loop and fork server; with one process per core each is pinned to its
 core, with the bots it starts, so that a move's wake-ups stay on one core. On the 2-core VM this
 made the bench tournament 12% faster in the fork sandbox (92.8 -> 103.8 deals per second,
@@ -38,10 +38,11 @@ from typing import Any
 import msgpack
 import trio
 
-from arena import process, ratings, sandbox
 from arena.errors import ArenaError, leaves
-from arena.protocol import MAX_ARENA_MESSAGE
-from arena.room import Job, Room, Store, play_rooms
+from arena.play.room import Job, Room, Store, play_rooms
+from arena.process import command, modes, sandbox
+from arena.protocol.messages import MAX_ARENA_MESSAGE
+from arena.results import ratings
 
 PR_SET_PDEATHSIG = 1
 STOP_GRACE_S = 5.0
@@ -101,11 +102,11 @@ class Shard:
         self._ended = False  # told that nothing more comes
 
     async def play(self, job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: int, store: Store) -> None:
-        """Like `arena.room.play_rooms`, in the shard: a room whenever it has a place free.
+        """Like `arena.play.room.play_rooms`, in the shard: a room whenever it has a place free.
         The job's sandbox mode must have passed its trial in this process (`resolve_mode`)."""
         self._store = store
         await self._say({"type": "job", "job": job.to_data(), "playing": playing, "index": self.index,
-                         "count": self.count, "cpu": self.cpu, "arena_id": process.ARENA_ID})
+                         "count": self.count, "cpu": self.cpu, "arena_id": command.ARENA_ID})
 
         async def feed(receive: trio.MemoryReceiveChannel[Room]) -> None:
             async with receive:
@@ -186,9 +187,9 @@ async def open_shard(*, index: int, count: int, cpu: int | None) -> AsyncIterato
     the shard (its rooms finished) or, on an error or cancellation, stops it. It imports what it
     needs (0.15 s) while the block goes on."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))}
-    popen = subprocess.Popen(  # from the trio thread, as bots are (see arena.process)
-        [sys.executable, "-m", "arena.shard", str(os.getpid())], stdin=subprocess.PIPE,
+        filter(None, [str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH")]))}
+    popen = subprocess.Popen(  # from the trio thread, as bots are (see arena.process.lifecycle)
+        [sys.executable, "-m", "arena.tournaments.shard", str(os.getpid())], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
     shard = Shard(popen, index, count, cpu)
     try:
@@ -238,9 +239,9 @@ async def serve() -> None:
     if first is None:
         return  # the tournament's process went before it sent anything
     job = Job.from_data(first["job"])
-    sandbox.trust_mode(job.sandbox)  # the tournament's process ran its trial
+    modes.trust_mode(job.sandbox)  # the tournament's process ran its trial
     pin(first["cpu"])
-    process.join_arena(first["arena_id"], f"s{first['index']}.")
+    command.join_arena(first["arena_id"], f"s{first['index']}.")
     sandbox.share_uids(first["index"], first["count"])
     sending = trio.Lock()
 

@@ -6,7 +6,7 @@ started once per arena run, as root, under the sandbox's Python (`/usr/bin/pytho
 modules imported; for each bot it forks and builds the sandbox itself with the kernel's
 primitives, then runs the bot's script in the forked interpreter (or execs any other program).
 A Python bot with the kit costs about 8 ms of machine CPU from request to reaped this way,
-against 27 under bwrap (bench/README.md). `arena.forking` is the arena's side; this file runs
+against 27 under bwrap (bench/README.md). `arena.process.forking` is the arena's side; this file runs
 as a plain script (stdlib only, no arena imports) and must stay importable by the system's
 Python 3.11.
 
@@ -37,26 +37,26 @@ the init has exited, {"id", "exit": status} (before any other reply if it died f
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import errno
 import fcntl
 import json
 import os
+import pkgutil  # noqa: F401  (runpy imports it at the first run_path)
+import random  # noqa: F401
 import resource
+
+# What a Python bot imports at start, imported once here instead of in every bot.
+import runpy  # noqa: F401
 import select
 import selectors
 import signal
 import socket
 import struct
 import sys
-
-# What a Python bot imports at start, imported once here instead of in every bot.
-import runpy  # noqa: F401
-import pkgutil  # noqa: F401  (runpy imports it at the first run_path)
-import random  # noqa: F401
-import traceback
-import atexit
 import threading
+import traceback
 
 try:
     import msgpack  # noqa: F401
@@ -204,7 +204,7 @@ def refuse_user_namespaces() -> None:
 
 def run_bot(request: dict) -> None:
     """The bot's process, after its pipes are in place: confine it and run its program. Never returns."""
-    # SCHED_BATCH, as the arena gives every bot (arena.process.batch_policy): a bot woken by an
+    # SCHED_BATCH, as the arena gives every bot (arena.process.command.batch_policy): a bot woken by an
     # `act` does not preempt the arena. Only the bot: its init and this server answer the arena.
     os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
     limits = request["limits"]
@@ -449,7 +449,7 @@ def serve(server: socket.socket, scratch: str, broken: str | None = None) -> Non
 
 
 if __name__ == "__main__":
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the arena also checks our parent, see arena.forking
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the arena also checks our parent, see arena.process.forking
     sock = socket.socket(fileno=int(sys.argv[1]))
     if len(sys.argv) > 3:  # the bot kit's folder: import it (and so msgpack, random) once, here
         sys.path.insert(0, sys.argv[3])

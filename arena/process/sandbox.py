@@ -1,7 +1,7 @@
 """How a bot process is confined: `fork`, `bwrap`, `rlimit` or `none` (docs/hostile.md has the whole story).
 
 - `none`: the bot runs as the arena's user with the arena's environment; it only gets its own
-  session and a parent-death signal, and is still killed with all it started (arena.process).
+  session and a parent-death signal, and is still killed with all it started (arena.process.lifecycle).
   For trusted bots and debugging.
 - `rlimit`: resource limits (address space, CPU seconds, file size, open files, processes) set
   before the bot's program starts (by the guard shell's `ulimit`, else `prlimit`), a minimal
@@ -15,7 +15,7 @@
   /usr and the bot's own folder only, and a private size-limited tmpfs as /tmp. bwrap itself runs
   as the throw-away uid, so its namespaces are unprivileged ones.
 - `fork` (root only): the confinement of `bwrap` (and no user namespaces for the bot either),
-  built by the arena's own fork server (arena/forkserver.py) in a process forked from a warm
+  built by the arena's own fork server (arena/process/forkserver.py) in a process forked from a warm
   interpreter: a Python bot starts in about a third of the CPU time, since neither bwrap, prlimit
   nor a fresh interpreter is exec'd. Opt-in: bwrap is the audited tool and stays the default.
 
@@ -32,7 +32,6 @@ import os
 import secrets
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -43,13 +42,13 @@ from typing import TYPE_CHECKING
 import trio
 
 if TYPE_CHECKING:
-    from arena.process import BotCommand, Limits
+    from arena.process.command import BotCommand, Limits
 
 MODES = ("fork", "bwrap", "rlimit", "none")
 # The bot kit is part of the arena's runtime: every Python bot can `import botkit`, so a bot
 # registered as a single file runs from its stored copy. In bwrap and fork only that file (and
 # its bytecode, `kit_binds`) is shown.
-KIT = Path(__file__).resolve().parents[1] / "bots" / "botkit.py"
+KIT = Path(__file__).resolve().parents[2] / "bots" / "botkit.py"
 KIT_MOUNT = "/opt/zwicker-kit"
 SANDBOX_PYTHON_VAR = "ZWICKER_SANDBOX_PYTHON"
 PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -60,7 +59,7 @@ PATH = "/usr/local/bin:/usr/bin:/bin"
 _UID_FIRST = 0x7A000000
 _UID_COUNT = 0x01000000
 _uids: set[int] = set()
-_uid_share = (0, 1)  # (k, n): this process draws the uids k, k + n, k + 2n, ... of the range (arena.shard)
+_uid_share = (0, 1)  # (k, n): this process draws the uids k, k + n, k + 2n, ... of the range (arena.tournaments.shard)
 
 
 def uids_handed_out() -> frozenset[int]:
@@ -68,40 +67,12 @@ def uids_handed_out() -> frozenset[int]:
     return frozenset(_uids)
 
 
-_checked: set[str] = set()  # modes whose trial the arena process that started this one passed
 
 
-def trust_mode(mode: str) -> None:
-    """Skip `mode`'s trial here: the process that started this one (a shard's tournament
-    process, arena.shard) ran it on this machine a moment ago."""
-    _checked.add(mode)
 
 
-def resolve_mode(value: str | None) -> str:
-    """The `--sandbox` option's value checked; None or "auto" means `default_mode()`.
-
-    A trial bot runs once per process (about 80 ms in "fork" or "bwrap") unless `trust_mode`."""
-    if value is None or value == "auto":
-        return default_mode()
-    if value not in MODES:
-        raise ValueError(f"unknown sandbox {value!r}: choose one of {', '.join(MODES)}")
-    if value in ("bwrap", "fork") and value not in _checked:  # say at once, before anything is stored, if it cannot run
-        from arena import forking
-
-        problem = bwrap_problem() if value == "bwrap" else forking.problem()
-        if problem:
-            raise ValueError(f"sandbox {value}: {problem}")
-    return value
 
 
-@functools.cache
-def default_mode() -> str:
-    """ "bwrap" where it works here; otherwise one warning line on stderr and "rlimit"."""
-    problem = bwrap_problem()
-    if problem is None:
-        return "bwrap"
-    sys.stderr.write(f"arena: warning: sandbox bwrap unavailable ({problem}); bots run with --sandbox rlimit\n")
-    return "rlimit"
 
 
 @functools.cache
@@ -174,7 +145,7 @@ class Launch:
     cwd: str
     env: dict[str, str]
     uid: int | None = None
-    request: dict | None = None  # mode "fork": what the fork server needs instead (arena.forkserver)
+    request: dict | None = None  # mode "fork": what the fork server needs instead (arena.process.forkserver)
     pass_fds: tuple[int, ...] = ()  # kept open in the child
     namespace: PidNamespace | None = None  # mode "bwrap": how to see the whole sandbox gone
 
@@ -230,7 +201,6 @@ class PidNamespace:
 @asynccontextmanager
 async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[str, str]) -> AsyncIterator[Launch]:
     """The launch of `cmd` under `mode`; the bot's temp directory lives until the block ends."""
-    mode = resolve_mode(mode)
     python = cmd.kind == "python"
     if mode == "none":
         # Only the parent-death signal, so that a bot dies with a SIGKILLed arena (not its escapees).
@@ -297,7 +267,7 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
 
 def fork_request(argv: list[str], workdir: Path, in_process: bool, limits: Limits, uid: int,
                  tag_env: Mapping[str, str], binds: list[tuple[str, str]]) -> dict:
-    """What the fork server needs to start one bot (see arena/forkserver.py)."""
+    """What the fork server needs to start one bot (see arena/process/forkserver.py)."""
     env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/tmp", "TMPDIR": "/tmp", **tag_env}
     if os.path.basename(argv[0]).startswith("python"):
         env["PYTHONPATH"] = KIT_MOUNT
@@ -371,7 +341,7 @@ def allocate_uid() -> int | None:
 
 def share_uids(k: int, n: int) -> None:
     """Draw only every `n`th throw-away uid of the range, from the `k`th: the `n` processes of
-    one arena (arena.shard) then never hand out the same uid."""
+    one arena (arena.tournaments.shard) then never hand out the same uid."""
     global _uid_share
     _uid_share = (k, n)
 

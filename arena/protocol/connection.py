@@ -15,7 +15,15 @@ from typing import Any
 import trio
 
 from arena.errors import BotCrashed, BotTimeout, ProtocolError
-from arena.protocol import MAX_BOT_MESSAGE, Decoder, MoveReply, Packed, Ready, encode, parse_reply
+from arena.protocol.messages import (
+    MAX_BOT_MESSAGE,
+    Decoder,
+    MoveReply,
+    Packed,
+    Ready,
+    encode,
+    parse_reply,
+)
 
 Message = dict[str, Any] | Packed
 
@@ -95,7 +103,7 @@ class Connection:
         A quick bot answers in 10 to 20 microseconds: less than waiting through trio (a cancel
         scope, epoll, the scheduler), and on another core less than a blocking read's wake-up.
         sched_yield, before each look, lets a bot that shares the arena's core run: as a batch
-        task (arena.process.batch_policy) it does not preempt the arena when woken, and looking
+        task (arena.process.command.batch_policy) it does not preempt the arena when woken, and looking
         first would cost an empty read on one core (the round trip 1.49 times the raw one
         instead of 1.41-1.48; bench/README.md, Protocol). Only a lone request
         polls: while other tables wait for their bots, the arena has their replies to handle

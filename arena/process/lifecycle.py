@@ -4,7 +4,7 @@ A bot is untrusted. `open_bot` is the only way the arena starts one; leaving its
 it is left, closes the bot's stdin, allows a short grace period for a clean exit, then SIGKILLs
 the bot's process group and every process still carrying the bot's identity (its environment
 tag, or the throw-away uid it runs as in the sandboxed modes), and reaps it, all inside a
-shielded cancel scope. How the bot is confined is `arena.sandbox`'s business.
+shielded cancel scope. How the bot is confined is `arena.process.sandbox`'s business.
 
 The process is spawned synchronously from the trio thread instead of through
 `trio.lowlevel.open_process`, which spawns from a worker thread: a parent-death signal
@@ -20,178 +20,50 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
-import shlex
-import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Collection, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import trio
 
-if TYPE_CHECKING:
-    from arena.sandbox import Launch, PidNamespace
+from arena.process import command, forking, modes
+from arena.process.command import (
+    GRACE_SECONDS,
+    OWNER,
+    OWNER_VAR,
+    TAG_VAR,
+    BotCommand,
+    Limits,
+    batch_policy,
+    beside,
+    owner_alive,
+)
+from arena.process.sandbox import Launch, PidNamespace, uids_handed_out
+from arena.process.sandbox import prepared as sandbox_launch
 
-# Every bot process carries TAG_VAR=<arena id>/<bot serial> in its environment, so that its
-# descendants can be found (and killed) even after they leave the process group, and so that the
-# test suite can check that no bot outlived its test.
-TAG_VAR = "ZWICKER_ARENA_BOT"
-ARENA_ID = secrets.token_hex(6)
-_serial = 0
-_serial_prefix = ""  # a shard's own, so that its tags differ from its tournament process's
-# ... and OWNER_VAR=<arena pid>:<its start time in clock ticks>, so that a later arena can tell a
-# bot whose arena is dead (see sweep_orphans) without mistaking a reused pid for its owner.
-OWNER_VAR = "ZWICKER_ARENA_OWNER"
-
-
-def _start_time(pid: int | str) -> str | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat[stat.rindex(")") + 2 :].split()[19]  # field 22, after the command name
+_serial = 0  # this process's bots, numbered
 
 
-OWNER = f"{os.getpid()}:{_start_time(os.getpid())}"
 
 
-def join_arena(arena_id: str, serial_prefix: str) -> None:
-    """Tag this process's bots as the arena `arena_id`'s (a shard's, arena.shard): whoever
-    looks for that arena's bots finds them too. `serial_prefix` keeps the tags apart."""
-    global ARENA_ID, _serial_prefix
-    ARENA_ID, _serial_prefix = arena_id, serial_prefix
 
 
-GRACE_SECONDS = 0.5  # after stdin is closed, how long a bot may take to exit on its own
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Resource bounds of one bot process (applied in the `rlimit` and `bwrap` modes).
-
-    The defaults fit a card bot, measured here: Python with msgpack starts in 256 MiB of address
-    space (about 10 MiB resident), node 20 needs 1 GiB of address space (it reserves much more
-    than the 40 MiB it touches) and fails to start under 512 MiB.
-    """
-
-    memory_bytes: int = 1 << 30  # RLIMIT_AS: address space
-    cpu_seconds: int = 600  # RLIMIT_CPU: a whole match's thinking; the per-move clock is the protocol's
-    file_bytes: int = 1 << 20  # RLIMIT_FSIZE: the largest file a bot may write (in its temp dir)
-    open_files: int = 64  # RLIMIT_NOFILE
-    processes: int = 32  # RLIMIT_NPROC: processes and threads of the bot's own uid
-    tmp_bytes: int = 16 << 20  # size of the private /tmp (bwrap mode; a tmpfs, so it is memory)
-    stderr_bytes: int = 64 << 10  # how much of the bot's stderr is kept (head and tail)
-
-    def __post_init__(self) -> None:
-        for name in (
-            "memory_bytes", "cpu_seconds", "file_bytes", "open_files", "processes", "tmp_bytes", "stderr_bytes"
-        ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"limit {name} must be a positive integer, got {value!r}")
 
 
-NODE_SUFFIXES = (".js", ".mjs", ".cjs")
-SCRIPT_SUFFIXES = (".py", *NODE_SUFFIXES)
-"""A bot given as a file with one of these endings is run by python or node."""
 
 
-@dataclass(frozen=True)
-class BotCommand:
-    """How to start a bot: its argv, and its own folder (the cwd; readable inside the sandbox).
-
-    `kind` is "python", "node", "exec" or "command"; for "python" the sandbox may swap the
-    interpreter (argv[0]) for one readable by an unprivileged user.
-    """
-
-    argv: tuple[str, ...]
-    workdir: Path
-    kind: str = "command"
-
-    @classmethod
-    def from_spec(cls, spec: str) -> BotCommand:
-        """A path to a `.py` / `.js` / `.mjs` / `.cjs` script or an executable file, else a command string."""
-        if not spec or not spec.strip():
-            raise ValueError("empty bot command")
-        path = Path(spec).expanduser()
-        if path.is_file():
-            path = path.resolve()
-            if path.suffix == ".py":
-                return cls((sys.executable, str(path)), path.parent, "python")
-            if path.suffix in NODE_SUFFIXES:
-                return cls((_which("node"), str(path)), path.parent, "node")
-            if os.access(path, os.X_OK):
-                return cls((str(path),), path.parent, "exec")
-            raise ValueError(f"bot {spec}: not a .py/.js/.mjs/.cjs script and not executable")
-        if path.suffix in SCRIPT_SUFFIXES and " " not in spec:
-            raise ValueError(f"bot {spec}: no such file")
-        try:
-            argv = shlex.split(spec)
-        except ValueError as exc:
-            raise ValueError(f"bot command {spec!r}: {exc}") from None
-        if not argv:
-            raise ValueError("empty bot command")
-        first = Path(argv[0]).expanduser()
-        if first.suffix in SCRIPT_SUFFIXES and first.is_file():  # "bot.py --level 3"
-            script = cls.from_spec(argv[0])
-            return cls(script.argv + tuple(argv[1:]), script.workdir, script.kind)
-        program = argv[0]
-        if os.sep in program:
-            # abspath, not resolve: a venv's python is a symlink whose target lacks the venv's packages
-            resolved = Path(os.path.abspath(Path(program).expanduser()))
-            if not os.access(resolved, os.X_OK) or not resolved.is_file():
-                raise ValueError(f"bot command {spec!r}: {program} is not an executable file")
-            argv[0] = str(resolved)
-        else:
-            argv[0] = _which(program)
-        # The bot's folder: that of the first argument that is an existing file (the script), else the cwd.
-        workdir = Path.cwd()
-        for arg in argv[1:]:
-            candidate = Path(arg).expanduser()
-            if candidate.is_file():
-                workdir = candidate.resolve().parent
-                break
-        kind = "python" if Path(argv[0]).name.startswith("python") else "command"
-        return cls(tuple(argv), workdir, kind)
-
-    def __str__(self) -> str:
-        return shlex.join(self.argv)
 
 
-def _which(program: str) -> str:
-    found = shutil.which(program)
-    if found is None:
-        raise ValueError(f"bot command: {program} not found on PATH")
-    return found
 
 
-@contextmanager
-def batch_policy() -> Iterator[None]:
-    """Processes started inside this block run under SCHED_BATCH (a policy children inherit).
 
-    The arena hands each move to a bot and waits for the answer, so it is the one process every
-    table waits on. A batch task is never allowed to preempt the task running when it wakes up:
-    a bot woken by an `act` runs on an idle core, or once the arena waits, instead of pushing
-    the arena off its core. Its share of the CPU is unchanged (the same weight as any nice-0
-    task). In the fork sandbox this made a tournament 7% faster at the default concurrency
-    (bench/README.md); bwrap's runs, bound by their execs, gained nothing. Best effort: where
-    the policy cannot be set, nothing changes.
-    """
-    try:
-        policy, param = os.sched_getscheduler(0), os.sched_getparam(0)
-        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
-    except (AttributeError, OSError):
-        yield
-        return
-    try:
-        yield
-    finally:
-        os.sched_setscheduler(0, policy, param)
+
+
 
 
 class BotProcess:
@@ -306,15 +178,13 @@ async def open_bot(
 
     `grace` is how long the bot may take to exit by itself once its stdin is closed.
     """
-    from arena import sandbox as sandboxes
-
     global _serial
     limits = limits or Limits()
     _serial += 1
-    tag = f"{ARENA_ID}/{_serial_prefix}{_serial}"
+    tag = f"{command.ARENA_ID}/{command._serial_prefix}{_serial}"
     async with AsyncExitStack() as stack:
         launch = await stack.enter_async_context(
-            sandboxes.prepared(cmd, sandbox, limits, {TAG_VAR: tag, OWNER_VAR: OWNER}))
+            sandbox_launch(cmd, modes.resolve_mode(sandbox), limits, {TAG_VAR: tag, OWNER_VAR: OWNER}))
         if launch.request is not None:
             bot = await _start_forked(stack, launch, tag, limits)
         else:
@@ -390,28 +260,6 @@ async def open_bots(
         raise
 
 
-@asynccontextmanager
-async def beside(task: Callable[[], Awaitable[object]],
-                 before_cancel: Callable[[], Awaitable[object]] | None = None) -> AsyncIterator[None]:
-    """Run `task` in the background for the block, then (shielded) `before_cancel`, then cancel it.
-
-    An exception of the block comes out as itself, not wrapped in the nursery's group (the
-    background tasks here never raise).
-    """
-    try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(task)
-            try:
-                yield
-            finally:
-                if before_cancel is not None:
-                    with trio.CancelScope(shield=True):
-                        await before_cancel()
-                nursery.cancel_scope.cancel()
-    except BaseExceptionGroup as group:
-        if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
-        raise
 
 
 _watchdog_fd: int | None = None  # the write end of this process's watchdog's pipe
@@ -419,7 +267,7 @@ WATCHDOG = Path(__file__).resolve().with_name("watchdog.py")
 
 
 def watchdog(uid: int | None = None) -> None:
-    """Make sure this process has its watchdog (arena/watchdog.py), and tell it `uid`.
+    """Make sure this process has its watchdog (arena/process/watchdog.py), and tell it `uid`.
 
     The watchdog kills this process's bots (by their tag and throw-away uids) once this process
     has exited, however: it closes the gap bwrap leaves in parent-death signals. It is started in
@@ -433,7 +281,7 @@ def watchdog(uid: int | None = None) -> None:
         read, write = os.pipe()  # neither end is inherited by anything started later
         devnull = os.open(os.devnull, os.O_RDWR)
         try:
-            os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", str(WATCHDOG), f"{TAG_VAR}={ARENA_ID}/{_serial_prefix}"],
+            os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", str(WATCHDOG), f"{TAG_VAR}={command.ARENA_ID}/{command._serial_prefix}"],
                            {}, file_actions=[(os.POSIX_SPAWN_DUP2, read, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
                                              (os.POSIX_SPAWN_DUP2, devnull, 2)], setsid=True)
         except OSError:
@@ -454,7 +302,6 @@ def watchdog(uid: int | None = None) -> None:
 
 async def _start_forked(stack: AsyncExitStack, launch: Launch, tag: str, limits: Limits) -> BotProcess:
     """Start a bot through the current fork server (one of its own if there is none)."""
-    from arena import forking
 
     server = forking.current() or await stack.enter_async_context(forking.serving())
     (in_read, in_write), (out_read, out_write), (err_read, err_write) = (os.pipe() for _ in range(3))
@@ -572,18 +419,17 @@ def bot_pids(tag: str | None, uids: Collection[int] = ()) -> list[int]:
     return found
 
 
-def leftover_bot_pids(arena_id: str = ARENA_ID) -> list[int]:
+def leftover_bot_pids(arena_id: str = command.ARENA_ID) -> list[int]:
     """Processes of any bot started by the arena `arena_id` (default: this one) still alive."""
-    from arena.sandbox import uids_handed_out
 
-    return bot_pids(arena_id + "/", uids_handed_out() if arena_id == ARENA_ID else ())
+    return bot_pids(arena_id + "/", uids_handed_out() if arena_id == command.ARENA_ID else ())
 
 
 def sweep_orphans() -> list[int]:
     """SIGKILL the process groups of bots whose arena is dead; returns the pids found.
 
     An arena killed outright normally takes its bots with it (each bot's command arms the
-    parent-death signal and checks its parent first, see arena.sandbox), and its watchdog
+    parent-death signal and checks its parent first, see arena.process.sandbox), and its watchdog
     (`watchdog`) kills what bwrap's set-up leaves behind. Were the watchdog killed too (a whole
     machine's processes, say), every arena sweeps such leftovers when it starts, and the empty
     scratch folders of the dead arenas' fork servers.
@@ -611,13 +457,8 @@ def sweep_orphans() -> list[int]:
             os.kill(int(entry.name), signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-    from arena import forking
 
     forking.sweep_scratch()  # and the fork servers' empty scratch folders
     return found
 
 
-def owner_alive(owner: str) -> bool:
-    """True if `owner` ("pid:start time", as in OWNER_VAR) is this arena or another one still running."""
-    pid, _, started = owner.partition(":")
-    return owner == OWNER or (pid.isdigit() and _start_time(pid) == started)

@@ -15,9 +15,8 @@ from typing import Any, NamedTuple
 
 import msgpack
 
-from engine import Move
-
 from arena.errors import ProtocolError
+from engine import Move
 
 PROTOCOL_VERSION = 1
 MAX_BOT_MESSAGE = 64 * 1024

@@ -1,11 +1,11 @@
 """The watchdog: kills what an arena process leaves behind when it is killed outright.
 
-A SIGKILLed arena normally takes its bots with it by parent-death signals (arena.process,
-arena.sandbox), but bwrap leaves a gap: the init of a bot's sandbox arms its own parent-death
+A SIGKILLed arena normally takes its bots with it by parent-death signals (arena.process.lifecycle,
+arena.process.sandbox), but bwrap leaves a gap: the init of a bot's sandbox arms its own parent-death
 signal a few milliseconds into bwrap's set-up, so an arena killed in that window leaves the init
 behind, blocked for good on a word from its dead parent or running the bot unwatched (bubblewrap
 issue #633; seen here in four of ten kills that land while bots start). Each arena process that
-starts bots by exec starts one watchdog (`arena.process.watchdog`): it holds the read end of a
+starts bots by exec starts one watchdog (`arena.process.lifecycle.watchdog`): it holds the read end of a
 pipe whose write end only that arena process holds, and learns each throw-away uid the arena
 hands out. When the pipe ends, the arena has exited, however it did: the watchdog kills every
 process that carries the arena's bot tag or runs as one of its uids, and exits. An arena that

@@ -240,7 +240,7 @@ def _aggregate(weights: Counter) -> dict[Key, list[float]]:
 def bootstrap_samples(results: Sequence[BoardResult], bots: Sequence[Hashable], *, anchor: Hashable | None = None,
                       seed: int = 0, start: int = 0, stop: int = 1000) -> list[list[float]]:
     """Bootstrap fits `start` to `stop` - 1 of `bradley_terry(..., seed=seed)`, so that several
-    processes can share a bootstrap (arena.shard) and hand `bradley_terry` the whole."""
+    processes can share a bootstrap (arena.tournaments.shard) and hand `bradley_terry` the whole."""
     return _Model(results, bots, anchor).samples(seed, start, stop)
 
 

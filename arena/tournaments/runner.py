@@ -7,7 +7,7 @@ room team A holds side 0's cards, in the swapped room side 1's; each room has it
 processes, which play the match's boards one after another. So a bot never sees a deal twice
 and nothing crosses between the rooms, while a process is started per room, not per deal.
 
-Rooms are played by this process and, on a machine with several cores, by shards (arena.shard,
+Rooms are played by this process and, on a machine with several cores, by shards (arena.tournaments.shard,
 one arena process per core); every result comes back here. A room's boards are stored in one
 transaction when the room ends, and a run skips the rooms that are stored; an interrupted
 tournament (Ctrl-C, kill -9) therefore resumes with exactly the results an uninterrupted run
@@ -18,7 +18,6 @@ gives, even for bots that carry state from deal to deal. A fault forfeits the bo
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import os
 import sys
 import time
@@ -32,14 +31,17 @@ import sqlite_utils
 import trio
 
 import engine
-from arena import ratings, storage
 from arena.errors import ArenaError
-from arena.process import SCRIPT_SUFFIXES, BotCommand, Limits, sweep_orphans
-from arena.sandbox import resolve_mode
-from arena.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms  # noqa: F401  (plans: also as tournament.*)
-from arena.shard import Shard, open_shard, pin
-from arena.storage import FORMATS, PARTNERS
-from arena.table import TimeControl
+from arena.play.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms  # noqa: F401  (plans: also as tournament.*)
+from arena.play.table import TimeControl
+from arena.process.command import SCRIPT_SUFFIXES, BotCommand, Limits
+from arena.process.lifecycle import sweep_orphans
+from arena.process.modes import resolve_mode
+from arena.results import ratings, read, registry, write
+from arena.results.schema import FORMATS, PARTNERS
+from arena.tournaments.schedule import pairings, rooms
+from arena.tournaments.shard import Shard, open_shard, pin
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -104,11 +106,11 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str]) -> list[dict]:
             continue
         path = Path(spec)
         if path.exists():
-            rows.append(storage.add_bot(db, path))
+            rows.append(registry.add_bot(db, path))
         else:
             if os.sep in spec or spec.endswith(SCRIPT_SUFFIXES):
                 raise ArenaError(f"no bot file at {spec}")
-            rows.append(storage.get_bot(db, spec))
+            rows.append(registry.get_bot(db, spec))
     ids = [r["id"] for r in rows]
     if len(set(ids)) != len(ids):
         raise ArenaError("the same bot is named twice")
@@ -150,43 +152,8 @@ def _cwd(folder: Path) -> Iterator[None]:
 # -- the schedule -------------------------------------------------------------------------------
 
 
-def pairings(bot_ids: Sequence[int], partners: str, gauntlet: int | None = None) -> list[tuple[list[int], list[int]]]:
-    """Matches as (team A seat-bots, team B seat-bots).
-
-    clone: every pair of bots, each side two instances of one bot. mixed: for each group of four
-    bots, all three ways to pair them. With a gauntlet bot, only pairings that include it.
-    """
-    if partners == "clone":
-        if len(bot_ids) < 2:
-            raise ArenaError("a tournament needs at least two bots")
-        pairs = [(a, b) for a, b in itertools.combinations(bot_ids, 2)]
-        if gauntlet is not None:
-            pairs = [(a, b) if a == gauntlet else (b, a) for a, b in pairs if gauntlet in (a, b)]
-        return [([a, a], [b, b]) for a, b in pairs]
-    if len(bot_ids) < 4:
-        raise ArenaError("--partners mixed needs at least four bots")
-    matches = []
-    for a, b, c, d in itertools.combinations(bot_ids, 4):
-        for team, other in (((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))):
-            if gauntlet is None or gauntlet in team or gauntlet in other:
-                if gauntlet in other:
-                    team, other = other, team
-                matches.append((list(team), list(other)))
-    return matches
 
 
-def rooms(matches: Sequence[tuple[list[int], list[int]]], boards: int, players: int,
-          done: set[tuple[int, int, bool]] = frozenset()) -> list[Room]:
-    """Every room with boards left to play, in canonical order (match, straight room first)."""
-    if players != 4:
-        raise ArenaError("tournaments are played 2 v 2: the variant must have 4 players")
-    found = []
-    for match_no, (team_a, team_b) in enumerate(matches, start=1):
-        for swapped in (False, True):
-            todo = tuple(b for b in range(boards) if (match_no, b, swapped) not in done)
-            if todo:
-                found.append(Room(match_no, swapped, tuple(storage.seat_bots(team_a, team_b, swapped)), todo))
-    return found
 
 
 # -- running ------------------------------------------------------------------------------------
@@ -255,11 +222,11 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
 
     With `bot_specs` and `settings` None, the tournament must exist (`--resume NAME`).
     """
-    existing = {t["name"] for t in storage.list_tournaments(db)}
+    existing = {t["name"] for t in read.list_tournaments(db)}
     if bot_specs is None or settings is None:
         if name not in existing:
             raise ArenaError(f"no tournament '{name}' to resume (known: {', '.join(sorted(existing)) or 'none yet'})")
-        return storage.get_tournament(db, name)["id"]
+        return read.get_tournament(db, name)["id"]
     bots = resolve_bots(db, bot_specs)
     ids = [b["id"] for b in bots]
     gauntlet_id = None
@@ -268,7 +235,7 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         if gauntlet_id not in ids:
             ids.append(gauntlet_id)
     if name in existing:
-        stored = storage.get_tournament(db, name)
+        stored = read.get_tournament(db, name)
         _check_same(stored, settings, ids, gauntlet_id)
         return stored["id"]
     v = settings.engine_variant
@@ -277,7 +244,7 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
     for row in bots:
         bot_command(row)  # a bot that cannot be started is refused before anything is stored
     matches = pairings(ids, settings.partners, gauntlet_id)
-    return storage.create_tournament(
+    return write.create_tournament(
         db, name, seed=settings.seed, variant=settings.variant, format=settings.format,
         partners=settings.partners, boards=settings.boards,
         settings={"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
@@ -292,21 +259,21 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     """Play every room of the tournament that is not stored yet, then rate; returns the tournament.
 
     `concurrency` rooms play at once (default: one per core), as many more start or stop their
-    bots meanwhile (arena.room.play_rooms). They are spread over `processes` arena processes
+    bots meanwhile (arena.play.room.play_rooms). They are spread over `processes` arena processes
     (default: one per core, at most one per playing room): this one and its shards
-    (arena.shard), each taking a new room whenever it has a place free. With one process per
+    (arena.tournaments.shard), each taking a new room whenever it has a place free. With one process per
     core, each is pinned to its own. This task is the only writer. The shards also fit their
     share of the ratings' bootstrap. `shard_reports` collects what each shard says when it ends
     (its peak memory and CPU time).
     """
-    t = storage.get_tournament(db, tid)
+    t = read.get_tournament(db, tid)
     sweep_orphans()  # bots a killed arena may have left behind
     v = engine.variant(t["variant"])
-    matches = [(m["team_a"], m["team_b"]) for m in storage.schedule(db, tid)]
+    matches = [(m["team_a"], m["team_b"]) for m in read.schedule(db, tid)]
     job = Job(name=t["name"], seed=t["seed"], variant=t["variant"], format=t["format"],
-              commands={b["id"]: bot_command(storage.get_bot(db, b["id"])) for b in t["bots"]},
+              commands={b["id"]: bot_command(registry.get_bot(db, b["id"])) for b in t["bots"]},
               time_control=TimeControl(**t["settings"].get("time_control", {})), sandbox=sandbox, limits=limits)
-    done = storage.done_tables(db, tid)
+    done = read.done_tables(db, tid)
     todo = rooms(matches, t["boards"], v.players, done)
     concurrency = max(1, concurrency or os.cpu_count() or 1)
     cpus = sorted(os.sched_getaffinity(0))
@@ -316,15 +283,15 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     if progress is not None:
         progress.tables_total = len(matches) * t["boards"] * 2
         progress.tables_done = len(done)
-    storage.set_status(db, tid, "running")
-    storage.note_sandbox(db, tid, sandbox)  # a resumed run may use another one
+    write.set_status(db, tid, "running")
+    write.note_sandbox(db, tid, sandbox)  # a resumed run may use another one
 
     async def store(room: Room, boards: list[int], records: list[dict]) -> None:
         with storage_transaction(db):
             for board_no, record in zip(boards, records):
                 for seat in record["seats"]:
                     seat["bot_id"] = room.seats[seat["seat"]]
-                storage.record_table(db, tid, room.match_no, board_no, room.swapped,
+                write.record_table(db, tid, room.match_no, board_no, room.swapped,
                                      board_seed(t["seed"], board_no), record)
         if progress is not None:
             progress.update(len(records), sum(len(r["deals"]) for r in records),
@@ -349,9 +316,9 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
                 async with send:
                     for room in todo:
                         await send.send(room)
-            inputs = storage.rating_inputs(db, tid)
+            inputs = read.rating_inputs(db, tid)
             samples = await shared_bootstrap(inputs, shards)
-            storage.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0), samples=samples,
+            write.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0), samples=samples,
                                               inputs=inputs)
         if shard_reports is not None:
             shard_reports.extend(shard.report for shard in shards)
@@ -359,13 +326,13 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     finally:
         os.sched_setaffinity(0, affinity)
         with trio.CancelScope(shield=True):
-            storage.set_status(db, tid, "finished" if finished else "interrupted")
+            write.set_status(db, tid, "finished" if finished else "interrupted")
     if progress is not None:
         progress.show(final=True)
-    return storage.get_tournament(db, tid)
+    return read.get_tournament(db, tid)
 
 
-async def shared_bootstrap(inputs: dict, shards: Sequence[Shard], bootstrap: int = storage.BOOTSTRAP,
+async def shared_bootstrap(inputs: dict, shards: Sequence[Shard], bootstrap: int = read.BOOTSTRAP,
                            seed: int = 0) -> list[list[float]]:
     """The ratings' bootstrap fits, shared between this process and the shards (each fits a
     stretch of the one seeded sequence; joined, they are the fits one process would make)."""

@@ -1,6 +1,6 @@
 """One table: a bot process per seat playing a plan of seeded deals, every move checked.
 
-`play_table` starts the seats' processes (through `arena.process.open_bots`) and hands their
+`play_table` starts the seats' processes (through `arena.process.lifecycle.open_bots`) and hands their
 pipes to `run_table`, which speaks the protocol over any trio streams (tests use in-memory
 streams and trio's autojump clock). Deadlines are trio cancel scopes here, never in the engine.
 The first fault ends the table's play; the faulting seat's side forfeits (protocol.md, "Faults").
@@ -21,11 +21,13 @@ import trio
 
 import engine
 import engine.moves
-from arena import forking, protocol
-from arena.connection import Connection
 from arena.errors import BotCrashed, BotFault, IllegalMoveFault
-from arena.process import BotCommand, BotProcess, Limits, open_bots
-from arena.protocol import MoveReply, Ready
+from arena.process import forking
+from arena.process.command import BotCommand, Limits
+from arena.process.lifecycle import BotProcess, open_bots
+from arena.protocol import messages
+from arena.protocol.connection import Connection
+from arena.protocol.messages import MoveReply, Ready
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,7 @@ class _Table:
         async def shake(seat: int, conn: Connection, cancel: trio.CancelScope) -> None:
             side = self.variant.side_of(seat)
             partners = [s for s in range(self.variant.players) if s != seat and self.variant.side_of(s) == side]
-            hello = protocol.hello(seat=seat, side=side, partners=partners, variant=describe,
+            hello = messages.hello(seat=seat, side=side, partners=partners, variant=describe,
                                    time_control=tc, match_id=self.match_id, table_id=self.table_id,
                                    seed=seat_seed(self.bot_seed, seat))
             try:
@@ -214,9 +216,9 @@ class _Table:
                                       "breakdown": None, "moves": [], "complete": False}
             self.deals.append(record)
             for seat in range(self.variant.players):
-                await self.notify(seat, protocol.deal(number=number, dealer=dealer,
+                await self.notify(seat, messages.deal(number=number, dealer=dealer,
                                                       observation=state.observation(seat)))
-            history = protocol.History()  # the deal's public move list, sent in every act
+            history = messages.History()  # the deal's public move list, sent in every act
             while not state.is_over:
                 seat = state.to_move
                 move, ms = await self.ask(seat, number, state, history)
@@ -228,7 +230,7 @@ class _Table:
             record["points"], record["breakdown"], record["complete"] = points, state.breakdown(), True
             scores.append(points)
             totals = [t + p for t, p in zip(totals, points)]
-            message = protocol.pack_deal_end(number=number, points=points, breakdown=record["breakdown"],
+            message = messages.pack_deal_end(number=number, points=points, breakdown=record["breakdown"],
                                              totals=totals, history=history)
             for seat in range(self.variant.players):
                 await self.notify(seat, message)
@@ -238,7 +240,7 @@ class _Table:
             except BotFault as exc:
                 raise _SeatFault(seat, exc) from None
 
-    async def notify(self, seat: int, message: dict[str, Any] | protocol.Packed) -> None:
+    async def notify(self, seat: int, message: dict[str, Any] | messages.Packed) -> None:
         """A message that needs no reply; a bot that stops reading its input times out."""
         try:
             await self.conns[seat].send(message, trio.current_time() + self.tc.move_s)
@@ -246,7 +248,7 @@ class _Table:
             raise _SeatFault(seat, exc) from None
 
     async def ask(self, seat: int, number: int, state: engine.State,
-                  history: protocol.History) -> tuple[engine.Move, float]:
+                  history: messages.History) -> tuple[engine.Move, float]:
         """Send `act` to the seat to move and return its checked move and reply time in ms.
 
         `history` is the deal's move list so far, kept (encoded) by `play`, so that each act
@@ -254,7 +256,7 @@ class _Table:
         """
         legal, complete = state.listed_moves(LEGAL_CAP)
         bank = self.bank[seat]
-        message = protocol.pack_act(number=number, observation=state.observation(seat, moves=False),
+        message = messages.pack_act(number=number, observation=state.observation(seat, moves=False),
                                     history=history, legal=legal, move_ms=self.move_ms, bank_ms=_ms(bank),
                                     complete=complete)
         try:
@@ -286,7 +288,7 @@ class _Table:
             reason = "end" if self.fault is None else "fault"
             try:
                 if not (faulty and isinstance(self.fault[1], BotCrashed)):
-                    await conn.send(protocol.bye(reason=reason, detail=detail), deadline)
+                    await conn.send(messages.bye(reason=reason, detail=detail), deadline)
             except BotFault:
                 pass  # the table is over; a bot that cannot take its bye changes nothing
             await conn.close_input()

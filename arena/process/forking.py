@@ -1,7 +1,7 @@
-"""The arena's side of sandbox mode "fork": one fork server per run starts every bot (see arena/forkserver.py).
+"""The arena's side of sandbox mode "fork": one fork server per run starts every bot (see arena/process/forkserver.py).
 
 `serving(mode)` starts the server for a block (a tournament, a table) and makes it the current
-one for every bot `arena.process.open_bot` starts inside; a bot started outside any such block
+one for every bot `arena.process.lifecycle.open_bot` starts inside; a bot started outside any such block
 gets a server of its own. The server is owned by the block: leaving it closes the server's
 socket (the server exits, and with it every bot's init left) and reaps it, shielded.
 """
@@ -21,6 +21,9 @@ from contextvars import ContextVar
 from pathlib import Path
 
 import trio
+
+from arena.process import command, sandbox
+from arena.process.command import OWNER, OWNER_VAR, TAG_VAR, Limits, beside, owner_alive
 
 SERVER = Path(__file__).resolve().with_name("forkserver.py")
 SCRATCH = Path("/tmp")
@@ -162,16 +165,14 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
     if mode != "fork" or _current.get() is not None:
         yield _current.get()
         return
-    from arena import sandbox
-    from arena.process import ARENA_ID, OWNER, OWNER_VAR, TAG_VAR, beside
 
     # Every init and Python bot is a fork of the server and shows the server's environment
     # in /proc: this arena's tag and owner, by which tests and sweep_orphans find them.
-    env = {"PATH": sandbox.PATH, "LANG": "C.UTF-8", TAG_VAR: f"{ARENA_ID}/fork-server", OWNER_VAR: OWNER}
+    env = {"PATH": sandbox.PATH, "LANG": "C.UTF-8", TAG_VAR: f"{command.ARENA_ID}/fork-server", OWNER_VAR: OWNER}
     scratch = make_scratch()
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
-        popen = subprocess.Popen(  # from the trio thread, for the parent-death signal (arena.process)
+        popen = subprocess.Popen(  # from the trio thread, for the parent-death signal (arena.process.lifecycle)
             sandbox.death_with_arena() + server_argv(theirs.fileno(), scratch),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, pass_fds=[theirs.fileno()],
             start_new_session=True, env=env,
@@ -203,14 +204,12 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
 
 
 def server_argv(fd: int, scratch: str) -> list[str]:
-    from arena import sandbox
 
     return [sandbox.sandbox_python(), "-I", str(SERVER), str(fd), scratch, str(sandbox.KIT.parent)]
 
 
 def make_scratch() -> str:
     """A new, empty scratch folder for one fork server, named after this arena."""
-    from arena.process import OWNER
 
     return tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{OWNER.replace(':', '-')}-", dir=SCRATCH)
 
@@ -225,7 +224,6 @@ def _remove(scratch: str) -> None:
 def sweep_scratch() -> list[str]:
     """Remove the scratch folders of fork servers whose arena is dead (killed outright, its
     server could not clean up); returns the folders removed."""
-    from arena.process import owner_alive
 
     removed = []
     for folder in SCRATCH.glob(f"{SCRATCH_PREFIX}*-*-*"):
@@ -244,7 +242,6 @@ def sweep_scratch() -> list[str]:
 @functools.cache
 def problem() -> str | None:
     """Why mode "fork" cannot run here, or None once a trial bot started in it and ran fine."""
-    from arena import sandbox
 
     if os.geteuid() != 0:
         return "the fork sandbox needs root (it builds each bot's namespaces itself)"
@@ -264,8 +261,6 @@ def problem() -> str | None:
 
 def _trial() -> tuple[int, str]:
     """Start a server and one bot in it (the sandbox's Python importing msgpack), synchronously."""
-    from arena import sandbox
-    from arena.process import Limits
 
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     scratch = make_scratch()

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from arena.process import BotCommand, Limits
-from arena.table import FixedDeals, TableResult, TimeControl, play_table
+from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
+from arena.process.command import BotCommand, Limits
 
-RANDOM_BOT = Path(__file__).resolve().parent.parent / "bots" / "random_bot.py"
+RANDOM_BOT = Path(__file__).resolve().parents[2] / "bots" / "random_bot.py"
 
 
 def table_bot_seed(seed: int, board: int, table: int) -> int:

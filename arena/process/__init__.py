@@ -1,0 +1,7 @@
+"""Bot processes and their confinement: the bottom layer of the arena.
+
+Owns starting a bot (`lifecycle.open_bot`), confining it (`sandbox`, `modes`; the fork sandbox's
+`forking` client and its `forkserver` script) and making sure nothing it started outlives it
+(`lifecycle`, the `watchdog` script). `command` holds the plain values they share.
+May import: `arena.errors` and the standard library; nothing else of the arena.
+"""

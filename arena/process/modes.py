@@ -1,0 +1,45 @@
+"""Choosing the sandbox: which modes work on this machine, and the default.
+
+A mode's trial runs once per arena process (about 80 ms for "fork" or "bwrap"), before anything
+is stored, so a run that cannot confine its bots says so at once.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+from arena.process import forking, sandbox
+
+_checked: set[str] = set()  # modes whose trial the arena process that started this one passed
+
+
+def trust_mode(mode: str) -> None:
+    """Skip `mode`'s trial here: the process that started this one (a shard's tournament
+    process, arena.tournaments.shard) ran it on this machine a moment ago."""
+    _checked.add(mode)
+
+
+def resolve_mode(value: str | None) -> str:
+    """The `--sandbox` option's value checked; None or "auto" means `default_mode()`.
+
+    A trial bot runs once per process (about 80 ms in "fork" or "bwrap") unless `trust_mode`."""
+    if value is None or value == "auto":
+        return default_mode()
+    if value not in sandbox.MODES:
+        raise ValueError(f"unknown sandbox {value!r}: choose one of {', '.join(sandbox.MODES)}")
+    if value in ("bwrap", "fork") and value not in _checked:  # say at once, before anything is stored, if it cannot run
+        problem = sandbox.bwrap_problem() if value == "bwrap" else forking.problem()
+        if problem:
+            raise ValueError(f"sandbox {value}: {problem}")
+    return value
+
+
+@functools.cache
+def default_mode() -> str:
+    """ "bwrap" where it works here; otherwise one warning line on stderr and "rlimit"."""
+    problem = sandbox.bwrap_problem()
+    if problem is None:
+        return "bwrap"
+    sys.stderr.write(f"arena: warning: sandbox bwrap unavailable ({problem}); bots run with --sandbox rlimit\n")
+    return "rlimit"

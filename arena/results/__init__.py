@@ -1,0 +1,8 @@
+"""Results: the database, the ratings computed from it, and replays of what it holds.
+
+`schema` is the one module that knows the schema (and migrates it); `registry` stores bots;
+`write` records tournaments, tables and ratings; `read` serves every listing; `export` writes
+CSV and JSON. `ratings` is pure statistics; `replay` renders a stored deal.
+May import: `arena.errors` and `engine`; nothing that plays, so a reader of results never
+starts a process.
+"""

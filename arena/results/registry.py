@@ -1,0 +1,165 @@
+"""The bot store: registering a bot copies it beside the database, by content.
+
+A bot is stored as `bots/<sha256>/<file or folder name>` next to the database (the path
+relative to the database's folder, so the results folder can move); a name has versions, one
+per distinct content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import sqlite_utils
+
+from arena.errors import ArenaError
+from arena.results.schema import _BOT_NAME, _IGNORED, _db_folder, _now
+
+
+def _walk(folder: Path) -> list[tuple[str, Path]]:
+    """Files of a bot folder in sorted order, caches and VCS folders left out."""
+    found = []
+    for root, dirs, files in os.walk(folder, followlinks=True):
+        dirs[:] = sorted(d for d in dirs if d not in _IGNORED)
+        for name in files:
+            if name in _IGNORED or name.endswith(".pyc"):
+                continue
+            full = Path(root) / name
+            found.append((full.relative_to(folder).as_posix(), full))
+    return sorted(found)
+
+
+def bot_sha256(path: str | os.PathLike[str]) -> str:
+    """sha256 of a bot file, or of a folder's sorted (relative path, size, bytes) records."""
+    path = Path(path)
+    h = hashlib.sha256()
+    if path.is_dir():
+        for rel, full in _walk(path):
+            data = full.read_bytes()
+            h.update(rel.encode() + b"\0" + len(data).to_bytes(8, "big"))
+            h.update(data)
+    else:
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _store_copy(source: Path, target_dir: Path) -> Path:
+    """Copy into a content-addressed folder; a crash leaves no half copy (rename is atomic).
+
+    The same content under another file name gets its own entry in the same folder.
+    """
+    target = target_dir / source.name
+    if target.exists():
+        return target
+    target_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(target_dir, 0o755)
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=target_dir.parent))
+    try:
+        if source.is_dir():
+            shutil.copytree(source, tmp / source.name, ignore=shutil.ignore_patterns(*_IGNORED, "*.pyc"))
+        else:
+            shutil.copy2(source, tmp / source.name)
+        _readable(tmp)  # sandboxed bots run as a user of their own: they must read their copy
+        try:
+            os.rename(tmp / source.name, target)
+        except OSError:
+            if not target.exists():  # someone else stored the same content meanwhile: fine
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _readable(root: Path) -> None:
+    """Folders o+rx, files o+r (executables keep their x bits): nothing else of the copy changes."""
+    for folder, _dirs, files in os.walk(root):
+        os.chmod(folder, 0o755)
+        for name in files:
+            path = Path(folder, name)
+            os.chmod(path, path.stat().st_mode | 0o444)
+
+
+def _bot_row(db: sqlite_utils.Database, row: dict) -> dict:
+    row = dict(row)
+    row["path"] = str((_db_folder(db) / row["path"]).resolve())
+    return row
+
+
+def default_name(path: Path) -> str:
+    """A bot is registered under its file's stem (or folder's name) without a `_bot` suffix:
+    bots/random_bot.py is "random", the name that anchors the ratings."""
+    stem = path.stem if path.is_file() else path.name
+    for suffix in ("_bot", "-bot"):
+        if stem.endswith(suffix) and len(stem) > len(suffix):
+            return stem[: -len(suffix)]
+    return stem
+
+
+def add_bot(
+    db: sqlite_utils.Database,
+    path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    command: str | None = None,
+    store_dir: str | os.PathLike[str] | None = None,
+) -> dict:
+    """Register a bot file or folder: same content again gives the existing version back."""
+    source = Path(path)
+    if not source.exists():
+        raise ArenaError(f"no bot at {source}")
+    name = name if name is not None else default_name(source)
+    if not _BOT_NAME.match(name):
+        raise ArenaError(
+            f"bad bot name {name!r}: use letters, digits and . _ + - (start with a letter or digit)"
+        )
+    if name.isdigit():
+        raise ArenaError(f"bad bot name {name!r}: a name of digits only reads as a bot id")
+    sha = bot_sha256(source)
+    existing = list(db.query("SELECT * FROM bots WHERE name = ? AND sha256 = ?", [name, sha]))
+    if existing:
+        return _bot_row(db, existing[0])
+    folder = _db_folder(db)
+    store = Path(store_dir) if store_dir is not None else folder / "bots"
+    stored = _store_copy(source.resolve(), store / sha)
+    try:
+        rel = os.path.relpath(stored.resolve(), folder.resolve())
+    except ValueError:  # another drive on Windows
+        rel = str(stored.resolve())
+    with db.atomic():
+        version = db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM bots WHERE name = ?", [name]).fetchone()[0]
+        bot_id = db.execute(
+            "INSERT INTO bots (name, version, command, path, kind, source, sha256, added)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [name, version, command, rel, "folder" if source.is_dir() else "file", str(source.resolve()), sha, _now()],
+        ).lastrowid
+    return get_bot(db, bot_id)
+
+
+def list_bots(db: sqlite_utils.Database) -> list[dict]:
+    """Every registered bot version, by name then version."""
+    return [_bot_row(db, r) for r in db.query("SELECT * FROM bots ORDER BY name, version")]
+
+
+def get_bot(db: sqlite_utils.Database, name_or_id: str | int, version: int | None = None) -> dict:
+    """A bot by id, by name (latest version) or by "name@version"."""
+    key = str(name_or_id)
+    if isinstance(name_or_id, int) or key.isdigit():
+        rows = list(db.query("SELECT * FROM bots WHERE id = ?", [int(key)]))
+    else:
+        if "@" in key and version is None:
+            key, _, v = key.rpartition("@")
+            if not v.isdigit():
+                raise ArenaError(f"bad bot version in {name_or_id!r}: expected name@NUMBER")
+            version = int(v)
+        if version is None:
+            rows = list(db.query("SELECT * FROM bots WHERE name = ? ORDER BY version DESC LIMIT 1", [key]))
+        else:
+            rows = list(db.query("SELECT * FROM bots WHERE name = ? AND version = ?", [key, version]))
+    if not rows:
+        known = [r[0] for r in db.execute("SELECT DISTINCT name FROM bots ORDER BY name")]
+        what = f"{key}@{version}" if version is not None else key
+        raise ArenaError(f"unknown bot '{what}' (known: {', '.join(known) or 'none yet'})")
+    return _bot_row(db, rows[0])

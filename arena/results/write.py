@@ -1,0 +1,290 @@
+"""Writing results: tournaments, their tables as they are played, and their ratings.
+
+A table (one board played in one of its two rooms) is written in one transaction with its seats
+and deals; the board row appears in the same transaction as its second table, so a reader
+never sees half a table or a board counted once. Recording a table twice raises
+`TableAlreadyRecorded`: the runner skips what `done_tables` lists, so a second write is a bug.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+
+import sqlite_utils
+
+from arena.errors import SEAT_STATUSES, ArenaError
+from arena.results import ratings
+from arena.results.read import BOOTSTRAP, _match, compute_ratings
+from arena.results.schema import (
+    BT_METHOD,
+    FORMATS,
+    PARTNERS,
+    SEQ_METHOD,
+    STATUSES,
+    TableAlreadyRecorded,
+    _dumps,
+    _now,
+)
+
+
+def create_tournament(
+    db: sqlite_utils.Database,
+    name: str,
+    *,
+    seed: int,
+    variant: dict,
+    format: str,
+    partners: str,
+    boards: int,
+    settings: dict,
+    bot_ids: Iterable[int],
+    matches: list[tuple[list[int], list[int]]],
+) -> int:
+    """Store a tournament and its schedule (match k is `matches[k - 1]`, team A then team B)."""
+    if not name or not name.strip():
+        raise ArenaError("a tournament needs a name")
+    if not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ArenaError(f"seed must be an integer in 0 .. 2**64-1, got {seed!r}")
+    if format not in FORMATS:
+        raise ArenaError(f"unknown format {format!r} (known: {', '.join(FORMATS)})")
+    if partners not in PARTNERS:
+        raise ArenaError(f"unknown partners {partners!r} (known: {', '.join(PARTNERS)})")
+    if not isinstance(boards, int) or boards < 1:
+        raise ArenaError(f"boards per match must be at least 1, got {boards!r}")
+    bot_ids = list(dict.fromkeys(bot_ids))
+    known = {r[0] for r in db.execute("SELECT id FROM bots")}
+    if set(bot_ids) - known:
+        raise ArenaError(f"unknown bot ids {sorted(set(bot_ids) - known)}")
+    for team_a, team_b in matches:
+        if len(team_a) != 2 or len(team_b) != 2:
+            raise ArenaError(f"a match is two teams of two seat-bots, got {team_a} v {team_b}")
+        if (set(team_a) | set(team_b)) - set(bot_ids):
+            raise ArenaError(f"match {team_a} v {team_b} uses bots not in the tournament")
+    if db["tournaments"].count_where("name = ?", [name]):
+        raise ArenaError(f"tournament '{name}' already exists")
+    with db.atomic():
+        tid = db.execute(
+            "INSERT INTO tournaments (name, seed, variant, format, partners, boards, settings,"
+            " status, created) VALUES (?, ?, ?, ?, ?, ?, ?, 'created', ?)",
+            [name, str(seed), _dumps(variant), format, partners, boards, _dumps(settings), _now()],
+        ).lastrowid
+        for bot_id in bot_ids:
+            db.execute("INSERT INTO tournament_bots VALUES (?, ?)", [tid, bot_id])
+        for match_no, (team_a, team_b) in enumerate(matches, start=1):
+            db.execute(
+                "INSERT INTO matches (tournament_id, match_no, a0, a1, b0, b1) VALUES (?, ?, ?, ?, ?, ?)",
+                [tid, match_no, *team_a, *team_b],
+            )
+    return tid
+
+
+def set_status(db: sqlite_utils.Database, tid: int, status: str) -> None:
+    """Move a tournament to `status`; the first `running` stamps started, `finished` finished."""
+    if status not in STATUSES:
+        raise ArenaError(f"unknown tournament status {status!r} (known: {', '.join(STATUSES)})")
+    with db.atomic():
+        cur = db.execute("UPDATE tournaments SET status = ? WHERE id = ?", [status, tid])
+        if cur.rowcount == 0:
+            raise ArenaError(f"unknown tournament id {tid}")
+        if status == "running":
+            db.execute("UPDATE tournaments SET started = ? WHERE id = ? AND started IS NULL", [_now(), tid])
+        if status == "finished":
+            db.execute("UPDATE tournaments SET finished = ? WHERE id = ?", [_now(), tid])
+
+
+def note_sandbox(db: sqlite_utils.Database, tid: int, mode: str) -> None:
+    """Record that a run of the tournament plays under sandbox `mode`: settings["sandbox"] stays
+    the first run's, settings["sandboxes"] lists every mode it was played under, in order."""
+    with db.atomic():
+        row = db.execute("SELECT settings FROM tournaments WHERE id = ?", [tid]).fetchone()
+        if row is None:
+            raise ArenaError(f"unknown tournament id {tid}")
+        settings = json.loads(row[0])
+        used = list(settings.get("sandboxes") or [settings.get("sandbox", mode)])
+        if mode not in used:
+            used.append(mode)
+        if used != settings.get("sandboxes"):
+            settings["sandboxes"] = used
+            db.execute("UPDATE tournaments SET settings = ? WHERE id = ?", [_dumps(settings), tid])
+
+
+def seat_bots(team_a: list[int], team_b: list[int], swapped: bool, players: int = 4) -> list[int]:
+    """The bot at each seat: sides alternate round the table (seat % 2), team A holds side 0
+    unless swapped, and a team's k-th seat on its side is `team[k % 2]`. record_table accepts
+    any layout that keeps each side's seats within its team; this is the canonical one."""
+    a_side = 1 if swapped else 0
+    return [(team_a if seat % 2 == a_side else team_b)[(seat // 2) % 2] for seat in range(players)]
+
+
+
+
+def _check_table(match: dict, swapped: bool, table: dict) -> None:
+    """Reject a table dict that would corrupt the results (a runner bug, said plainly)."""
+    points = table["points"]
+    if len(points) != 2:
+        raise ValueError(f"a table has two sides, got points {points!r}")
+    team_a = {match["a0"], match["a1"]}
+    team_b = {match["b0"], match["b1"]}
+    a_side = 1 if swapped else 0
+    seen = set()
+    for s in table["seats"]:
+        seat = s["seat"]
+        if seat in seen:
+            raise ValueError(f"seat {seat} appears twice")
+        seen.add(seat)
+        if s["status"] not in SEAT_STATUSES:
+            raise ValueError(f"unknown seat status {s['status']!r}")
+        team = team_a if seat % 2 == a_side else team_b
+        if s["bot_id"] not in team:
+            raise ValueError(
+                f"seat {seat} holds bot {s['bot_id']}, but that side belongs to bots {sorted(team)}"
+                f" (match {match['match_no']}, swapped={swapped})"
+            )
+    forfeit = table.get("forfeit")
+    if forfeit is not None and forfeit.get("side") not in (0, 1):
+        raise ValueError(f"forfeit side must be 0 or 1, got {forfeit!r}")
+
+
+def record_table(
+    db: sqlite_utils.Database,
+    tid: int,
+    match_no: int,
+    board_no: int,
+    swapped: bool,
+    board_seed: int,
+    table: dict,
+) -> int:
+    """Write one played table (seats, deals) in one transaction; complete its board if due.
+
+    Returns the table's id. Raises `TableAlreadyRecorded` when this table is already stored.
+    """
+    match = _match(db, tid, match_no)
+    _check_table(match, swapped, table)
+    p0, p1 = table["points"]
+    try:
+        with db.atomic():
+            table_id = db.execute(
+                "INSERT INTO tables (match_id, board_no, swapped, board_seed, points0, points1,"
+                " forfeit, started, duration_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    match["id"], board_no, int(bool(swapped)), str(board_seed), p0, p1,
+                    None if table.get("forfeit") is None else _dumps(table["forfeit"]),
+                    table["started"], float(table["duration_s"]),
+                ],
+            ).lastrowid
+            db.conn.executemany(
+                "INSERT INTO seats (table_id, seat, bot_id, name, version, status, detail, stderr,"
+                " moves, think_ms_total, think_ms_max) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        table_id, s["seat"], s["bot_id"], s.get("name"),
+                        None if s.get("version") is None else str(s["version"]),
+                        s["status"], s.get("detail") or "", s.get("stderr") or "",
+                        int(s.get("moves", 0)), float(s.get("think_ms_total", 0.0)),
+                        float(s.get("think_ms_max", 0.0)),
+                    )
+                    for s in table["seats"]
+                ],
+            )
+            db.conn.executemany(
+                "INSERT INTO deals (table_id, number, seed, dealer, points, breakdown, moves, complete)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        table_id, d["number"], str(d["seed"]), d["dealer"], _dumps(d["points"]),
+                        _dumps(d.get("breakdown", [])), _dumps(d["moves"]), int(bool(d.get("complete", True))),
+                    )
+                    for d in table["deals"]
+                ],
+            )
+            _complete_board(db, match["id"], board_no)
+    except sqlite3.IntegrityError as exc:
+        if db.execute(
+            "SELECT 1 FROM tables WHERE match_id = ? AND board_no = ? AND swapped = ?",
+            [match["id"], board_no, int(bool(swapped))],
+        ).fetchone():
+            raise TableAlreadyRecorded(
+                f"table already recorded: match {match_no}, board {board_no}, swapped={bool(swapped)}"
+            ) from None
+        raise ValueError(f"table rejected by the database: {exc}") from None
+    return table_id
+
+
+def _complete_board(db: sqlite_utils.Database, match_id: int, board_no: int) -> None:
+    """Inside record_table's transaction: once both tables are in, write the board's result."""
+    rows = db.execute(
+        "SELECT swapped, points0, points1, board_seed FROM tables WHERE match_id = ? AND board_no = ?",
+        [match_id, board_no],
+    ).fetchall()
+    if len(rows) < 2:
+        return
+    seeds = {r[3] for r in rows}
+    if len(seeds) != 1:
+        raise ValueError(f"the two tables of board {board_no} were played with different seeds {sorted(seeds)}")
+    margin = 0
+    for swapped, p0, p1, _seed in rows:
+        margin += (p1 - p0) if swapped else (p0 - p1)
+    outcome = "win" if margin > 0 else "loss" if margin < 0 else "draw"
+    db.execute(
+        "INSERT INTO boards (match_id, board_no, seed, margin, outcome, completed) VALUES (?, ?, ?, ?, ?, ?)",
+        [match_id, board_no, rows[0][3], margin, outcome, _now()],
+    )
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+def compute_and_store_ratings(
+    db: sqlite_utils.Database, tid: int, *, k: float = 16, bootstrap: int = BOOTSTRAP, seed: int = 0,
+    samples: list[list[float]] | None = None, inputs: dict | None = None,
+) -> list[dict]:
+    """Recompute both ratings from all finished boards and replace the stored ones atomically.
+
+    Cheap enough to call after each batch of boards (pass a smaller `bootstrap` for progress).
+    Returns the headline rows, strongest first.
+    """
+    r = compute_ratings(db, tid, k=k, bootstrap=bootstrap, seed=seed, samples=samples, inputs=inputs)
+    headline: list[ratings.Rating] = r["headline"]
+    n = len(r["boards"])
+    now = _now()
+    bt_params = _dumps({
+        "bootstrap": bootstrap, "seed": seed, "anchor_bot_id": r["anchor"],
+        "draws": "half a win", "prior": "one virtual draw against a 0-rated opponent",
+    })
+    with db.atomic():
+        db.execute("DELETE FROM ratings WHERE tournament_id = ?", [tid])
+        db.execute("DELETE FROM rating_history WHERE tournament_id = ?", [tid])
+        db.conn.executemany(
+            "INSERT INTO ratings (tournament_id, bot_id, method, elo, ci_low, ci_high, los_next, boards,"
+            " params, computed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(tid, h.bot, BT_METHOD, h.elo, h.ci_low, h.ci_high, h.los_next, n, bt_params, now) for h in headline]
+            + [
+                (tid, bot, SEQ_METHOD, elo, None, None, None, n, _dumps({"k": k, "start": 0.0}), now)
+                for bot, elo in r["sequential"].items()
+            ],
+        )
+        db.conn.executemany(
+            "INSERT INTO rating_history (tournament_id, seq, board_id, bot_id, elo) VALUES (?, ?, ?, ?, ?)",
+            [
+                (tid, seq, r["boards"][seq - 1]["board_id"], bot, elo)
+                for seq, after in enumerate(r["history"], start=1)
+                for bot, elo in after.items()
+            ],
+        )
+    return [
+        {"bot_id": h.bot, "elo": h.elo, "ci_low": h.ci_low, "ci_high": h.ci_high, "los_next": h.los_next}
+        for h in headline
+    ]

@@ -1,0 +1,9 @@
+"""Tournaments: the schedule, its rooms spread over arena processes, stored as they finish.
+
+`schedule` says which matches and rooms a tournament plays; `runner` prepares and runs a stored
+tournament (resuming what is missing) and `shard` is the arena process per further core.
+This layer drives the ones below it: it plays rooms (`arena.play`) and writes their results
+(`arena.results`).
+May import: `arena.play`, `arena.results`, `arena.process`, `arena.protocol`, `arena.errors`,
+`engine`.
+"""
