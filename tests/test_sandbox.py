@@ -305,13 +305,22 @@ async def test_a_sandboxed_bot_loads_the_kit_compiled(open_folder, mode):
 
 @needs_root
 @pytest.mark.parametrize("mode", CONFINED)
-async def test_a_private_bot_folder_is_one_clear_error(open_folder, mode):
-    folder = open_folder / "mybot"
-    folder.mkdir(mode=0o700)
-    (folder / "bot.py").write_text("")
-    with pytest.raises(ValueError, match=r"^bot folder .*mybot is not readable by the sandboxed bot.*: chmod o\+rx .*mybot$"):
-        async with open_bot(BotCommand.from_spec(str(folder / "bot.py")), sandbox=mode):
-            pass
+async def test_a_bot_in_a_private_folder_runs_from_a_readable_copy(open_folder, mode):
+    """A clone in a 0700 home: the throw-away uid cannot reach the bot's folder, so the bot runs
+    from the arena's readable copy; the user's own folder stays as private as it was."""
+    home = open_folder / "home"
+    folder = home / "mybot"
+    folder.mkdir(parents=True)
+    (folder / "secret.txt").write_text("mine")
+    (folder / "secret.txt").chmod(0o600)
+    script = folder / "bot.py"
+    script.write_text(f"import os\nprint(open('secret.txt').read(), os.getcwd() != {str(folder)!r}, flush=True)\n"
+                      "print('done', flush=True)\n")
+    home.chmod(0o700)
+    folder.chmod(0o700)
+    _, said = await run_to_end(mode, script)
+    assert said == "mine True\ndone\n"
+    assert home.stat().st_mode & 0o777 == 0o700 and (folder / "secret.txt").stat().st_mode & 0o777 == 0o600
 
 
 ARENA_SCRIPT = """

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import trio
 
-from arena.process import command, sandbox
+from arena.process import command, runtime, sandbox
 from arena.process.command import OWNER, OWNER_VAR, TAG_VAR, Limits, beside, owner_alive
 
 SERVER = Path(__file__).resolve().with_name("forkserver.py")
@@ -205,7 +205,7 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
 
 def server_argv(fd: int, scratch: str) -> list[str]:
 
-    return [sandbox.sandbox_python(), "-I", str(SERVER), str(fd), scratch, str(sandbox.KIT.parent)]
+    return [sandbox.sandbox_python(), "-I", str(SERVER), str(fd), scratch, str(runtime.runtime())]
 
 
 def make_scratch() -> str:
@@ -283,7 +283,8 @@ def _trial() -> tuple[int, str]:
     try:
         mine.settimeout(30)
         argv = [sandbox.sandbox_python(), "-c", "import msgpack"]
-        request = sandbox.fork_request(argv, Path("/usr/bin"), False, Limits(), sandbox.allocate_uid(), {}, [])
+        request = sandbox.fork_request(argv, Path("/usr/bin"), False, Limits(), sandbox.allocate_uid(), {},
+                                       sandbox.kit_binds())
         socket.send_fds(mine, [json.dumps({**request, "id": 1}).encode()], [in_read, out_write, err_write])
         close(in_read, out_write, err_write)
         message, fds, _, _ = socket.recv_fds(mine, 1 << 16, 1)

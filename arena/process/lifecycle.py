@@ -29,7 +29,7 @@ from pathlib import Path
 
 import trio
 
-from arena.process import command, forking, modes
+from arena.process import command, forking, modes, runtime
 from arena.process.command import (
     GRACE_SECONDS,
     OWNER,
@@ -45,25 +45,6 @@ from arena.process.sandbox import Launch, PidNamespace, uids_handed_out
 from arena.process.sandbox import prepared as sandbox_launch
 
 _serial = 0  # this process's bots, numbered
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 class BotProcess:
@@ -258,8 +239,6 @@ async def open_bots(
         if len(group.exceptions) == 1:
             raise group.exceptions[0] from None
         raise
-
-
 
 
 _watchdog_fd: int | None = None  # the write end of this process's watchdog's pipe
@@ -459,6 +438,7 @@ def sweep_orphans() -> list[int]:
             pass
 
     forking.sweep_scratch()  # and the fork servers' empty scratch folders
+    runtime.sweep_stages()  # and the stage folders of arenas killed outright
     return found
 
 

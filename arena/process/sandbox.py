@@ -41,14 +41,14 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from arena.process import runtime
+
 if TYPE_CHECKING:
     from arena.process.command import BotCommand, Limits
 
 MODES = ("fork", "bwrap", "rlimit", "none")
-# The bot kit is part of the arena's runtime: every Python bot can `import botkit`, so a bot
-# registered as a single file runs from its stored copy. In bwrap and fork only that file (and
-# its bytecode, `kit_binds`) is shown.
-KIT = Path(__file__).resolve().parents[2] / "bots" / "botkit.py"
+# A Python bot imports the bot kit, msgpack and the engine from the arena (`runtime.runtime()`),
+# shown read-only at KIT_MOUNT in bwrap and fork.
 KIT_MOUNT = "/opt/zwicker-kit"
 SANDBOX_PYTHON_VAR = "ZWICKER_SANDBOX_PYTHON"
 PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -67,14 +67,6 @@ def uids_handed_out() -> frozenset[int]:
     return frozenset(_uids)
 
 
-
-
-
-
-
-
-
-
 @functools.cache
 def bwrap_problem() -> str | None:
     """Why the bwrap sandbox cannot run here, or None if a trial bot started and ran fine."""
@@ -84,8 +76,9 @@ def bwrap_problem() -> str | None:
     if problem:
         return problem
     uid = allocate_uid()
-    argv = _bwrap_argv(Path("/usr/bin"), Path("/usr/bin"), uid, 1 << 20) + [
-        sandbox_python(), "-c", "import msgpack"
+    extra = [arg for bind in kit_binds() for arg in ("--ro-bind", *bind)]
+    argv = _bwrap_argv(Path("/usr/bin"), Path("/usr/bin"), uid, 1 << 20, extra) + [
+        "/usr/bin/env", f"PYTHONPATH={KIT_MOUNT}", sandbox_python(), "-c", "import msgpack"
     ]
     try:
         result = subprocess.run(as_user(uid) + argv, capture_output=True, timeout=30)
@@ -106,35 +99,18 @@ def sandbox_python_problem() -> str | None:
     """Why the sandbox's Python cannot run bots (it must exist and import msgpack), or None."""
     python = sandbox_python()
     try:
-        result = subprocess.run([python, "-c", "import msgpack"], capture_output=True, timeout=30)
+        result = subprocess.run([python, "-I", "-c", f"import sys; sys.path.insert(0, {str(runtime.runtime())!r}); import msgpack"],
+                                capture_output=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"no Python for sandboxed bots at {python} ({exc}); set {SANDBOX_PYTHON_VAR}"
     if result.returncode != 0:
-        return f"{python} cannot import msgpack (Debian: apt-get install python3-msgpack)"
+        return f"{python} cannot run the bot kit: {_last_line(result.stderr)}"
     return None
 
 
 def kit_binds() -> list[tuple[str, str]]:
-    """The bot kit as a sandboxed Python bot sees it (under KIT_MOUNT): botkit.py and its
-    bytecode, so that a bot need not compile the kit at every start (about 1 ms of a fresh
-    interpreter's CPU, 0.3 of a forked one's)."""
-    return [(str(KIT), f"{KIT_MOUNT}/botkit.py"),
-            *((pyc, f"{KIT_MOUNT}/__pycache__/{os.path.basename(pyc)}") for pyc in _kit_bytecode())]
-
-
-@functools.cache
-def _kit_bytecode() -> tuple[str, ...]:
-    """The kit's bytecode files, this interpreter's compiled here if missing or stale (once per
-    arena process), the fork server's own written by its import of the kit: the sandbox's Python
-    takes the one of its version, if any. A stale file does no harm: the bot's Python checks it
-    against the source and compiles instead."""
-    import compileall
-
-    try:
-        compileall.compile_file(str(KIT), quiet=2)  # writes only a missing or stale file
-    except OSError:
-        pass  # a read-only installation: bots compile the kit themselves
-    return tuple(sorted(str(pyc) for pyc in (KIT.parent / "__pycache__").glob("botkit.*.pyc")))
+    """The runtime a sandboxed Python bot imports from, as a (source, target) bind."""
+    return [(str(runtime.runtime()), KIT_MOUNT)]
 
 
 @dataclass
@@ -207,14 +183,15 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         pdeathsig = death_with_arena() if _has_setpriv() else []
         env = {**os.environ, **tag_env}
         if python:
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(KIT.parent), env.get("PYTHONPATH")]))
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(runtime.runtime()), env.get("PYTHONPATH")]))
         yield Launch(pdeathsig + list(cmd.argv), str(cmd.workdir), env)
         return
     argv = list(cmd.argv)
     uid = allocate_uid()
     if mode == "fork":
         assert uid is not None  # resolve_mode made sure the fork sandbox runs here, so as root
-        _check_readable_by_others(cmd)
+        cmd = runtime.visible(cmd)
+        argv = list(cmd.argv)
         if python:
             argv[0] = sandbox_python()
             binds = kit_binds()
@@ -225,16 +202,17 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         yield Launch(argv, str(cmd.workdir), {}, uid,
                      request=fork_request(argv, cmd.workdir, in_process, limits, uid, tag_env, binds))
         return
+    if uid is not None:
+        cmd = runtime.visible(cmd)
+        argv = list(cmd.argv)
     if cmd.kind == "python" and (mode == "bwrap" or uid is not None):
         problem = sandbox_python_problem()
         if problem:
             raise ValueError(f"sandbox {mode}: {problem}")
         argv[0] = sandbox_python()
-    if uid is not None:
-        _check_readable_by_others(cmd)
     env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **tag_env}
     if python:
-        env["PYTHONPATH"] = KIT_MOUNT if mode == "bwrap" else str(KIT.parent)
+        env["PYTHONPATH"] = KIT_MOUNT if mode == "bwrap" else str(runtime.runtime())
     if mode == "bwrap":  # resolve_mode made sure it runs here
         # bwrap's own two processes (outside and the PID namespace's init) share the uid.
         # A Python bot gets the bot kit (that file and its bytecode) on its path; others their program.
@@ -346,22 +324,6 @@ def share_uids(k: int, n: int) -> None:
     _uid_share = (k, n)
 
 
-def _check_readable_by_others(cmd: BotCommand) -> None:
-    """The throw-away uid is "other" to every file: the bot's folder must be open to others."""
-    folder = cmd.workdir.resolve()
-    for path in (folder, *folder.parents):
-        need = 0o005 if path == folder else 0o001
-        if os.stat(path).st_mode & need != need:
-            raise ValueError(
-                f"bot folder {folder} is not readable by the sandboxed bot, which runs as an "
-                f"unprivileged user of its own: chmod o+{'rx' if path == folder else 'x'} {path}"
-            )
-    for arg in cmd.argv[1:]:
-        path = Path(arg)
-        if path.is_absolute() and path.is_file() and path.is_relative_to(folder) and not os.stat(path).st_mode & 0o004:
-            raise ValueError(f"bot file {path} is not readable by others (chmod o+r {path})")
-
-
 def as_user(uid: int | None) -> list[str]:
     """A command prefix that runs the rest as `uid` (its own group, no others); none for None."""
     if uid is None:
@@ -417,3 +379,8 @@ def _bwrap_argv(workdir: Path, chdir: Path, uid: int | None, tmp_bytes: int, ext
         "--",
     ]
     return argv
+
+
+def _last_line(stderr: bytes) -> str:
+    lines = stderr.decode(errors="replace").strip().splitlines()
+    return lines[-1] if lines else "no output"

@@ -118,8 +118,6 @@ def seat_bots(team_a: list[int], team_b: list[int], swapped: bool, players: int 
     return [(team_a if seat % 2 == a_side else team_b)[(seat // 2) % 2] for seat in range(players)]
 
 
-
-
 def _check_table(match: dict, swapped: bool, table: dict) -> None:
     """Reject a table dict that would corrupt the results (a runner bug, said plainly)."""
     points = table["points"]
@@ -231,20 +229,6 @@ def _complete_board(db: sqlite_utils.Database, match_id: int, board_no: int) -> 
         "INSERT INTO boards (match_id, board_no, seed, margin, outcome, completed) VALUES (?, ?, ?, ?, ?, ?)",
         [match_id, board_no, rows[0][3], margin, outcome, _now()],
     )
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def compute_and_store_ratings(

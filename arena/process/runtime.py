@@ -1,0 +1,119 @@
+"""What a sandboxed bot is shown of the arena: the bot kit, msgpack, the engine, and its own folder.
+
+No system package is needed for Python bots: the kit, msgpack and the rules engine are copied
+once per arena process from the arena's own environment into `runtime()`, a folder that the
+bot's throw-away uid may read, and shown read-only (at KIT_MOUNT in bwrap and fork, on
+PYTHONPATH in rlimit). The arena's own files may lie in a private folder (a clone in a 0700
+home, a venv under /root): nothing asks the user to open it. For the same reason a bot whose
+folder the throw-away uid cannot read is run from a copy that it can (`visible`).
+
+Everything lives under one stage folder per arena process, `/tmp/zwicker-stage-<owner>-...`
+(mode 0711: others can reach a copy only by its random name), removed when the process exits;
+`sweep_stages` removes those of arenas that were killed outright.
+"""
+
+from __future__ import annotations
+
+import atexit
+import compileall
+import dataclasses
+import functools
+import os
+import secrets
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+
+from arena.process.command import OWNER, BotCommand, owner_alive
+
+ROOT = Path(__file__).resolve().parents[2]
+KIT = ROOT / "bots" / "botkit.py"
+ENGINE = ROOT / "engine"
+STAGE_PREFIX = "zwicker-stage-"
+_IGNORE = shutil.ignore_patterns(".git", "*.egg-info")
+
+
+@functools.cache
+def stage() -> Path:
+    """This arena process's stage folder (made on first use, removed at exit)."""
+    folder = Path(tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{OWNER.replace(':', '-')}-"))
+    folder.chmod(0o711)
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def _open_to_others(root: Path) -> None:
+    """Folders 0755, files 0644 (0755 where the owner may execute): the copy is the arena's own."""
+    for folder, dirs, files in os.walk(root):
+        os.chmod(folder, 0o755)
+        for name in files:
+            path = os.path.join(folder, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISREG(mode):
+                os.chmod(path, 0o755 if mode & stat.S_IXUSR else 0o644)
+
+
+@functools.cache
+def runtime() -> Path:
+    """The folder a sandboxed Python bot imports from: `botkit`, `msgpack` and `engine`, with
+    their bytecode (compiled here once, so that no bot compiles them at every start)."""
+    import msgpack
+
+    folder = stage() / "runtime"
+    folder.mkdir()
+    shutil.copy2(KIT, folder / KIT.name)
+    shutil.copytree(Path(msgpack.__file__).parent, folder / "msgpack", ignore=_IGNORE)
+    shutil.copytree(ENGINE, folder / "engine", ignore=_IGNORE)
+    compileall.compile_dir(str(folder), quiet=2)
+    _open_to_others(folder)
+    return folder
+
+
+def _readable_by_others(folder: Path) -> bool:
+    """Can a uid that owns nothing here run what lies in `folder`?"""
+    for path in folder.parents:
+        if not os.stat(path).st_mode & 0o001:
+            return False
+    for here, dirs, files in os.walk(folder):
+        if os.stat(here).st_mode & 0o005 != 0o005:
+            return False
+        for name in files:
+            mode = os.lstat(os.path.join(here, name)).st_mode
+            if stat.S_ISREG(mode) and not mode & 0o004:
+                return False
+    return True
+
+
+@functools.cache
+def _visible_folder(folder: Path) -> Path:
+    if _readable_by_others(folder):
+        return folder
+    copy = stage() / f"bot-{secrets.token_hex(8)}" / folder.name
+    shutil.copytree(folder, copy, symlinks=True, ignore=_IGNORE)
+    _open_to_others(copy.parent)
+    return copy
+
+
+def visible(cmd: BotCommand) -> BotCommand:
+    """`cmd` as a throw-away uid can run it: itself, or the same command in a readable copy of
+    its folder (made once per arena process; paths into the folder point into the copy)."""
+    folder = cmd.workdir.resolve()
+    copy = _visible_folder(folder)
+    if copy == folder:
+        return cmd
+    moved = tuple(str(copy / Path(arg).relative_to(folder)) if Path(arg).is_absolute() and Path(arg).is_relative_to(folder)
+                  else arg for arg in cmd.argv)
+    return dataclasses.replace(cmd, argv=moved, workdir=copy)
+
+
+def sweep_stages() -> list[str]:
+    """Remove the stage folders of arenas that are dead (killed outright: no exit handler ran)."""
+    removed = []
+    for folder in Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*-*-*"):
+        pid, _, rest = folder.name[len(STAGE_PREFIX):].partition("-")
+        started = rest.partition("-")[0]
+        if pid.isdigit() and started.isdigit() and not owner_alive(f"{pid}:{started}"):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(str(folder))
+    return removed
