@@ -17,16 +17,21 @@ record had a 2.5% chance with everyone else held at their fits (the 97.5% one-si
 sure as the lower end of anyone else's 95% interval).
 
 The scale is anchored so the `anchor` bot (the bundled random bot) is 0 when it plays, else the
-mean is 0. Intervals are the 2.5% and 97.5% percentiles of a seeded bootstrap that resamples
-whole deals (every board with the same `deal` key together; a board without one is its own
-deal), since every pairing plays the same deals and a deal that suits one bot suits it against
-everyone. `errors="pool"` (the default) gives each bot's uncertainty relative to the pool mean,
-`"anchor"` relative to the anchor, which adds the anchor's own uncertainty to everyone and leaves
-the anchor itself without an interval. The likelihood of superiority (LOS) of one bot over
-another is the share of bootstrap fits in which it is ahead (ties half); `ranked` is the one
-order of every table, so the LOS of a row is always over the row below it. Fits are Newton
-iterations on counts aggregated per pair of teams, warm-started from the full fit, so 1000
-resamples take well under a second for a handful of bots.
+mean is 0: of everyone, or of the largest group (`Diagnosis.core`) when the pool is separated,
+since the whole pool's mean then moves with prior-driven gaps (so pass no anchor when the
+anchor is outside the core, as the random bot is when it loses every board).
+
+Intervals are the 2.5% and 97.5% percentiles of a seeded bootstrap that resamples whole deals
+(every board with the same `deal` key together; a board without one is its own deal), since
+every pairing plays the same deals and a deal that suits one bot suits it against everyone.
+`errors="pool"` (the default) gives each bot's uncertainty relative to the pool mean (the
+core's, if separated), `"anchor"` relative to the anchor, which adds the anchor's own
+uncertainty to everyone and leaves the anchor itself without an interval. The likelihood of
+superiority (LOS) of one bot over another is the share of bootstrap fits in which it is ahead
+(ties half), the same either way; `ranked` is the one order of every table, so the LOS of a row
+is always over the row below it. Fits are Newton iterations on counts aggregated per pair of
+teams, warm-started from the full fit, so 1000 resamples take well under a second for a
+handful of bots.
 
 `progression` is the headline's fit on growing prefixes of the deals, for a chart: on the
 headline's scale and ending exactly on it, independent of the order of boards within a prefix.
@@ -66,9 +71,10 @@ class BoardResult:
 class Rating:
     """A bot's headline rating; the interval and LOS are None without a bootstrap or boards.
 
-    flags: "anchor", "perfect" (won every board it played), "zero" (lost every one). A perfect
-    bot's rating is bounded below only: show `more_than`, not the interval (which rests on the
-    prior); a zero bot's, `less_than`."""
+    flags: "anchor", "perfect" (won every board it played), "zero" (lost every one), "separated"
+    (outside `Diagnosis.core`: its distance to the core rests on the prior). A perfect bot's
+    rating is bounded below only: show `more_than`, not the interval (which rests on the prior);
+    a zero bot's, `less_than` (the anchor's only against the pool: against itself it is 0)."""
 
     bot: Hashable
     elo: float
@@ -156,6 +162,14 @@ class Diagnosis:
     @property
     def separated(self) -> bool:
         return len(self.groups) > 1
+
+    @property
+    def core(self) -> frozenset | None:
+        """The largest group of a separated pool (None when there is no single largest): its mean
+        is the scale's 0 without an anchor, since the whole pool's mean moves with the
+        prior-driven gaps, and an anchor outside it would read everyone through the prior."""
+        g = self.groups
+        return g[0] if len(g) > 1 and len(g[0]) > len(g[1]) else None
 
     def pool_flags(self) -> frozenset[str]:
         """"disconnected" and/or "separated" (the latter implied by the former)."""
@@ -305,9 +319,16 @@ def _fit(
     return theta
 
 
-def _anchored(theta: list[float], anchor: int | None) -> list[float]:
-    shift = theta[anchor] if anchor is not None else sum(theta) / len(theta)
-    return [(t - shift) * ELO_PER_NAT for t in theta]
+def _anchored(theta: list[float], anchor: int | None, core: Sequence[int] | None = None) -> list[float]:
+    """Elo with the anchor at 0, else the mean of `core` (default: everyone) at 0."""
+    return [(t - _shift(theta, anchor, core)) * ELO_PER_NAT for t in theta]
+
+
+def _shift(theta: list[float], anchor: int | None, core: Sequence[int] | None) -> float:
+    if anchor is not None:
+        return theta[anchor]
+    core = core if core else range(len(theta))
+    return sum(theta[i] for i in core) / len(core)
 
 
 def _percentile(sorted_values: list[float], q: float) -> float:
@@ -331,6 +352,9 @@ class _Model:
         index = {b: i for i, b in enumerate(self.bots)}
         self.m = len(self.bots)
         self.anchor = index.get(anchor) if anchor is not None else None
+        self.status = diagnose(results, self.bots)
+        core = self.status.core
+        self.core = [index[b] for b in core] if core is not None else None
         self.played: Counter = Counter()
         self.cells: Counter[tuple[Key, float]] = Counter()
         deals: dict[Hashable, Counter] = {}
@@ -373,7 +397,7 @@ class _Model:
                 for u, times in drawn.items():
                     for i, n in self.units[u]:
                         weights[self.cats[i]] += n * times
-            out.append(_anchored(_fit(self.m, _aggregate(weights), self.theta), self.anchor))
+            out.append(_anchored(_fit(self.m, _aggregate(weights), self.theta), self.anchor, self.core))
         return out
 
     def one_sided(self, i: int, won: bool) -> float:
@@ -419,7 +443,7 @@ def _prepare(results: Sequence[BoardResult], bots: Sequence[Hashable], anchor: H
              seed: int, samples: Sequence[Sequence[float]] | None, names) -> tuple:
     """The model, its anchored Elo, the bootstrap fits and the table's order (indices)."""
     model = _Model(results, bots, anchor)
-    elo = _anchored(model.theta, model.anchor) if model.m else []
+    elo = _anchored(model.theta, model.anchor, model.core) if model.m else []
     if samples is None:
         samples = model.samples(seed, 0, bootstrap) if bootstrap > 0 else []
     elif len(samples) != (bootstrap if model.cells else 0):
@@ -455,29 +479,33 @@ def bradley_terry(
     if not model.m:
         return []
     m, bots, played = model.m, model.bots, model.played
-    rated = [i for i in range(m) if played[bots[i]]]
+    rated = model.core or [i for i in range(m) if played[bots[i]]]
     if samples and errors == "pool" and rated:
-        # Each fit's Elo relative to its own pool mean, put back around the full fit's pool mean.
+        # Each fit's Elo relative to its own pool mean (the core's, if separated), put back
+        # around the full fit's pool mean.
         centre = sum(elo[i] for i in rated) / len(rated)
         columns = [[s[i] - sum(s[j] for j in rated) / len(rated) + centre for s in samples] for i in range(m)]
     else:
         columns = [[s[i] for s in samples] for i in range(m)]
-    status = diagnose(results, bots)
-    shift = model.theta[model.anchor] if model.anchor is not None else sum(model.theta) / m
+    status = model.status
+    shift = _shift(model.theta, model.anchor, model.core)
     out = []
     for pos, i in enumerate(order):
         bot = bots[i]
-        flags = status.flags(bot) - {"unplayed"} | ({"anchor"} if i == model.anchor else set())
+        flags = set(status.flags(bot) - {"unplayed"}) | ({"anchor"} if i == model.anchor else set())
+        if status.separated and played[bot] and bot not in status.groups[0]:
+            flags.add("separated")
         ci_low = ci_high = los = more = less = None
         if samples and played[bot] and not (errors == "anchor" and i == model.anchor):
             col = sorted(columns[i])
             ci_low, ci_high = _percentile(col, 0.025), _percentile(col, 0.975)
         if samples and pos + 1 < m:
             los = _los(samples, i, order[pos + 1])
-        if "perfect" in flags:
-            more = (model.one_sided(i, True) - shift) * ELO_PER_NAT
-        if "zero" in flags:
-            less = (model.one_sided(i, False) - shift) * ELO_PER_NAT
+        if i != model.anchor or errors == "pool":  # against the anchor, the anchor is just 0
+            if "perfect" in flags:
+                more = (model.one_sided(i, True) - shift) * ELO_PER_NAT
+            if "zero" in flags:
+                less = (model.one_sided(i, False) - shift) * ELO_PER_NAT
         out.append(Rating(bot, elo[i], ci_low, ci_high, los, played[bot], frozenset(flags), more, less))
     return out
 
@@ -531,6 +559,6 @@ def progression(
                     played |= set(r.team_a) ^ set(r.team_b)
         done = stop
         theta = _fit(model.m, _aggregate(cells), theta)
-        elo = _anchored(theta, model.anchor)
+        elo = _anchored(theta, model.anchor, model.core)
         out.append((sum(cells.values()), {b: elo[index[b]] for b in model.bots if b in played}))
     return out

@@ -225,14 +225,18 @@ def test_diagnose_flags_records_and_the_pairing_graph():
     assert (d.perfect, d.zero, d.unplayed) == ({"c"}, set(), {"idle"})
     assert d.components == ({"a", "b", "c"},) and not d.disconnected
     assert d.groups == ({"a", "b"}, {"c"}) and d.separated and d.pool_flags() == {"separated"}
+    assert d.core == {"a", "b"}  # the scale's 0 without an anchor, and where an anchor belongs
     assert d.flags("c") == {"perfect"} and d.flags("idle") == {"unplayed"} and d.flags("a") == set()
     # c loses once: everyone is linked both ways, a finite fit exists
     healed = diagnose(duel + champ + [BoardResult(("b", "b"), ("c", "c"), 0.5)], ["a", "b", "c"])
     assert healed.groups == ({"a", "b", "c"},) and healed.pool_flags() == set() and not healed.perfect
+    assert healed.core is None
     # two pools that never met; the loser of the second has a zero record
     apart = diagnose(duel + [BoardResult(("x", "x"), ("y", "y"), 1.0)], [])
     assert apart.disconnected and apart.pool_flags() == {"disconnected", "separated"}
     assert apart.components == ({"a", "b"}, {"x", "y"}) and (apart.perfect, apart.zero) == ({"x"}, {"y"})
+    assert apart.groups == ({"a", "b"}, {"x"}, {"y"}) and apart.core == {"a", "b"}
+    assert diagnose([BoardResult(("x", "x"), ("y", "y"), 1.0)], []).core is None  # no largest group
     # mixed partnerships: a member's record is its teams' record
     mixed = diagnose([BoardResult(("p", "q"), ("r", "s"), 1.0), BoardResult(("p", "r"), ("q", "s"), 1.0)], [])
     assert (mixed.perfect, mixed.zero) == ({"p"}, {"s"})
@@ -247,11 +251,11 @@ def test_a_perfect_record_is_a_one_sided_bound(boards):
     rated = by_bot(bradley_terry(won + even, ["c", "o", "p"], anchor="o", bootstrap=50))
     p = 0.025 ** (1 / boards)
     assert rated["c"].more_than == pytest.approx(400 * math.log10(p / (1 - p)), abs=1e-6)
-    assert rated["c"].flags == {"perfect"} and rated["c"].less_than is None
+    assert rated["c"].flags == {"perfect", "separated"} and rated["c"].less_than is None
     assert rated["c"].more_than < rated["c"].elo  # the point estimate rests on the prior
     lost = [BoardResult(("o", "o"), ("z", "z"), 1.0) for _ in range(boards)]
     z = by_bot(bradley_terry(lost + even, ["z", "o", "p"], anchor="o", bootstrap=0))["z"]
-    assert z.flags == {"zero"} and z.less_than == pytest.approx(-rated["c"].more_than, abs=1e-6)
+    assert z.flags == {"zero", "separated"} and z.less_than == pytest.approx(-rated["c"].more_than, abs=1e-6)
     assert rated["o"].more_than is None and rated["o"].flags == {"anchor"}
 
 
@@ -263,7 +267,7 @@ def test_more_than_holds_for_a_strong_bot_that_wins_everything():
     results = simulate(true, round_robin(list(true)), 32, random.Random(4))
     results += [BoardResult(("top", "top"), (o, o), 1.0) for o in true for _ in range(8)]
     top = by_bot(bradley_terry(results, [*true, "top"], anchor="random", bootstrap=100))["top"]
-    assert top.flags == {"perfect"}
+    assert top.flags == {"perfect", "separated"}
     assert top.more_than < 600 < top.ci_low  # 600: the truth, +400 over the best of the rest
 
 
@@ -386,3 +390,21 @@ def test_progression_ends_on_the_headline_and_ignores_order_within_a_deal():
                         anchor="random")  # no deal keys: a board each
     assert [n for n, _ in early] == [1, 2, 3] and set(early[0][1]) == {"random", "greedy"}
     assert progression([], ["a"]) == []
+
+
+def test_beside_a_zero_record_the_pool_keeps_its_scale():
+    """In --format game the random bot loses every board: without an anchor the largest group's
+    mean is 0, so the others read the same at 8 and at 32 boards a match while the prior pushes
+    random down, and random's bound says how far below it surely is."""
+    true = {"b": -100.0, "c": 0.0, "d": 100.0}
+    seen = {}
+    for boards in (8, 32):
+        results = simulate(true, round_robin(list(true)), boards, random.Random(boards))
+        results += [BoardResult((o, o), ("random", "random"), 1.0) for o in true for _ in range(boards)]
+        rated = by_bot(bradley_terry(results, [*true, "random"], bootstrap=0))
+        assert sum(rated[b].elo for b in true) == pytest.approx(0, abs=1e-6)
+        assert rated["random"].flags == {"zero", "separated"} and rated["random"].elo < rated["random"].less_than
+        seen[boards] = rated
+    assert abs(seen[32]["d"].elo - seen[8]["d"].elo) < 100
+    assert seen[32]["random"].elo < seen[8]["random"].elo - 150  # the prior's point grows with boards
+    assert seen[32]["random"].less_than < seen[8]["random"].less_than < -200  # evidence
