@@ -366,13 +366,16 @@ class _Model:
             for b in set(r.team_a) ^ set(r.team_b):
                 self.played[b] += 1
             deals.setdefault(("deal", r.deal) if r.deal is not None else ("board", n), Counter())[(key, r.score)] += 1
-        cats = {c: i for i, c in enumerate(self.cells)}
         self.cats = list(self.cells)
+        # What the bootstrap draws. Boards without deals: one cell index per board, ordered by
+        # cell (the order the draws were pinned in, tests); else per deal, its boards summed per
+        # pair of teams.
+        self.boards: list[int] | None = None
+        self.units: list[tuple] = []
         if all(k[0] == "board" for k in deals):
-            # One unit per board, ordered by cell: the order the draws were pinned in (tests).
-            self.units = [((i, 1),) for i, c in enumerate(self.cats) for _ in range(self.cells[c])]
+            self.boards = [i for i, c in enumerate(self.cats) for _ in range(self.cells[c])]
         else:
-            self.units = [tuple((cats[c], n) for c, n in unit.items()) for unit in deals.values()]
+            self.units = [tuple(_aggregate(unit).items()) for unit in deals.values()]
         self.theta = _fit(self.m, _aggregate(self.cells)) if self.m else []
 
     def samples(self, seed: int, start: int, stop: int) -> list[list[float]]:
@@ -382,22 +385,24 @@ class _Model:
         if not self.cells or stop <= start:
             return []
         rng = random.Random(seed)
-        total = len(self.units)
-        single = all(len(u) == 1 and u[0][1] == 1 for u in self.units)
-        population = [u[0][0] for u in self.units] if single else range(total)
+        population = self.boards if self.boards is not None else range(len(self.units))
+        total = len(population)
         for _ in range(start * total):  # choices() draws one random() per unit
             rng.random()
         out = []
         for _ in range(start, stop):
             drawn = Counter(rng.choices(population, k=total))
-            if single:
+            if self.boards is not None:
                 weights = Counter({self.cats[i]: n for i, n in drawn.items()})
+                counts = _aggregate(weights)
             else:
-                weights = Counter()
+                counts = {}
                 for u, times in drawn.items():
-                    for i, n in self.units[u]:
-                        weights[self.cats[i]] += n * times
-            out.append(_anchored(_fit(self.m, _aggregate(weights), self.theta), self.anchor, self.core))
+                    for key, (score, n) in self.units[u]:
+                        c = counts.setdefault(key, [0.0, 0.0])
+                        c[0] += score * times
+                        c[1] += n * times
+            out.append(_anchored(_fit(self.m, counts, self.theta), self.anchor, self.core))
         return out
 
     def one_sided(self, i: int, won: bool) -> float:
@@ -449,8 +454,7 @@ def _prepare(results: Sequence[BoardResult], bots: Sequence[Hashable], anchor: H
     elif len(samples) != (bootstrap if model.cells else 0):
         raise ValueError(f"expected {bootstrap} bootstrap fits, got {len(samples)}")
     index = {b: i for i, b in enumerate(model.bots)}
-    label = (lambda b: str(b)) if names is None else names.__getitem__ if isinstance(names, Mapping) else names
-    order = [index[b] for b in ranked({b: elo[index[b]] for b in model.bots}, label)]
+    order = [index[b] for b in ranked({b: elo[index[b]] for b in model.bots}, names)]
     return model, elo, samples, order
 
 
