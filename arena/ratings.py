@@ -72,7 +72,8 @@ class Rating:
     """A bot's headline rating; the interval and LOS are None without a bootstrap or boards.
 
     flags: "anchor", "perfect" (won every board it played), "zero" (lost every one), "separated"
-    (outside `Diagnosis.core`: its distance to the core rests on the prior). A perfect bot's
+    (outside `Diagnosis.core`, or in a separated pool without one: its distance to the rest
+    rests on the prior). A perfect bot's
     rating is bounded below only: show `more_than`, not the interval (which rests on the prior);
     a zero bot's, `less_than` (the anchor's only against the pool: against itself it is 0)."""
 
@@ -497,7 +498,7 @@ def bradley_terry(
     for pos, i in enumerate(order):
         bot = bots[i]
         flags = set(status.flags(bot) - {"unplayed"}) | ({"anchor"} if i == model.anchor else set())
-        if status.separated and played[bot] and bot not in status.groups[0]:
+        if status.separated and played[bot] and (status.core is None or bot not in status.core):
             flags.add("separated")
         ci_low = ci_high = los = more = less = None
         if samples and played[bot] and not (errors == "anchor" and i == model.anchor):
@@ -548,7 +549,8 @@ def progression(
     units = list(deals.values())
     if not units:
         return []
-    stops = sorted({max(1, round(k * len(units) / min(points, len(units)))) for k in range(1, min(points, len(units)) + 1)})
+    steps = min(points, len(units))
+    stops = sorted({max(1, round(k * len(units) / steps)) for k in range(1, steps + 1)})
     out = []
     cells: Counter = Counter()
     played: set = set()
