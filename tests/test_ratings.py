@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from statistics import NormalDist
 
 import pytest
 
@@ -11,7 +12,11 @@ from arena.results.ratings import (
     BoardResult,
     bootstrap_samples,
     bradley_terry,
+    diagnose,
     expected,
+    los_matrix,
+    progression,
+    ranked,
     sequential_elo,
 )
 
@@ -102,9 +107,9 @@ def test_interval_covers_the_truth_in_most_trials():
     for trial in range(25):
         rng = random.Random(1000 + trial)
         results = simulate(true, round_robin(list(true)), 30, rng)
-        for r in bradley_terry(results, list(true), anchor="random", bootstrap=200, seed=trial):
-            if r.bot == "random":
-                assert (r.ci_low, r.ci_high) == (0.0, 0.0)
+        for r in bradley_terry(results, list(true), anchor="random", bootstrap=200, seed=trial, errors="anchor"):
+            if r.bot == "random":  # against the anchor, the anchor has no interval
+                assert (r.ci_low, r.ci_high, r.flags) == (None, None, {"anchor"})
                 continue
             assert r.ci_low <= r.elo <= r.ci_high
             total += 1
@@ -157,12 +162,12 @@ def test_the_bootstrap_draws_are_pinned():
     cell: the same draws, checked against the old code on 30 random tournaments.)"""
     results = simulate(TRUE, round_robin(list(TRUE)), 4, random.Random(3))
     got = [(r.bot, round(r.elo, 6), round(r.ci_low, 6), round(r.ci_high, 6), r.los_next)
-           for r in bradley_terry(results, list(TRUE), anchor="random", bootstrap=100, seed=7)]
+           for r in bradley_terry(results, list(TRUE), anchor="random", bootstrap=100, seed=7, errors="anchor")
+           if r.bot != "random"]
     assert got == [("lookahead", 511.844354, 319.461927, 910.497252, 0.83),
                    ("deep", 403.857678, 207.089526, 745.968429, 0.99),
                    ("counter", 136.824709, -57.868889, 488.286561, 0.67),
-                   ("greedy", 93.246329, -173.827554, 435.666544, 0.77),
-                   ("random", 0.0, 0.0, 0.0, None)]
+                   ("greedy", 93.246329, -173.827554, 435.666544, 0.77)]
 
 
 def test_sequential_elo():
@@ -208,3 +213,201 @@ def test_a_bootstrap_shared_between_processes_is_the_whole_one():
     assert bradley_terry(results, list(TRUE), anchor="random", bootstrap=60, seed=9, samples=whole) == direct
     with pytest.raises(ValueError, match="expected 60 bootstrap fits, got 59"):
         bradley_terry(results, list(TRUE), anchor="random", bootstrap=60, seed=9, samples=whole[1:])
+
+
+# ---- what the boards cannot rate ------------------------------------------------------------
+
+
+def test_diagnose_flags_records_and_the_pairing_graph():
+    duel = [BoardResult(("a", "a"), ("b", "b"), s) for s in (1.0, 0.0, 0.5)]
+    champ = [BoardResult(("c", "c"), (o, o), 1.0) for o in "ab"]
+    d = diagnose(duel + champ, ["a", "b", "c", "idle"])
+    assert (d.perfect, d.zero, d.unplayed) == ({"c"}, set(), {"idle"})
+    assert d.components == ({"a", "b", "c"},) and not d.disconnected
+    assert d.groups == ({"a", "b"}, {"c"}) and d.separated and d.pool_flags() == {"separated"}
+    assert d.core == {"a", "b"}  # the scale's 0 without an anchor, and where an anchor belongs
+    assert d.flags("c") == {"perfect"} and d.flags("idle") == {"unplayed"} and d.flags("a") == set()
+    # c loses once: everyone is linked both ways, a finite fit exists
+    healed = diagnose(duel + champ + [BoardResult(("b", "b"), ("c", "c"), 0.5)], ["a", "b", "c"])
+    assert healed.groups == ({"a", "b", "c"},) and healed.pool_flags() == set() and not healed.perfect
+    assert healed.core is None
+    # two pools that never met; the loser of the second has a zero record
+    apart = diagnose(duel + [BoardResult(("x", "x"), ("y", "y"), 1.0)], [])
+    assert apart.disconnected and apart.pool_flags() == {"disconnected", "separated"}
+    assert apart.components == ({"a", "b"}, {"x", "y"}) and (apart.perfect, apart.zero) == ({"x"}, {"y"})
+    assert apart.groups == ({"a", "b"}, {"x"}, {"y"}) and apart.core == {"a", "b"}
+    assert diagnose([BoardResult(("x", "x"), ("y", "y"), 1.0)], []).core is None  # no largest group
+    # mixed partnerships: a member's record is its teams' record
+    mixed = diagnose([BoardResult(("p", "q"), ("r", "s"), 1.0), BoardResult(("p", "r"), ("q", "s"), 1.0)], [])
+    assert (mixed.perfect, mixed.zero) == ({"p"}, {"s"})
+
+
+@pytest.mark.parametrize("boards", [8, 32])
+def test_a_perfect_record_is_a_one_sided_bound(boards):
+    """Winning n boards against a bot rated 0 has probability p**n: the bound is where that is
+    2.5%, the same for the loser mirrored, whatever the prior made of the point estimates."""
+    won = [BoardResult(("c", "c"), ("o", "o"), 1.0) for _ in range(boards)]
+    even = [BoardResult(("o", "o"), ("p", "p"), s) for s in (1.0, 0.0) * boards]
+    rated = by_bot(bradley_terry(won + even, ["c", "o", "p"], anchor="o", bootstrap=50))
+    p = 0.025 ** (1 / boards)
+    assert rated["c"].more_than == pytest.approx(400 * math.log10(p / (1 - p)), abs=1e-6)
+    assert rated["c"].flags == {"perfect", "separated"} and rated["c"].less_than is None
+    assert rated["c"].more_than < rated["c"].elo  # the point estimate rests on the prior
+    lost = [BoardResult(("o", "o"), ("z", "z"), 1.0) for _ in range(boards)]
+    z = by_bot(bradley_terry(lost + even, ["z", "o", "p"], anchor="o", bootstrap=0))["z"]
+    assert z.flags == {"zero", "separated"} and z.less_than == pytest.approx(-rated["c"].more_than, abs=1e-6)
+    assert rated["o"].more_than is None and rated["o"].flags == {"anchor"}
+
+
+def test_more_than_holds_for_a_strong_bot_that_wins_everything():
+    """The issue's synthetic bot: true +400 above the rest, all its 8 boards a match won (a 23%
+    chance at that strength). The two-sided bootstrap interval misses the truth; "more than X"
+    is true."""
+    true = {"random": 0.0, "b": 100.0, "c": 200.0}
+    results = simulate(true, round_robin(list(true)), 32, random.Random(4))
+    results += [BoardResult(("top", "top"), (o, o), 1.0) for o in true for _ in range(8)]
+    top = by_bot(bradley_terry(results, [*true, "top"], anchor="random", bootstrap=100))["top"]
+    assert top.flags == {"perfect", "separated"}
+    assert top.more_than < 600 < top.ci_low  # 600: the truth, +400 over the best of the rest
+
+
+# ---- order, intervals, LOS ------------------------------------------------------------------
+
+
+def test_ranked_is_elo_then_name_whatever_the_noise_or_the_input_order():
+    elo = {"b": 10.0 + 3e-11, "a": 10.0, "c": 10.0 - 2e-11, "top": 50.0, "low": -5.0}
+    for keys in (list(elo), sorted(elo), sorted(elo, reverse=True)):
+        assert ranked({k: elo[k] for k in keys}) == ["top", "a", "b", "c", "low"]
+    assert ranked(elo, {"a": "z", "b": "y", "c": "x", "top": "t", "low": "l"}) == ["top", "c", "b", "a", "low"]
+    assert ranked({1: 0.0, 10: 0.0, 9: 0.0}) == [1, 10, 9]  # by name: "1" < "10" < "9"
+
+
+def test_los_lands_on_the_row_it_belongs_to():
+    """Ties ranked by name, with names other than the ids, and the LOS matrix agrees with the
+    table: each row's los_next is its cell over the row below."""
+    boards = [BoardResult((0, 1), (2, 3), 1.0), BoardResult((0, 2), (1, 3), 0.0)] * 5
+    names = {0: "delta", 1: "charlie", 2: "bravo", 3: "alpha"}
+    for order in ([0, 1, 2, 3], [3, 2, 1, 0]):
+        table = bradley_terry(boards, order, bootstrap=200, seed=3, names=names)
+        assert [r.bot for r in table] == [1, 3, 0, 2]  # 0 and 3 tie: alpha (3) before delta (0)
+        bots, matrix = los_matrix(boards, order, bootstrap=200, seed=3, names=names)
+        assert bots == [r.bot for r in table]
+        for i, row in enumerate(table[:-1]):
+            assert matrix[i][i + 1] == row.los_next
+            assert matrix[i + 1][i] == pytest.approx(1 - row.los_next)
+        assert [matrix[i][i] for i in range(4)] == [None] * 4
+    assert los_matrix(boards, [0, 1, 2, 3], bootstrap=0) == ([1, 0, 3, 2], [])
+
+
+def test_pool_intervals_leave_out_the_anchors_uncertainty():
+    true = {"random": 0.0, "b": 300.0, "c": 350.0, "d": 400.0}
+    results = simulate(true, round_robin(list(true)), 12, random.Random(8))
+    pool = by_bot(bradley_terry(results, list(true), anchor="random", bootstrap=200, seed=1))
+    anchor = by_bot(bradley_terry(results, list(true), anchor="random", bootstrap=200, seed=1, errors="anchor"))
+    for bot in "bcd":
+        assert pool[bot].elo == anchor[bot].elo and pool[bot].los_next == anchor[bot].los_next
+        assert pool[bot].ci_high - pool[bot].ci_low < 0.8 * (anchor[bot].ci_high - anchor[bot].ci_low)
+    assert pool["random"].ci_low < 0 < pool["random"].ci_high and anchor["random"].ci_low is None
+    assert pool["random"].flags == anchor["random"].flags == {"anchor"}
+    with pytest.raises(ValueError, match="errors must be one of"):
+        bradley_terry(results, list(true), errors="mean")
+
+
+# ---- resampling by deal ---------------------------------------------------------------------
+
+
+def deal_correlated(true, deals, rng, rho=0.8):
+    """A round robin whose boards of one deal are correlated (a deal suits a bot against
+    everyone) while each board's chances are exactly the Elo model's: a Gaussian copula."""
+    phi = NormalDist().cdf
+    bots = list(true)
+    out = []
+    for deal in range(deals):
+        luck = {b: rng.gauss(0, 1) for b in bots}
+        for a, b in round_robin(bots):
+            p = expected(true[a], true[b])
+            u = phi(rho**0.5 * (luck[b] - luck[a]) / 2**0.5 + (1 - rho) ** 0.5 * rng.gauss(0, 1))
+            score = 1.0 if u < p - DRAW_BAND / 2 else 0.5 if u < p + DRAW_BAND / 2 else 0.0
+            out.append(BoardResult((a, a), (b, b), score, deal=deal))
+    return out
+
+
+def test_resampling_by_deal_covers_the_truth():
+    """95% pool intervals cover each bot's true distance from the pool mean in at least 90% of
+    runs when deals are resampled whole; resampling boards alone gives narrower intervals."""
+    true = {"random": 0.0, "b": 100.0, "c": 200.0, "d": 300.0}
+    mean = sum(true.values()) / len(true)
+    covered = total = 0
+    widths = {"deal": 0.0, "board": 0.0}
+    for run in range(40):
+        results = deal_correlated(true, 30, random.Random(run))
+        by_deal = bradley_terry(results, list(true), anchor="random", bootstrap=200, seed=run)
+        centre = sum(r.elo for r in by_deal) / len(by_deal)
+        for r in by_deal:
+            total += 1
+            covered += r.ci_low <= true[r.bot] - mean + centre <= r.ci_high
+        if run < 10:  # widths compared on the first runs
+            loose = [BoardResult(r.team_a, r.team_b, r.score) for r in results]
+            widths["deal"] += sum(r.ci_high - r.ci_low for r in by_deal)
+            by_board = bradley_terry(loose, list(true), bootstrap=200, seed=run)
+            widths["board"] += sum(r.ci_high - r.ci_low for r in by_board)
+    assert covered / total >= 0.90, (covered, total)
+    assert widths["deal"] > 1.1 * widths["board"], widths
+
+
+def test_a_deal_is_resampled_whole():
+    """Two boards of one deal always come back together: with one deal per pair of opposite
+    boards every resample is balanced, so the two bots stay exactly level."""
+    results = []
+    for deal in range(10):
+        results += [BoardResult(("x", "x"), ("y", "y"), 1.0, deal=deal),
+                    BoardResult(("x", "x"), ("y", "y"), 0.0, deal=deal)]
+    level = bradley_terry(results, ["x", "y"], bootstrap=100, seed=2)
+    assert all(r.ci_low == pytest.approx(0, abs=1e-6) and r.ci_high == pytest.approx(0, abs=1e-6) for r in level)
+    boards = [BoardResult(r.team_a, r.team_b, r.score) for r in results]
+    loose = bradley_terry(boards, ["x", "y"], bootstrap=100, seed=2)
+    assert all(r.ci_high - r.ci_low > 50 for r in loose)
+    pieces = [bootstrap_samples(results, ["x", "y"], seed=5, start=a, stop=b) for a, b in ((0, 7), (7, 20))]
+    assert pieces[0] + pieces[1] == bootstrap_samples(results, ["x", "y"], seed=5, stop=20)
+
+
+# ---- progression ----------------------------------------------------------------------------
+
+
+def test_progression_ends_on_the_headline_and_ignores_order_within_a_deal():
+    results = deal_correlated(TRUE, 20, random.Random(6), rho=0.3)
+    points = progression(results, list(TRUE), anchor="random", points=5)
+    assert [n for n, _ in points] == [40, 80, 120, 160, 200]  # 10 pairings a deal
+    headline = by_bot(bradley_terry(results, list(TRUE), anchor="random", bootstrap=0))
+    for bot, elo in points[-1][1].items():
+        assert elo == pytest.approx(headline[bot].elo, abs=1e-6)
+    shuffled = []
+    for deal in range(20):
+        boards = [r for r in results if r.deal == deal]
+        random.Random(deal).shuffle(boards)
+        shuffled += boards
+    again = progression(shuffled, list(TRUE), anchor="random", points=5)
+    for (n, one), (m, two) in zip(points, again):
+        assert n == m and one == pytest.approx(two, abs=1e-6)
+    early = progression([BoardResult(r.team_a, r.team_b, r.score) for r in results[:3]], list(TRUE),
+                        anchor="random")  # no deal keys: a board each
+    assert [n for n, _ in early] == [1, 2, 3] and set(early[0][1]) == {"random", "greedy"}
+    assert progression([], ["a"]) == []
+
+
+def test_beside_a_zero_record_the_pool_keeps_its_scale():
+    """In --format game the random bot loses every board: without an anchor the largest group's
+    mean is 0, so the others read the same at 8 and at 32 boards a match while the prior pushes
+    random down, and random's bound says how far below it surely is."""
+    true = {"b": -100.0, "c": 0.0, "d": 100.0}
+    seen = {}
+    for boards in (8, 32):
+        results = simulate(true, round_robin(list(true)), boards, random.Random(boards))
+        results += [BoardResult((o, o), ("random", "random"), 1.0) for o in true for _ in range(boards)]
+        rated = by_bot(bradley_terry(results, [*true, "random"], bootstrap=0))
+        assert sum(rated[b].elo for b in true) == pytest.approx(0, abs=1e-6)
+        assert rated["random"].flags == {"zero", "separated"} and rated["random"].elo < rated["random"].less_than
+        seen[boards] = rated
+    assert abs(seen[32]["d"].elo - seen[8]["d"].elo) < 100
+    assert seen[32]["random"].elo < seen[8]["random"].elo - 150  # the prior's point grows with boards
+    assert seen[32]["random"].less_than < seen[8]["random"].less_than < -200  # evidence
