@@ -1,4 +1,4 @@
-"""Positions as plain data (rules.md section 8), validated field by field on the way in.
+"""Positions as plain data (docs/rules.md section 8), validated field by field on the way in.
 
 `from_dict` accepts partial positions (fewer cards than the deck, as in the worked examples)
 but never more copies of a card than the packs hold. The optional key `moves` carries the deal's

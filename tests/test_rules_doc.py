@@ -1,5 +1,5 @@
 """docs/rules.md's examples checked against the engine, so that the document cannot drift from
-the code it specifies.
+the code it specifies; and the repository points to its own rules, never outside itself.
 
 A fenced block's info string says what it holds (see docs/rules.md section 9): `position` and
 `deal` set the current position, `apply` plays moves, `legal`, `illegal`, `result` and `score`
@@ -8,6 +8,7 @@ check it; `shuffle` and `deal_seed` are test vectors. Each heading starts afresh
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,24 @@ def test_example(heading):
             for line in text.splitlines():
                 master, k, seed = re.fullmatch(r"deal_seed\((\d+), (\d+)\) = (\d+)", line).groups()
                 assert engine.deal_seed(int(master), int(k)) == int(seed)
+
+
+def tracked_files() -> list[Path]:
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+        return [ROOT / name for name in out.decode().split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout: every file but the ignored
+        skip = {"results", "__pycache__", "build"}
+        return [p for p in ROOT.rglob("*") if p.is_file()
+                and not any(part.startswith(".") or part in skip or part.endswith(".egg-info")
+                            for part in p.relative_to(ROOT).parts)]
+
+
+def test_no_file_points_outside_the_repository_for_the_rules():
+    outside = ("../" + "shared").encode()  # spelled apart, so that this file does not match itself
+    bare = re.compile(rb"(?<![\w/])rules\.md")  # a pointer to the rules without docs/
+    files = [p for p in tracked_files() if p.is_file()]
+    assert RULES in files
+    offenders = [str(p.relative_to(ROOT)) for p in files
+                 if outside in p.read_bytes() or bare.search(p.read_bytes())]
+    assert offenders == []
