@@ -4,7 +4,7 @@
     >>> s = engine.deal("jensen", seed=7)
     >>> s = s.apply(s.legal_moves()[0])
 
-See rules.md for the rules; `engine.notation` for the text forms of cards, moves and positions.
+See docs/rules.md for the rules; `engine.notation` for the text forms of cards, moves and positions.
 """
 
 from engine.errors import EngineError, IllegalMove, PositionError, VariantError

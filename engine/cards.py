@@ -1,4 +1,4 @@
-"""Card codes and the canonical deck order (rules.md section 1).
+"""Card codes and the canonical deck order (docs/rules.md section 1).
 
 A card code is rank + suit (`TD`, `2S`), or a joker: `X` + matching value (`X15`) or `XW` for a
 wild joker. Cards are plain strings everywhere: hashable, printable, msgpack-safe.

@@ -1,4 +1,4 @@
-"""Whole games (rules.md section 6): deals to the target with the dealer rotating.
+"""Whole games (docs/rules.md section 6): deals to the target with the dealer rotating.
 
 A Game is a frozen value like a State: `game.deal_state()` is the opening of the current deal,
 `game.after_deal(points)` the game once that deal is scored. Deal k's seed is

@@ -1,4 +1,4 @@
-"""Moves as values, and the generation of every legal move (rules.md sections 3 and 8).
+"""Moves as values, and the generation of every legal move (docs/rules.md sections 3 and 8).
 
 A capture is identified by its card and the *set* of units it takes; a build by card, unit and
 announced value; a trail by its card. Generation lists each distinct move exactly once, in a
@@ -48,7 +48,7 @@ class Move(NamedTuple):
 
     @property
     def key(self) -> tuple:
-        """What makes two moves the same move (rules.md section 8)."""
+        """What makes two moves the same move (docs/rules.md section 8)."""
         if self.type == "capture":
             return ("capture", self.card, self.take)
         if self.type == "build":

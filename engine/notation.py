@@ -8,7 +8,8 @@ Cards are their codes (`TD`, `X20`). Units on the table: a loose card is its cod
     5H            trail: 5H laid on the table
 
 A position is one `key: value` line each (see `position_text`); `parse_position` reads it back,
-so `parse_position(position_text(s)) == s`.
+so `parse_position(position_text(s)) == s`. The lines `moves` and `over` may be left out, like
+the keys `moves` and `is_over` of the plain-data form.
 """
 
 from __future__ import annotations
@@ -117,10 +118,15 @@ def parse_position(text: str) -> Any:
     hands = [items(f"hand {s}") for s in range(sum(1 for k in fields if k.startswith("hand ")))]
     taken = [items(f"taken {s}") for s in range(sum(1 for k in fields if k.startswith("taken ")))]
     moves = []
-    for token in items("moves"):
+    for token in items("moves") if "moves" in fields else []:
         seat, _, mv = token.partition(":")
         moves.append({"seat": integer("moves", seat), **parse_move(mv).to_dict()})
     last = get("last_capture")
+    over = {}  # without the line, from_dict derives it from the cards
+    if "over" in fields:
+        if fields["over"] not in ("yes", "no"):
+            raise PositionError(f"over: expected yes or no, got {fields['over']!r}")
+        over = {"is_over": fields["over"] == "yes"}
     return from_dict({
         "variant": variant,
         "dealer": integer("dealer", get("dealer")),
@@ -132,5 +138,5 @@ def parse_position(text: str) -> Any:
         "zwicks": [integer("zwicks", z) for z in get("zwicks").split()],
         "last_capture": None if last == "-" else integer("last_capture", last),
         "moves": moves,
-        "is_over": get("over") == "yes",
+        **over,
     })

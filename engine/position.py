@@ -1,8 +1,9 @@
-"""Positions as plain data (rules.md section 8), validated field by field on the way in.
+"""Positions as plain data (docs/rules.md section 8), validated field by field on the way in.
 
 `from_dict` accepts partial positions (fewer cards than the deck, as in the worked examples)
 but never more copies of a card than the packs hold. The optional key `moves` carries the deal's
-public move list so that a position round-trips exactly.
+public move list so that a position round-trips exactly; the optional key `is_over` must agree
+with the cards (a deal is over when every hand and the stock are empty).
 """
 
 from __future__ import annotations
@@ -132,10 +133,19 @@ def from_dict(d: Any) -> Any:
             history.append((m["seat"], Move.from_dict({k: x for k, x in m.items() if k != "seat"})))
         except ValueError as exc:
             raise PositionError(f"moves[{i}]: {exc}") from None
-    is_over = d.get("is_over", False)
+    # A deal is over exactly when every hand and the stock are empty (the engine refills empty
+    # hands at once), so `is_over` is redundant: checked when given, derived when not.
+    over = not stock and not any(hands)
+    is_over = d.get("is_over", over)
     if type(is_over) is not bool:
         raise PositionError(f"is_over: expected true or false, got {is_over!r}")
-    if not is_over and not hands[to_move]:
+    if is_over != over:
+        held = "every hand and the stock are empty" if over else "cards are still to be played"
+        raise PositionError(f"is_over: {str(is_over).lower()} contradicts the cards: {held}")
+    if over and table and last is not None:
+        raise PositionError(f"table: the deal is over, so the units left on the table belong to side {last} "
+                            f"(the last capture) in taken[{last}]")
+    if not over and not hands[to_move]:
         raise PositionError(f"to_move: seat {to_move} holds no cards, but the deal is not over")
     return State(
         variant=v, dealer=dealer, to_move=to_move, hands=tuple(hands), table=tuple(table), stock=stock,

@@ -1,4 +1,4 @@
-"""Scoring a finished deal (rules.md section 5): point cards, the most-cards bonus, Zwicks."""
+"""Scoring a finished deal (docs/rules.md section 5): point cards, the most-cards bonus, Zwicks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The reproducible shuffle of rules.md section 7, and the derivation of deal seeds.
+"""The reproducible shuffle of docs/rules.md section 7, and the derivation of deal seeds.
 
 Any language can reproduce a deal: SHA-256 over ("zwicker-shuffle", seed, block) gives a stream
 of 64-bit words; Fisher-Yates draws from it with rejection sampling, so there is no modulo bias.

@@ -1,4 +1,4 @@
-"""The state of one deal: a frozen value; `apply` returns a new state (rules.md sections 3-4).
+"""The state of one deal: a frozen value; `apply` returns a new state (docs/rules.md sections 3-4).
 
 Everything a position holds is public here (the engine knows all hands); what one seat may see is
 `observation(seat)`. Plain-data conversion lives in `engine.position`, scoring in `engine.scoring`.

@@ -1,4 +1,4 @@
-"""Variants: the four presets of rules.md section 5 and their options, as frozen values.
+"""Variants: the four presets of docs/rules.md section 5 and their options, as frozen values.
 
 `variant("jensen")`, `variant({"preset": "grupp", "players": 6})` or
 `variant("jensen", target=51)` all give a validated, hashable `Variant`. Everything the rules
@@ -18,7 +18,7 @@ from engine.errors import VariantError
 PRESETS = ("jensen", "huelsemann", "grossenwiehe", "grupp")
 DEFAULT_PRESET = "jensen"
 
-# What each preset fixes (rules.md section 5). Options are the dataclass fields below.
+# What each preset fixes (docs/rules.md section 5). Options are the dataclass fields below.
 _FIXED: dict[str, dict[str, Any]] = {
     "jensen": dict(
         min_players=2, max_players=4, jokers={"X15": 5, "X20": 6, "X25": 7}, dual=True,

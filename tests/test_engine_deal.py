@@ -143,6 +143,34 @@ def test_bad_positions_name_the_field(position, field):
         engine.State.from_dict({**base, **position})
 
 
+def test_a_finished_deal_loads_and_scores_without_is_over():
+    finished = {"variant": "jensen", "dealer": 0, "to_move": 1, "hands": [[], [], [], []], "table": [],
+                "stock": [], "taken": [["TD", "AS", "9C"], ["2S"]], "zwicks": [1, 0], "last_capture": 0}
+    s = engine.State.from_dict(finished)
+    assert s.is_over and s.legal_moves() == [] and s.score() == [3 + 1 + 3 + 1, 1]
+    assert engine.State.from_dict({**finished, "is_over": True}) == s
+    text = "\n".join(line for line in engine.position_text(s).splitlines()
+                     if not line.startswith(("over:", "moves:")))
+    assert engine.parse_position(text) == s
+    nobody = engine.State.from_dict({**finished, "table": ["9C", "9S"], "taken": [[], []],
+                                     "zwicks": [0, 0], "last_capture": None})
+    assert nobody.is_over and nobody.score() == [0, 0]
+
+
+@pytest.mark.parametrize("position, message", [
+    ({"is_over": False}, "is_over: false contradicts the cards: every hand and the stock are empty"),
+    ({"is_over": True, "hands": [["9S"], [], [], []]}, "is_over: true contradicts"),
+    ({"is_over": "yes"}, "is_over: expected true or false"),
+    ({"table": ["9C"]}, r"table: the deal is over, so the units left on the table belong to side 0"),
+    ({"stock": ["9C"]}, "to_move: seat 1 holds no cards, but the deal is not over"),
+])
+def test_is_over_must_agree_with_the_cards(position, message):
+    finished = {"variant": "jensen", "dealer": 0, "to_move": 1, "hands": [[], [], [], []], "table": [],
+                "stock": [], "taken": [["TD"], []], "zwicks": [0, 0], "last_capture": 0}
+    with pytest.raises(engine.PositionError, match=message):
+        engine.State.from_dict({**finished, **position})
+
+
 @pytest.mark.parametrize("move, message", [
     ({"card": "9S"}, "missing key 'type'"),
     ({"type": "capture", "card": "9S"}, "missing key 'take'"),

@@ -1,4 +1,4 @@
-"""The worked examples of rules.md section 9, each as a complete legal-move set, plus the
+"""The worked examples of docs/rules.md section 9, each as a complete legal-move set, plus the
 shuffle test vector that other implementations check themselves against."""
 
 import pytest
@@ -67,7 +67,7 @@ def test_e_huelsemann_piles_and_cap():
     assert sorted(legal(s)) == sorted(["3H>1=8", "3H>0=11", "9S>1=14", "3H", "9S"])
 
 
-def test_f_scoring_a_jensen_deal():
+def test_k_scoring_a_jensen_deal():
     v = engine.variant("jensen")
     deck = list(v.rules.deck)
     side0_named = ["X25", "X15", "TD", "2S", "AC", "AH", "TC"]
