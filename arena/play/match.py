@@ -17,6 +17,7 @@ from typing import Any
 import engine
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
 from arena.process.command import BotCommand, Limits
+from arena.process.modes import resolve_mode
 
 RANDOM_BOT = Path(__file__).resolve().parents[2] / "bots" / "random_bot.py"
 
@@ -147,6 +148,7 @@ class CheckResult:
     bot: str
     tables: list[TableResult]  # one per seat position of the bot under test
     positions: list[int]
+    sandbox: str = "none"  # the confinement the bot was checked in
 
     @property
     def conformant(self) -> bool:
@@ -157,7 +159,7 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         times = self.reply_times()
-        return {"bot": self.bot, "conformant": self.conformant,
+        return {"bot": self.bot, "conformant": self.conformant, "sandbox": self.sandbox,
                 "reply_ms": {"median": statistics.median(times) if times else None,
                              "max": max(times) if times else None, "count": len(times)},
                 "tables": [{"seat": seat, **t.to_dict()} for t, seat in zip(self.tables, self.positions)]}
@@ -173,18 +175,19 @@ async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
         raise ValueError(f"deals must be at least 1, got {deals}")
     random_bot = BotCommand.from_spec(str(RANDOM_BOT))
     plan = FixedDeals([board_deal(seed, k, v.players) for k in range(deals)])
+    sandbox = resolve_mode(sandbox)
     tables = []
     for seat in range(v.players):
         seats = [bot if s == seat else random_bot for s in range(v.players)]
         tables.append(await play_table(seats, variant=v, plan=plan, time_control=time_control,
                                        sandbox=sandbox, limits=limits, match_id=f"check-{seed}",
                                        table_id=f"seat{seat}", bot_seed=table_bot_seed(seed, 0, seat)))
-    return CheckResult(str(bot), tables, list(range(v.players)))
+    return CheckResult(str(bot), tables, list(range(v.players)), sandbox)
 
 
 def format_check(check: CheckResult) -> str:
     """What `arena bot check` prints: in plain words, what works and exactly what went wrong."""
-    lines = [f"checking {check.bot}"]
+    lines = [f"checking {check.bot} (sandbox {check.sandbox})"]
     for table, seat in zip(check.tables, check.positions):
         s = table.seats[seat]
         where = f"seat {seat}:"

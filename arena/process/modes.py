@@ -37,9 +37,16 @@ def resolve_mode(value: str | None) -> str:
 
 @functools.cache
 def default_mode() -> str:
-    """ "bwrap" where it works here; otherwise one warning line on stderr and "rlimit"."""
-    problem = sandbox.bwrap_problem()
-    if problem is None:
-        return "bwrap"
-    sys.stderr.write(f"arena: warning: sandbox bwrap unavailable ({problem}); bots run with --sandbox rlimit\n")
+    """The strongest sandbox that works here: "bwrap", else the arena's own "fork" (as root, no
+    system package needed), else "rlimit" with one warning line that says what is lost."""
+    problems = []
+    for mode, problem in (("bwrap", sandbox.bwrap_problem), ("fork", forking.problem)):
+        why = problem()
+        if why is None:
+            _checked.add(mode)
+            return mode
+        problems.append(f"{mode}: {why}")
+    sys.stderr.write(f"arena: warning: no sandbox isolates bots here ({'; '.join(problems)}); bots run with "
+                     "--sandbox rlimit, which limits each bot's resources but does not keep partners from "
+                     "talking to each other\n")
     return "rlimit"
