@@ -21,7 +21,8 @@
 
 Python bots run under a readable system interpreter in the sandboxed modes (the arena's own
 interpreter may live under /root, which the throw-away uid cannot read): `/usr/bin/python3`, or
-the one named by ZWICKER_SANDBOX_PYTHON. It needs `msgpack` (Debian: python3-msgpack).
+the one named by ZWICKER_SANDBOX_PYTHON. The kit, msgpack and the engine come from the arena's own
+environment (`runtime`), so no system package is needed.
 """
 
 from __future__ import annotations
