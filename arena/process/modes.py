@@ -43,7 +43,6 @@ def default_mode() -> str:
     for mode, problem in (("bwrap", sandbox.bwrap_problem), ("fork", forking.problem)):
         why = problem()
         if why is None:
-            _checked.add(mode)
             return mode
         problems.append(f"{mode}: {why}")
     sys.stderr.write(f"arena: warning: no sandbox isolates bots here ({'; '.join(problems)}); bots run with "
