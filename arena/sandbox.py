@@ -51,6 +51,8 @@ MODES = ("fork", "bwrap", "rlimit", "none")
 # its bytecode, `kit_binds`) is shown.
 KIT = Path(__file__).resolve().parents[1] / "bots" / "botkit.py"
 KIT_MOUNT = "/opt/zwicker-kit"
+# The rules engine, shown read-only beside the kit (KIT_MOUNT/engine), so a bot can simulate.
+ENGINE = KIT.parents[1] / "engine"
 SANDBOX_PYTHON_VAR = "ZWICKER_SANDBOX_PYTHON"
 PATH = "/usr/local/bin:/usr/bin:/bin"
 
@@ -148,7 +150,8 @@ def kit_binds() -> list[tuple[str, str]]:
     bytecode, so that a bot need not compile the kit at every start (about 1 ms of a fresh
     interpreter's CPU, 0.3 of a forked one's)."""
     return [(str(KIT), f"{KIT_MOUNT}/botkit.py"),
-            *((pyc, f"{KIT_MOUNT}/__pycache__/{os.path.basename(pyc)}") for pyc in _kit_bytecode())]
+            *((pyc, f"{KIT_MOUNT}/__pycache__/{os.path.basename(pyc)}") for pyc in _kit_bytecode()),
+            (str(ENGINE), f"{KIT_MOUNT}/engine")]
 
 
 @functools.cache
@@ -237,7 +240,7 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         pdeathsig = death_with_arena() if _has_setpriv() else []
         env = {**os.environ, **tag_env}
         if python:
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(KIT.parent), env.get("PYTHONPATH")]))
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(KIT.parent), str(ENGINE.parent), env.get("PYTHONPATH")]))
         yield Launch(pdeathsig + list(cmd.argv), str(cmd.workdir), env)
         return
     argv = list(cmd.argv)
@@ -264,7 +267,7 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         _check_readable_by_others(cmd)
     env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **tag_env}
     if python:
-        env["PYTHONPATH"] = KIT_MOUNT if mode == "bwrap" else str(KIT.parent)
+        env["PYTHONPATH"] = KIT_MOUNT if mode == "bwrap" else os.pathsep.join([str(KIT.parent), str(ENGINE.parent)])
     if mode == "bwrap":  # resolve_mode made sure it runs here
         # bwrap's own two processes (outside and the PID namespace's init) share the uid.
         # A Python bot gets the bot kit (that file and its bytecode) on its path; others their program.

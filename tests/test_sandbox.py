@@ -18,6 +18,7 @@ from typing import TypeVar
 import pytest
 import trio
 
+import engine
 from arena import forking, process, sandbox
 from arena.process import BotCommand, Limits, bot_pids, leftover_bot_pids, open_bot
 
@@ -297,6 +298,25 @@ async def test_a_sandboxed_bot_loads_the_kit_compiled(open_folder, mode):
     script.chmod(0o644)
     _, said = await run_to_end(mode, script)
     assert said == "compiled []\n"
+
+
+ENGINE_PROBE = """import engine
+state = engine.deal("jensen", seed=7)
+print("engine", len(state.legal_moves()), engine.__file__.startswith(sys.argv[1]))
+print("done")
+"""
+
+
+@pytest.mark.parametrize("mode", [*CONFINED, "none"])
+async def test_a_sandboxed_bot_can_import_the_engine(open_folder, mode):
+    """A Python bot can simulate: the rules engine stands read-only beside the kit (bwrap and
+    fork bind it under KIT_MOUNT, rlimit and none put the repository on the path)."""
+    script = open_folder / "engine_probe.py"
+    script.write_text("import sys\n" + ENGINE_PROBE)
+    script.chmod(0o644)
+    where = sandbox.KIT_MOUNT if mode in ("fork", "bwrap") else str(sandbox.ENGINE.parent)
+    _, said = await run_to_end(mode, script, where)
+    assert said == f"engine {len(engine.deal('jensen', seed=7).legal_moves())} True\ndone\n"
 
 
 @needs_root
