@@ -38,11 +38,12 @@ class MCBot(Bot):
     name = "mc"
     version = "1"
 
-    def __init__(self, fraction=0.25, bank=False, width=14):
+    def __init__(self, fraction=0.25, bank=False, width=14, min_rounds=2):
         super().__init__()
         self.fraction = fraction
         self.use_bank = bank
         self.width = width
+        self.min_rounds = min_rounds  # rounds played whatever the clock says
         self.version = f"1 fraction={fraction}"
         self.playouts = []  # per decision, for the log
 
@@ -77,7 +78,7 @@ class MCBot(Bot):
         alive = list(range(len(candidates)))
         rounds = playouts = 0
         halve_at = 8  # rounds before the first cut; doubled after each
-        while len(alive) > 1 and (rounds < 2 or time.perf_counter() < deadline) and playouts < 20000:
+        while len(alive) > 1 and (rounds < self.min_rounds or time.perf_counter() < deadline) and playouts < 20000:
             world = view.sample(rng)
             seed = rng.getrandbits(64)
             for k in alive:

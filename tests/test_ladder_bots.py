@@ -89,3 +89,15 @@ async def test_heuristic_beats_greedy_in_a_short_duplicate_match():
     result = await play_match(command("heuristic_bot.py"), command("greedy_bot.py"), boards=4, seed=11)
     assert not result.forfeits
     assert result.totals[0] > result.totals[1]
+
+
+def test_mc_plays_out_the_moves_and_takes_the_ten_of_diamonds():
+    """Table TD 9C, hand TC 9S (and two more): of its captures, builds and trails, playouts
+    show the capture of TD (3 points) worth most. The root's order by the one-ply score is
+    (The one-ply score ranks it first too: this checks that the search, fed the kit's samples
+    and its own rollouts, confirms the plain best move rather than drifting off it.)"""
+    bot = load("mc_bot", "MCBot")(fraction=0, min_rounds=40)  # a count of rounds, not a clock
+    state, observation = seated(bot, opening(["9S", "TC", "4H", "6H"], ["TD", "9C"]))
+    legal = [m.to_dict() for m in state.legal_moves()]
+    assert legal[bot.choose(observation, legal)] == {"type": "capture", "card": "TC", "value": 10, "take": [0]}
+    assert bot.playouts[-1] >= 40 * 2
