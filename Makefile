@@ -14,7 +14,7 @@ ARENA  := $(BIN)/arena
 BOARDS ?= 8
 SEED   ?= 1
 
-.PHONY: test tournament clean
+.PHONY: test tournament clean c-bot
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || for p in $(PYTHONS); do \
@@ -25,8 +25,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-test: $(STAMP)
+test: $(STAMP) c-bot
 	$(BIN)/python -m pytest
+
+# The compiled example bot (bots/c), when a C compiler is present; its test skips without one.
+c-bot:
+	@if command -v cc >/dev/null 2>&1; then $(MAKE) -s -C bots/c; else echo "no C compiler: bots/c not built"; fi
 
 # A real duplicate tournament among the bundled bots, then its standings.
 tournament: $(STAMP)

@@ -11,6 +11,12 @@ Put your bot script next to this file and write::
 
     run(MyBot())
 
+For a bot that simulates, `bot.view(observation)` is what its seat knows of the deal as a
+`View`: the public facts replayed from the deal's moves, and `view.sample(rng)`, an engine
+state with the hidden cards (other hands, the stock) drawn consistently with all of it. The
+rules engine (`import engine`) stands beside the kit in every sandbox; it is imported on the
+first `view`, so a bot that never simulates does not pay for it.
+
 Only `msgpack` is needed (no trio: a bot should start in milliseconds). The kit reads the raw
 file descriptor 0 with os.read, because an Unpacker fed from sys.stdin.buffer waits for a full
 buffer on a pipe and deadlocks. It also moves fd 1 aside and points it at stderr, so a stray
@@ -52,6 +58,11 @@ class Bot:
         self.variant: dict[str, Any] = {}
         self.time: dict[str, Any] = {}
         self.rng = random.Random(0)
+        self.deal_start: dict[str, Any] | None = None  # the `deal` message's observation
+
+    def view(self, observation: dict[str, Any]) -> "View":
+        """What this seat knows of the current deal (see View); needs the engine."""
+        return View(self.variant, self.deal_start or observation, observation)
 
     def on_hello(self, hello: dict[str, Any]) -> None:
         """Called once, before `ready` is sent."""
@@ -131,6 +142,7 @@ def run(bot: Bot) -> None:
             bot.on_hello(message)
             out.send({"type": "ready", "name": str(bot.name), "version": str(bot.version)})
         elif kind == "deal":
+            bot.deal_start = message.get("observation")
             bot.on_deal(message)
         elif kind == "deal_end":
             bot.on_deal_end(message)
@@ -139,3 +151,209 @@ def run(bot: Bot) -> None:
             return
         else:
             log(f"botkit: ignoring a message of type {kind!r}")
+
+
+# -- simulation: what a seat knows, and the hidden cards drawn to fit it --------------------
+
+_OPTION_NAMES = ("preset", "players", "target", "build_holder", "must_take_maximal", "table_jokers_in_sums",
+                 "all_tens", "wild_jokers", "lone_joker_only_by_joker", "joker_sweep_no_zwick",
+                 "table_jokers_untakeable")
+
+
+def engine_variant(described: dict[str, Any]) -> Any:
+    """The engine's Variant for `hello.variant` (which also carries derived facts)."""
+    import engine
+
+    return engine.variant({k: described[k] for k in _OPTION_NAMES if k in described})
+
+
+def _unit(data: Any) -> Any:
+    from engine import Build
+
+    return Build(tuple(data["build"]), data["value"], data["by"]) if isinstance(data, dict) else data
+
+
+class View:
+    """One seat's knowledge of a deal, from the protocol alone: the deal's first observation
+    (`deal` message) and the current one, whose `moves` list every public move since.
+
+    Replaying the moves on the public table gives every captured card, the cards each seat
+    has played, the refills, and two kinds of inference about hidden hands:
+
+    - the holder rule (`build_holder` self/partner): a seat that built value v kept a card that
+      can take v (or its partner did). Unless a card able to take v has been played by those
+      seats since, they hold one now: `musts`, a list of (seats, v).
+    - compulsory capture (`must_capture`): a seat that built or trailed held no card that could
+      capture then; the cards it still holds from then (no refill since) are none of those:
+      `forbidden[seat]`, a set of card codes.
+
+    `unseen` is every card this seat has not seen (the multiset of the other hands and the
+    stock together). `sample(rng)` deals it out as an engine State that satisfies all of the
+    above, for determinized search.
+    """
+
+    def __init__(self, described: dict[str, Any], start: dict[str, Any], observation: dict[str, Any]) -> None:
+        from collections import Counter
+
+        import engine
+        from engine.moves import Build, Move, can_capture, unit_cards
+
+        v = self.variant = engine_variant(described)
+        rules = v.rules
+        values = rules.values
+        n = v.players
+        self.seat = seat = observation["seat"]
+        self.observation = observation
+        table = [_unit(u) for u in start["table"]]
+        taken: list[list[str]] = [[] for _ in range(rules.num_sides)]
+        sizes = list(start["hand_sizes"])
+        stock = start["stock"]
+        dealer = observation["dealer"]
+        epoch = 0  # refills so far
+        played: list[list[tuple[int, str]]] = [[] for _ in range(n)]  # (move index, card) per seat
+        builds: list[tuple[int, int, int]] = []  # (move index, seat, value)
+        no_capture: list[tuple[int, int, set[str]]] = []  # (epoch, seat, codes that could capture)
+        history = []
+        for i, m in enumerate(observation["moves"]):
+            who = m["seat"]
+            move = Move.from_dict(m)
+            history.append((who, move))
+            if rules.must_capture and move.type != "capture" and who != seat:
+                could = set()
+                for code in rules.distinct:  # which cards could have captured here (one-card hands)
+                    hands = [()] * n
+                    hands[who] = (code,)
+                    probe = engine.State(variant=v, dealer=dealer, to_move=who, hands=tuple(hands),
+                                         table=tuple(table), stock=(), taken=((),) * rules.num_sides,
+                                         zwicks=(0,) * rules.num_sides, last_capture=None, history=(), is_over=False)
+                    if can_capture(probe):
+                        could.add(code)
+                no_capture.append((epoch, who, could))
+            played[who].append((i, move.card))
+            sizes[who] -= 1
+            if move.type == "capture":
+                take = set(move.take)
+                pile = [move.card]
+                rest = []
+                for k, unit in enumerate(table):
+                    if k in take:
+                        pile.extend(unit_cards(unit))
+                    else:
+                        rest.append(unit)
+                table = rest
+                taken[rules.side_of[who]].extend(pile)
+            elif move.type == "build":
+                table[move.onto] = Build(unit_cards(table[move.onto]) + (move.card,), move.value, who)
+                builds.append((i, who, move.value))
+            else:
+                table.append(move.card)
+            if not any(sizes) and stock:
+                round_size = n * rules.hand_size
+                count = stock if stock - round_size < round_size else round_size
+                for k in range(count):
+                    sizes[(dealer + 1 + k) % n] += 1
+                stock -= count
+                epoch += 1
+        self.history = tuple(history)
+        seen_table = [_unit(u) for u in observation["table"]]
+        if table != seen_table or sizes != list(observation["hand_sizes"]) or stock != observation["stock"] \
+                or [len(t) for t in taken] != list(observation["taken"]):
+            raise ValueError("botkit.View: the moves do not lead from the deal's start to this observation")
+        self.table = tuple(table)
+        self.taken = tuple(tuple(t) for t in taken)
+        self.hand_sizes = tuple(sizes)
+        self.stock_size = stock
+        self.played = tuple(tuple(card for _, card in p) for p in played)
+        hand = tuple(observation["hand"])
+        self.hand = hand
+        gone = Counter(hand)
+        for unit in table:
+            gone.update(unit_cards(unit))
+        for pile in taken:
+            gone.update(pile)
+        pool = Counter(rules.deck)
+        pool.subtract(gone)
+        self.unseen = tuple(c for c, k in pool.items() for _ in range(max(0, k)))
+        # The holder rule's promises still open: (seats, value).
+        musts: list[tuple[tuple[int, ...], int]] = []
+        holder = v.build_holder
+        if holder != "none":
+            for i, who, value in builds:
+                seats = (who,) if holder == "self" else tuple(s for s in range(n) if rules.side_of[s] == rules.side_of[who])
+                if any(value in values[c] for s in seats for k, c in played[s] if k > i):
+                    continue  # the promised card may be the one played since
+                if seat in seats:
+                    if any(value in values[c] for c in hand):
+                        continue  # our own hand is known; a promise we can keep binds no one
+                    seats = tuple(s for s in seats if s != seat)
+                if not any(sizes[s] for s in seats):
+                    continue
+                musts.append((seats, value))
+        self.musts = tuple(dict.fromkeys(musts))
+        forbidden: list[set[str]] = [set() for _ in range(n)]
+        for at, who, could in no_capture:
+            if at == epoch:
+                forbidden[who] |= could
+        self.forbidden = tuple(frozenset(f) for f in forbidden)
+        self._values = values
+
+    def consistent(self, hands: Any) -> bool:
+        """Whether hidden hands (one card sequence per seat; ours is ignored) fit what is known."""
+        values = self._values
+        for seats, value in self.musts:
+            if not any(value in values[c] for s in seats for c in hands[s]):
+                return False
+        return all(not (set(hands[s]) & self.forbidden[s]) for s in range(len(hands)) if s != self.seat)
+
+    def state(self, hands: Any, stock: Any) -> Any:
+        """The engine State with these hidden cards (our own hand always comes from the view)."""
+        import engine
+
+        full = tuple(self.hand if s == self.seat else tuple(h) for s, h in enumerate(hands))
+        obs = self.observation
+        return engine.State(variant=self.variant, dealer=obs["dealer"], to_move=obs["to_move"], hands=full,
+                            table=self.table, stock=tuple(stock), taken=self.taken, zwicks=tuple(obs["zwicks"]),
+                            last_capture=obs["last_capture"], history=self.history, is_over=obs["is_over"])
+
+    def sample(self, rng: random.Random, tries: int = 20) -> Any:
+        """An engine State of this deal: our hand and everything public as they are, the other
+        hands and the stock drawn at random from `unseen`, consistently with `musts` and
+        `forbidden` (cards for a promise first, then seats with forbidden cards first). If no
+        draw fits in `tries` (the inferences can only fail to fit after a wrong guess by a bot
+        that ignores the rules' incentives, never by the rules), the last draw is used as it is."""
+        values = self._values
+        n = len(self.hand_sizes)
+        others = [s for s in range(n) if s != self.seat]
+        others.sort(key=lambda s: -len(self.forbidden[s]))
+        for attempt in range(tries):
+            pool = list(self.unseen)
+            rng.shuffle(pool)
+            hands: list[list[str]] = [[] for _ in range(n)]
+            for seats, value in self.musts:
+                if any(value in values[c] for s in seats for c in hands[s]):
+                    continue
+                room = [s for s in seats if len(hands[s]) < self.hand_sizes[s]]
+                for k, c in enumerate(pool):
+                    fits = [s for s in room if c not in self.forbidden[s]]
+                    if value in values[c] and fits:
+                        hands[rng.choice(fits)].append(pool.pop(k))
+                        break
+            for s in others:
+                need = self.hand_sizes[s] - len(hands[s])
+                if need <= 0:
+                    continue
+                banned = self.forbidden[s]
+                keep = []
+                for c in pool:
+                    if need and c not in banned:
+                        hands[s].append(c)
+                        need -= 1
+                    else:
+                        keep.append(c)
+                pool = keep
+                if need:  # too few allowed cards: take any
+                    hands[s].extend(pool[:need])
+                    pool = pool[need:]
+            if attempt == tries - 1 or self.consistent(hands):
+                return self.state(hands, pool)
+        raise AssertionError("unreachable")

@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import msgpack
+import pytest
 
 import engine
 from arena.play.match import RANDOM_BOT
@@ -91,3 +92,88 @@ def test_the_kit_does_not_import_trio():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd="/", env={"PATH": os.environ.get("PATH", "")})
     assert out.stdout.strip() == "[]"
+
+
+# -- the kit's View: one seat's knowledge of a deal, and the hidden cards drawn to fit it ------
+
+def _kit():
+    sys.path.insert(0, str(BOTS))
+    try:
+        import botkit
+    finally:
+        sys.path.remove(str(BOTS))
+    return botkit
+
+
+def _positions(preset: str, seed: int):
+    """Every position of one deal played by a seeded random policy, with its opening."""
+    import random
+
+    rng = random.Random(seed)
+    state = start = engine.deal(preset, seed=seed, dealer=seed % 4)
+    while not state.is_over:
+        yield start, state
+        legal = state.legal_moves()
+        state = state.apply(legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("preset", ["jensen", "huelsemann", "grossenwiehe"])
+def test_a_view_knows_what_is_public_and_never_rules_out_the_truth(preset):
+    """For every seat at every position of random deals: the View's table, piles and hand sizes
+    are the engine's, `unseen` is exactly the other hands plus the stock, the true hands satisfy
+    every inference (holder-rule promises, compulsory-capture exclusions), and a sample keeps
+    everything public as it is, satisfies the inferences, and gives the seat its true legal moves."""
+    import random
+
+    botkit = _kit()
+    described = engine.variant(preset).describe()
+    rng = random.Random(1)
+    promises = exclusions = 0
+    for seed in range(6):
+        for start, state in _positions(preset, seed):
+            for seat in range(4):
+                view = botkit.View(described, start.observation(seat), state.observation(seat))
+                assert view.table == state.table and view.taken == state.taken
+                assert view.hand_sizes == tuple(len(h) for h in state.hands)
+                hidden = [c for s in range(4) if s != seat for c in state.hands[s]] + list(state.stock)
+                assert sorted(view.unseen) == sorted(hidden)
+                assert view.consistent(state.hands), (seat, view.musts, view.forbidden)
+                promises += len(view.musts)
+                exclusions += sum(map(len, view.forbidden))
+                if seat == state.to_move:
+                    sample = view.sample(rng)
+                    assert view.consistent(sample.hands)
+                    assert sample.hands[seat] == state.hands[seat] and sample.table == state.table
+                    assert [len(h) for h in sample.hands] == [len(h) for h in state.hands]
+                    assert len(sample.stock) == len(state.stock) and sample.taken == state.taken
+                    assert sample.legal_moves() == state.legal_moves()
+    if preset == "jensen":
+        assert promises > 0  # the holder rule (self) made promises to check
+    if preset == "huelsemann":
+        assert exclusions > 0  # compulsory capture excluded cards
+
+
+def test_a_sample_keeps_a_builders_promise():
+    """Seat 1 built 9 under the holder rule (self) and has played nothing since: every sample
+    gives seat 1 a card that takes 9, though most random draws would not."""
+    import random
+
+    botkit = _kit()
+    state = start = engine.deal("jensen", seed=3, dealer=0)
+    seen_build = False
+    rng = random.Random(5)
+    for seed in range(200):
+        state = start = engine.deal("jensen", seed=seed, dealer=0)
+        state = state.apply(state.legal_moves()[-1])  # seat 1 trails
+        builds = [m for m in state.legal_moves() if m.type == "build"]
+        if builds:
+            state = state.apply(builds[0])
+            seen_build = True
+            break
+    assert seen_build
+    builder, value = state.history[-1][0], state.history[-1][1].value
+    view = botkit.View(engine.variant("jensen").describe(), start.observation(0), state.observation(0))
+    assert ((builder,), value) in view.musts
+    values = engine.variant("jensen").rules.values
+    for _ in range(50):
+        assert any(value in values[c] for c in view.sample(rng).hands[builder])

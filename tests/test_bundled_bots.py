@@ -121,15 +121,23 @@ def splitmix64_choices(seed: int, sizes) -> list[int]:
 
 
 def test_the_bots_import_only_the_kit_and_the_standard_library():
-    """Under the sandbox a bot sees only bots/: importing the engine or trio would fail there."""
+    """Under the sandbox a bot sees its own folder, the kit and the engine: importing trio or the
+    arena would fail there. The kit imports the engine only inside the functions that simulate
+    (checked by test_importing_the_kit_does_not_import_the_engine)."""
     for name in ("botkit.py", "random_bot.py", "greedy_bot.py"):
         tree = ast.parse((BOTS / name).read_text())
         imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                     for alias in node.names}
         imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                      if isinstance(node, ast.ImportFrom) and node.module}
-        allowed = set(sys.stdlib_module_names) | {"msgpack", "botkit"}
+        allowed = set(sys.stdlib_module_names) | {"msgpack", "botkit"} | ({"engine"} if name == "botkit.py" else set())
         assert imported <= allowed, f"{name} imports {imported - allowed}"
+
+
+def test_importing_the_kit_does_not_import_the_engine():
+    """A bot that never simulates should not pay for the engine at every start."""
+    code = f"import sys; sys.path.insert(0, {str(BOTS)!r}); import botkit; print('engine' in sys.modules)"
+    assert subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
 
 
 def test_greedy_takes_the_capture_worth_most():

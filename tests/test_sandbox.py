@@ -18,10 +18,8 @@ from typing import TypeVar
 import pytest
 import trio
 
-from arena.process import forking
-
-pass
-from arena.process import lifecycle, modes, sandbox
+import engine
+from arena.process import forking, lifecycle, modes, runtime, sandbox
 from arena.process.command import BotCommand, Limits
 from arena.process.lifecycle import bot_pids, leftover_bot_pids, open_bot
 
@@ -303,6 +301,25 @@ async def test_a_sandboxed_bot_loads_the_kit_compiled(open_folder, mode):
     assert said == "compiled []\n"
 
 
+ENGINE_PROBE = """import engine
+state = engine.deal("jensen", seed=7)
+print("engine", len(state.legal_moves()), engine.__file__.startswith(sys.argv[1]))
+print("done")
+"""
+
+
+@pytest.mark.parametrize("mode", [*CONFINED, "none"])
+async def test_a_sandboxed_bot_can_import_the_engine(open_folder, mode):
+    """A Python bot can simulate: the rules engine stands read-only beside the kit (bwrap and
+    fork bind it under KIT_MOUNT, rlimit and none put the repository on the path)."""
+    script = open_folder / "engine_probe.py"
+    script.write_text("import sys\n" + ENGINE_PROBE)
+    script.chmod(0o644)
+    where = sandbox.KIT_MOUNT if mode in ("fork", "bwrap") else str(runtime.runtime())
+    _, said = await run_to_end(mode, script, where)
+    assert said == f"engine {len(engine.deal('jensen', seed=7).legal_moves())} True\ndone\n"
+
+
 @needs_root
 @pytest.mark.parametrize("mode", CONFINED)
 async def test_a_bot_in_a_private_folder_runs_from_a_readable_copy(open_folder, mode):
@@ -392,7 +409,7 @@ def test_the_scratch_sweep_takes_only_dead_arenas_empty_folders(tmp_path, monkey
 
 
 def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, capsys):
-    caches = (modes.default_mode, sandbox.bwrap_problem, sandbox.sandbox_python_problem)
+    caches = (modes.default_mode, sandbox.bwrap_problem, sandbox.sandbox_python_problem, forking.problem)
     monkeypatch.setenv(sandbox.SANDBOX_PYTHON_VAR, "/nonexistent/python3")
     for cache in caches:
         cache.cache_clear()
@@ -401,12 +418,26 @@ def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, ca
         assert modes.default_mode() == "rlimit"  # warned once only
         err = capsys.readouterr().err
         assert err.count("\n") == 1
-        assert err.startswith("arena: warning: sandbox bwrap unavailable (no Python for sandboxed bots at /nonexistent")
-        assert err.endswith("; bots run with --sandbox rlimit\n")
+        assert err.startswith("arena: warning: no sandbox isolates bots here (bwrap: no Python for sandboxed bots at /nonexistent")
+        assert "; fork: " in err
+        assert err.endswith("bots run with --sandbox rlimit, which limits each bot's resources but does not keep "
+                            "partners from talking to each other\n")
     finally:
         monkeypatch.undo()
         for cache in caches:
             cache.cache_clear()
+
+
+@needs_root
+def test_without_bwrap_the_default_is_the_arenas_own_fork_sandbox(monkeypatch, capsys):
+    """A fresh machine has no bubblewrap: as root the arena confines bots itself, silently."""
+    monkeypatch.setattr(sandbox, "bwrap_problem", lambda: "bwrap is not installed")
+    modes.default_mode.cache_clear()
+    try:
+        assert modes.default_mode() == "fork"
+        assert capsys.readouterr().err == ""
+    finally:
+        modes.default_mode.cache_clear()
 
 
 USERNS = """import ctypes, os

@@ -8,7 +8,14 @@ import random
 
 import pytest
 
-from arena.results.sprt import SPRT, board_score, estimate, pentanomial, room_elo_to_score, room_score
+from arena.results.sprt import (
+    SPRT,
+    board_score,
+    estimate,
+    pentanomial,
+    room_elo_to_score,
+    room_score,
+)
 
 EQUAL = (0.15, 0.05, 0.6, 0.05, 0.15)
 """Board scores 0 .. 2 between equal bots: a win and a loss (one deal's luck each way) is common."""

@@ -58,8 +58,16 @@ class Room:
 class RoomPlan:
     """The boards of a room played one after another, each by its own plan."""
 
-    def __init__(self, plans: Sequence[Any]) -> None:
+    def __init__(self, plans: Sequence[Any], room: str = "", boards: Sequence[str] = ()) -> None:
         self.plans = list(plans)
+        self.room = room  # the room's name, and each board's (sent with every deal, protocol.md)
+        self.boards = list(boards) or [f"{room}/{k}" for k in range(len(self.plans))]
+
+    def locate(self, scores: list[list[int]]) -> tuple[str, int]:
+        """The board of the deal that follows the finished deals `scores`, and its number within
+        that board."""
+        counts, finished = self.split(scores)
+        return (self.boards[len(counts)], 0) if finished else (self.boards[len(counts) - 1], counts[-1])
 
     def split(self, scores: list[list[int]]) -> tuple[list[int], bool]:
         """Deals per board for the finished deals `scores` (board by board, as far as they go),
@@ -168,11 +176,13 @@ async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn:
     left = list(room.boards)
     while left:
         plans = [job.board_plan(v, b) for b in left]
+        name = f"{job.name}/m{room.match_no}/{'swapped' if room.swapped else 'straight'}"
         result = await play_table(
-            [job.commands[b] for b in room.seats], variant=v, plan=RoomPlan(plans),
+            [job.commands[b] for b in room.seats], variant=v,
+            plan=RoomPlan(plans, room=name, boards=[f"{name}/b{b}" for b in left]),
             time_control=job.time_control, sandbox=job.sandbox, limits=job.limits,
             match_id=f"{job.name}/m{room.match_no}",
-            table_id=f"{job.name}/m{room.match_no}/{'swapped' if room.swapped else 'straight'}/b{left[0]}",
+            table_id=f"{name}/b{left[0]}",
             bot_seed=engine.deal_seed(engine.deal_seed(job.seed, room.match_no), 2 * left[0] + room.swapped),
             turn=turn)
         records = split_result(result, plans, v)

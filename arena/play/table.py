@@ -207,17 +207,24 @@ class _Table:
     async def play(self) -> None:
         scores: list[list[int]] = []
         totals = [0] * self.variant.num_sides
+        # Which board a deal belongs to (a room's processes play several): the plan says, if it can.
+        locate = getattr(self.plan, "locate", None)
+        room = getattr(self.plan, "room", "") or self.table_id
+        board, board_totals = None, totals
         while (planned := self.plan.next_deal([list(s) for s in scores])) is not None:
             seed, dealer = planned
             number = len(self.deals)
+            this_board, board_deal = locate(scores) if locate else (self.table_id, number)
+            if this_board != board:
+                board, board_totals = this_board, [0] * self.variant.num_sides
             await trio.lowlevel.checkpoint()  # replies read straight off a pipe need not yield
             state = engine.deal(self.variant, seed, dealer)
             record: dict[str, Any] = {"number": number, "seed": seed, "dealer": dealer, "points": None,
                                       "breakdown": None, "moves": [], "complete": False}
             self.deals.append(record)
             for seat in range(self.variant.players):
-                await self.notify(seat, messages.deal(number=number, dealer=dealer,
-                                                      observation=state.observation(seat)))
+                await self.notify(seat, messages.deal(number=number, dealer=dealer, observation=state.observation(seat),
+                                                      room=room, board=board, board_deal=board_deal))
             history = messages.History()  # the deal's public move list, sent in every act
             while not state.is_over:
                 seat = state.to_move
@@ -230,8 +237,9 @@ class _Table:
             record["points"], record["breakdown"], record["complete"] = points, state.breakdown(), True
             scores.append(points)
             totals = [t + p for t, p in zip(totals, points)]
+            board_totals = [t + p for t, p in zip(board_totals, points)]
             message = messages.pack_deal_end(number=number, points=points, breakdown=record["breakdown"],
-                                             totals=totals, history=history)
+                                             totals=totals, history=history, board=board, board_totals=board_totals)
             for seat in range(self.variant.players):
                 await self.notify(seat, message)
         for seat, conn in enumerate(self.conns):  # anything sent after the last reply is a fault too

@@ -229,8 +229,10 @@ def hello(*, seat: int, side: int, partners: list[int], variant: dict[str, Any],
     }
 
 
-def deal(*, number: int, dealer: int, observation: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "deal", "number": number, "dealer": dealer, "observation": observation}
+def deal(*, number: int, dealer: int, observation: dict[str, Any], room: str = "", board: str = "",
+         board_deal: int = 0) -> dict[str, Any]:
+    return {"type": "deal", "number": number, "dealer": dealer, "observation": observation,
+            "room": room, "board": board, "board_deal": board_deal}
 
 
 def act(*, number: int, observation: dict[str, Any], legal: list[dict[str, Any]],
@@ -266,15 +268,18 @@ def pack_moves(moves: Sequence[Move]) -> bytes:
 
 
 def deal_end(*, number: int, points: list[int], breakdown: list[dict[str, Any]],
-             totals: list[int], moves: list[dict[str, Any]]) -> dict[str, Any]:
+             totals: list[int], moves: list[dict[str, Any]], board: str = "",
+             board_totals: list[int] | None = None) -> dict[str, Any]:
     return {"type": "deal_end", "number": number, "points": points, "breakdown": breakdown,
-            "totals": totals, "moves": moves}
+            "totals": totals, "board": board, "board_totals": totals if board_totals is None else board_totals,
+            "moves": moves}
 
 
 def pack_deal_end(*, number: int, points: list[int], breakdown: list[dict[str, Any]], totals: list[int],
-                  history: History) -> Packed:
+                  history: History, board: str = "", board_totals: list[int] | None = None) -> Packed:
     """`deal_end` with the deal's moves from `history`, encoded once for every seat."""
-    head = deal_end(number=number, points=points, breakdown=breakdown, totals=totals, moves=[])
+    head = deal_end(number=number, points=points, breakdown=breakdown, totals=totals, moves=[], board=board,
+                    board_totals=board_totals)
     del head["moves"]
     return Packed("deal_end", _with_entry(_packer.pack(head), len(head), "moves", history.packed()))
 

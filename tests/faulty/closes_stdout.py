@@ -1,6 +1,7 @@
 """Closes its output on its second move and keeps running."""
 import os
 import time
+
 from faultkit import move, serve
 
 

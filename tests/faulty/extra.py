@@ -1,5 +1,6 @@
 """Answers its first act twice, in two separate writes."""
 import os
+
 from faultkit import move, serve
 
 

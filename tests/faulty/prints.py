@@ -1,5 +1,6 @@
 """A common slip: print() to stdout, which corrupts the protocol stream."""
 import sys
+
 from faultkit import move, serve
 
 

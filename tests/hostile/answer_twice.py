@@ -1,9 +1,8 @@
 """At its first move, answers twice: two legal `move` messages in one write."""
 import os
 
-import msgpack
-
 import _play
+import msgpack
 
 for message in _play._messages():
     kind = message.get("type")
