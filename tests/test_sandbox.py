@@ -520,3 +520,37 @@ async def test_a_failed_fork_start_is_one_clear_error(hostile, tmp_path):
             for read, write in ends:
                 os.close(read)
                 os.close(write)
+
+
+async def _holding(bot, marker: bytes = b"holding\n") -> str:
+    said = b""
+    with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+        while not said.endswith(marker) and (chunk := await bot.stdout.receive_some(4096)):
+            said += chunk
+    return said.decode()
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_partners_cannot_pass_a_number_through_locks_on_a_shared_file(hostile, mode):
+    """Two bots see the same read-only /usr: a byte-range lock (fcntl, OFD) or flock on a file
+    there would carry a number from one to the other. The seccomp filter refuses them."""
+    script = hostile / "partner_channel.py"
+    async with open_bot(BotCommand.from_spec(f"{script} lock 4242"), sandbox=mode) as sender:
+        sent = await _holding(sender)
+        _, got = await run_to_end(mode, script, "getlk")
+        await sender.stdin.aclose()
+    assert "blocked fcntl lock" in sent and "blocked ofd lock" in sent and "blocked flock" in sent, sent
+    assert "4242" not in got and "4243" not in got and "held by another" not in got, got
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_partners_cannot_pass_a_name_through_inotify(hostile, mode):
+    """A bot watching a shared folder with inotify would see which file its partner opens."""
+    script = hostile / "partner_channel.py"
+    async with open_bot(BotCommand.from_spec(f"{script} watch"), sandbox=mode) as watcher:
+        said = await _holding(watcher, b"\n")
+        if said.startswith("watching"):
+            await run_to_end(mode, script, "open", "3")
+            said += await _holding(watcher, b"done\n")
+        await watcher.stdin.aclose()
+    assert said.startswith("blocked inotify"), said

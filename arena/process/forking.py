@@ -22,7 +22,7 @@ from pathlib import Path
 
 import trio
 
-from arena.process import command, runtime, sandbox
+from arena.process import command, runtime, sandbox, seccomp
 from arena.process.command import OWNER, OWNER_VAR, TAG_VAR, Limits, beside, owner_alive
 
 SERVER = Path(__file__).resolve().with_name("forkserver.py")
@@ -205,7 +205,8 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
 
 def server_argv(fd: int, scratch: str) -> list[str]:
 
-    return [sandbox.sandbox_python(), "-I", str(SERVER), str(fd), scratch, str(runtime.runtime())]
+    return [sandbox.sandbox_python(), "-I", str(SERVER), str(fd), scratch, str(runtime.runtime()),
+            seccomp.program().hex()]
 
 
 def make_scratch() -> str:
@@ -247,7 +248,7 @@ def problem() -> str | None:
         return "the fork sandbox needs root (it builds each bot's namespaces itself)"
     if os.uname().machine not in ("x86_64", "aarch64"):
         return f"the fork sandbox does not know {os.uname().machine}"
-    trouble = sandbox.sandbox_python_problem()
+    trouble = sandbox.sandbox_python_problem() or seccomp.problem()
     if trouble:
         return trouble
     try:

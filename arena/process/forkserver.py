@@ -73,7 +73,6 @@ PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 38, 22
 SECCOMP_MODE_FILTER = 2
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 # seccomp: (audit arch, unshare, clone, clone3) per machine
-SECCOMP_ARCH = {"x86_64": (0xC000003E, 272, 56, 435), "aarch64": (0xC00000B7, 97, 220, 435)}
 MACHINE = os.uname().machine
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 
@@ -183,22 +182,14 @@ def _loopback_up() -> None:
         fcntl.ioctl(sock, siocsifflags, struct.pack("16sH14x", b"lo", flags | iff_up))
 
 
-def refuse_user_namespaces() -> None:
-    """A seccomp filter: unshare/clone with CLONE_NEWUSER fail with EPERM, clone3 with ENOSYS
-    (so that libc falls back to clone); other architectures' and x32 calls are refused."""
-    arch, unshare, clone, clone3 = SECCOMP_ARCH[MACHINE]
-    ld, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06
-    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
-    program = [
-        (ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, eperm),  # another architecture's calls
-        (ld, 0, 0, 0), (jge, 0, 1, 0x40000000), (ret, 0, 0, eperm),  # x32
-        (jeq, 4, 0, unshare), (jeq, 3, 0, clone), (jeq, 1, 0, clone3), (ret, 0, 0, allow),
-        (ret, 0, 0, enosys),
-        (ld, 0, 0, 16), (jset, 0, 1, CLONE_NEWUSER), (ret, 0, 0, eperm), (ret, 0, 0, allow),
-    ]
-    filters = b"".join(struct.pack("HBBI", *op) for op in program)
-    buffer = ctypes.create_string_buffer(filters)
-    fprog = struct.pack("HxxxxxxQ", len(program), ctypes.addressof(buffer))
+FILTER: bytes = b""  # the arena's seccomp program (arena/process/seccomp.py), from the command line
+
+
+def load_filter(program: bytes) -> None:
+    """Load the arena's seccomp program, compiled by libseccomp on the arena's side, into this
+    process (no new privileges is set already): it holds for the bot and all it starts."""
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = struct.pack("HxxxxxxQ", len(program) // 8, ctypes.addressof(buffer))
     _check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0), "seccomp")
 
 
@@ -219,8 +210,7 @@ def run_bot(request: dict) -> None:
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)  # drops every capability
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
-    if MACHINE in SECCOMP_ARCH:
-        refuse_user_namespaces()
+    load_filter(FILTER)
     os.chdir(request["cwd"])
     argv, env = request["argv"], request["env"]
     if not request["in_process"]:
@@ -451,6 +441,7 @@ def serve(server: socket.socket, scratch: str, broken: str | None = None) -> Non
 if __name__ == "__main__":
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the arena also checks our parent, see arena.process.forking
     sock = socket.socket(fileno=int(sys.argv[1]))
+    FILTER = bytes.fromhex(sys.argv[4])
     if len(sys.argv) > 3:  # the bot kit's folder: import it (and so msgpack, random) once, here
         sys.path.insert(0, sys.argv[3])
         try:

@@ -34,15 +34,15 @@ import secrets
 import shutil
 import subprocess
 import tempfile
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import trio
 
-from arena.process import runtime
+from arena.process import runtime, seccomp
 
 if TYPE_CHECKING:
     from arena.process.command import BotCommand, Limits
@@ -73,18 +73,19 @@ def bwrap_problem() -> str | None:
     """Why the bwrap sandbox cannot run here, or None if a trial bot started and ran fine."""
     if shutil.which("bwrap") is None:
         return "bwrap is not installed; Debian: apt-get install bubblewrap"
-    problem = sandbox_python_problem()
+    problem = sandbox_python_problem() or seccomp.problem()
     if problem:
         return problem
     uid = allocate_uid()
-    extra = [arg for bind in kit_binds() for arg in ("--ro-bind", *bind)]
-    argv = _bwrap_argv(Path("/usr/bin"), Path("/usr/bin"), uid, 1 << 20, extra) + [
-        "/usr/bin/env", f"PYTHONPATH={KIT_MOUNT}", sandbox_python(), "-c", "import msgpack"
-    ]
-    try:
-        result = subprocess.run(as_user(uid) + argv, capture_output=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"bwrap failed to start: {exc}"
+    with _filter_fd() as fd:
+        extra = [arg for bind in kit_binds() for arg in ("--ro-bind", *bind)] + ["--seccomp", str(fd)]
+        argv = _bwrap_argv(Path("/usr/bin"), Path("/usr/bin"), uid, 1 << 20, extra) + [
+            "/usr/bin/env", f"PYTHONPATH={KIT_MOUNT}", sandbox_python(), "-c", "import msgpack"
+        ]
+        try:
+            result = subprocess.run(as_user(uid) + argv, capture_output=True, timeout=30, pass_fds=(fd,))
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"bwrap failed to start: {exc}"
     if result.returncode != 0:
         lines = result.stderr.decode(errors="replace").strip().splitlines()
         return f"bwrap trial failed: {lines[-1] if lines else 'exit status %d' % result.returncode}"
@@ -222,11 +223,12 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         env |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
         namespace = PidNamespace()
         try:
-            extra += ["--info-fd", str(namespace.write_fd)]
-            shell, prlimit = _rlimits(limits, uid, extra_processes=2)  # by the shell: bwrap's bounded too
-            full = (death_with_arena(uid, shell) + _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra)
-                    + prlimit + argv)
-            yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd,), namespace=namespace)
+            with _filter_fd() as fd:
+                extra += ["--info-fd", str(namespace.write_fd), "--seccomp", str(fd)]
+                shell, prlimit = _rlimits(limits, uid, extra_processes=2)  # by the shell: bwrap's bounded too
+                full = (death_with_arena(uid, shell) + _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra)
+                        + prlimit + argv)
+                yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd, fd), namespace=namespace)
         finally:
             namespace.close()
         return
@@ -385,3 +387,19 @@ def _bwrap_argv(workdir: Path, chdir: Path, uid: int | None, tmp_bytes: int, ext
 def _last_line(stderr: bytes) -> str:
     lines = stderr.decode(errors="replace").strip().splitlines()
     return lines[-1] if lines else "no output"
+
+
+@contextmanager
+def _filter_fd() -> Iterator[int]:
+    """The seccomp program on a pipe for one bwrap (`--seccomp FD` reads it to its end)."""
+    program = seccomp.program()
+    read, write = os.pipe()
+    try:
+        os.write(write, program)  # a few hundred bytes: within the pipe's buffer
+        os.close(write)
+        write = -1
+        yield read
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)
