@@ -33,7 +33,7 @@ from arena.play.table import (
     TimeControl,
     play_table,
 )
-from arena.process import forking, sandbox
+from arena.process import cgroups, forking, sandbox
 from arena.process.command import BotCommand, Limits
 from arena.results import read, registry, schema
 from arena.tournaments import runner
@@ -467,3 +467,21 @@ async def test_a_tournament_with_hostile_bots_finishes_with_their_faults_counted
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("PRAGMA foreign_key_check").fetchall() == []
     # the autouse fixture checks that no process of any room is left
+
+
+@pytest.mark.skipif(not cgroups.available(), reason="no writable cpu cgroups (needs root)")
+@pytest.mark.parametrize("mode", UID_CONFINED)
+async def test_a_bot_whose_children_burn_every_core_does_not_push_its_opponents_into_timeouts(mode):
+    """Thirty spinning children of each opponent: with a CPU share per bot (its cgroup), an
+    honest bot that needs 40 ms of CPU a move still answers within its second. Without it, each
+    of its moves took over a second here and it forfeited. The spinners' own moves may starve
+    (their children share their group): that is their loss. (Figures: bench/README.md.)"""
+    seats = [BotCommand.from_spec(str(HOSTILE / name)) for name in ("thinker.py", "spin_children.py") * 2]
+    tc = TimeControl(handshake_s=5, move_s=1.0, bank_s=0.5, grace_s=0.2)
+    with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+        result = await play_table(seats, variant=VARIANT, plan=FixedDeals(PLAN), time_control=tc, sandbox=mode,
+                                  limits=Limits(cpu_seconds=30), match_id="hostile", table_id=f"spin/{mode}", bot_seed=3)
+    thinkers = [result.seats[0], result.seats[2]]
+    assert [s.status for s in thinkers] == ["ok", "ok"], [(s.status, s.detail) for s in result.seats]
+    assert all(s.moves >= 3 for s in thinkers), [(s.status, s.moves, s.detail) for s in result.seats]
+    assert "30 spinning" in result.seats[1].stderr

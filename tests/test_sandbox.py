@@ -20,7 +20,7 @@ import pytest
 import trio
 
 import engine
-from arena.process import forking, lifecycle, modes, runtime, sandbox
+from arena.process import cgroups, forking, lifecycle, modes, runtime, sandbox
 from arena.process.command import BotCommand, Limits
 from arena.process.lifecycle import bot_pids, leftover_bot_pids, open_bot
 
@@ -554,3 +554,16 @@ async def test_partners_cannot_pass_a_name_through_inotify(hostile, mode):
             said += await _holding(watcher, b"done\n")
         await watcher.stdin.aclose()
     assert said.startswith("blocked inotify"), said
+
+
+needs_cgroups = pytest.mark.skipif(not cgroups.available(), reason="no writable memory, pids and cpu cgroups (needs root)")
+
+
+@needs_cgroups
+@pytest.mark.parametrize("mode", CONFINED)
+async def test_the_memory_limit_holds_for_a_bot_and_all_its_children(hostile, mode):
+    """Four children of one bot touching 300 MiB each: the bot's cgroup allows 512 MiB for all."""
+    limits = Limits(memory_bytes=512 << 20)
+    _, said = await run_to_end(mode, hostile / "memory_children.py", limits=limits)
+    held = int(said.split("memory_children: ")[1].split()[0])
+    assert held < 2, said

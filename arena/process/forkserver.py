@@ -294,6 +294,9 @@ def confine(scratch: str, request: dict, fds: list[int], ready: int) -> None:
     /proc hides the processes of other users (hidepid=2): the init, root and outside the bot's
     mount namespace, is not there for the bot to look at."""
     try:
+        for procs in request.get("cgroups", ()):  # the bot's own groups (arena/process/cgroups.py)
+            with open(procs, "w") as f:
+                f.write(str(os.getpid()))  # a pid of the writer's own PID namespace: itself
         _check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP), "unshare")
         build_root(scratch, request)
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import trio
 
-from arena.process import command, forking, modes, runtime
+from arena.process import cgroups, command, forking, modes, runtime
 from arena.process.command import (
     GRACE_SECONDS,
     OWNER,
@@ -439,6 +439,7 @@ def sweep_orphans() -> list[int]:
 
     forking.sweep_scratch()  # and the fork servers' empty scratch folders
     runtime.sweep_stages()  # and the stage folders of arenas killed outright
+    cgroups.sweep_stale()  # and their empty bot groups
     return found
 
 

@@ -85,10 +85,26 @@ def _readable_by_others(folder: Path) -> bool:
     return True
 
 
+MAX_COPY_BYTES = 256 << 20
+MAX_COPY_FILES = 10_000
+
+
+def _check_size(folder: Path) -> None:
+    """A bot's folder is copied whole: refuse one that holds far more than a bot (a home, /tmp)."""
+    files = size = 0
+    for here, dirs, names in os.walk(folder):
+        files += len(names)
+        size += sum(os.lstat(os.path.join(here, n)).st_size for n in names)
+        if files > MAX_COPY_FILES or size > MAX_COPY_BYTES:
+            raise ValueError(f"bot folder {folder} is too large to copy for the sandbox (over {MAX_COPY_FILES} "
+                             f"files or {MAX_COPY_BYTES >> 20} MiB): put the bot in a folder of its own")
+
+
 @functools.cache
 def _visible_folder(folder: Path) -> Path:
     if _readable_by_others(folder):
         return folder
+    _check_size(folder)
     copy = stage() / f"bot-{secrets.token_hex(8)}" / folder.name
     shutil.copytree(folder, copy, symlinks=True, ignore=_IGNORE)
     _open_to_others(copy.parent)

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from arena.process import runtime, seccomp
+from arena.process import cgroups, runtime, seccomp
 
 if TYPE_CHECKING:
     from arena.process.command import BotCommand, Limits
@@ -190,6 +190,20 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         return
     argv = list(cmd.argv)
     uid = allocate_uid()
+    group = cgroups.BotGroup(limits.memory_bytes, limits.processes + 2, uid) if uid is not None and cgroups.available() else None
+    try:
+        async with _prepared(cmd, mode, limits, tag_env, argv, uid, group) as launch:
+            yield launch
+    finally:
+        if group is not None:
+            group.remove()
+
+
+@asynccontextmanager
+async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[str, str], argv: list[str],
+                    uid: int | None, group: cgroups.BotGroup | None) -> AsyncIterator[Launch]:
+    python = cmd.kind == "python"
+    join = group.join_shell() if group is not None else ""
     if mode == "fork":
         assert uid is not None  # resolve_mode made sure the fork sandbox runs here, so as root
         cmd = runtime.visible(cmd)
@@ -201,8 +215,9 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
             binds = [(p, p) for p in _program_outside(argv[0], cmd.workdir)]
         # A script named straight after the interpreter runs in the server's warm interpreter.
         in_process = python and len(argv) > 1 and argv[1].endswith(".py") and os.path.isfile(argv[1])
-        yield Launch(argv, str(cmd.workdir), {}, uid,
-                     request=fork_request(argv, cmd.workdir, in_process, limits, uid, tag_env, binds))
+        request = fork_request(argv, cmd.workdir, in_process, limits, uid, tag_env, binds)
+        request["cgroups"] = group.procs_files() if group is not None else []
+        yield Launch(argv, str(cmd.workdir), {}, uid, request=request)
         return
     if uid is not None:
         cmd = runtime.visible(cmd)
@@ -226,7 +241,7 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
             with _filter_fd() as fd:
                 extra += ["--info-fd", str(namespace.write_fd), "--seccomp", str(fd)]
                 shell, prlimit = _rlimits(limits, uid, extra_processes=2)  # by the shell: bwrap's bounded too
-                full = (death_with_arena(uid, shell) + _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra)
+                full = (death_with_arena(uid, join + shell) + _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra)
                         + prlimit + argv)
                 yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd, fd), namespace=namespace)
         finally:
@@ -240,7 +255,7 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         # setpriv changes the uid, then arms the parent-death signal (a uid change clears it): if
         # the arena dies, its bots die with it. The parent is the trio thread, see arena.process.
         shell, prlimit = _rlimits(limits, uid)
-        full = death_with_arena(uid, shell) + prlimit + argv
+        full = death_with_arena(uid, join + shell) + prlimit + argv
         yield Launch(full, str(cmd.workdir), env, uid)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -376,6 +391,8 @@ def _bwrap_argv(workdir: Path, chdir: Path, uid: int | None, tmp_bytes: int, ext
         "--size", str(tmp_bytes), "--tmpfs", "/tmp",
         "--ro-bind", str(workdir), str(workdir),
         *(extra or []),
+        "--remount-ro", "/dev",  # nothing writable but the size-limited /tmp
+        "--remount-ro", "/",
         "--chdir", str(chdir),
         "--hostname", "zwicker-bot",
         "--disable-userns",

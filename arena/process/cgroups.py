@@ -1,0 +1,137 @@
+"""Limits for a bot together with everything it starts: memory, processes and a fair CPU share.
+
+Resource limits (`ulimit`) hold per process: four children of one bot may each touch the whole
+memory limit, and thirty children spinning on every core push an honest opponent into its
+timeouts. A cgroup per bot bounds the whole tree: `memory` (resident memory, its tmpfs pages
+included), `pids` (processes and threads) and `cpu` (equal shares: a bot with thirty spinning
+children gets the CPU of one bot when others want theirs). Each is made beneath the arena's own
+cgroup of that controller (from /proc/self/cgroup), in a group `zwicker-<arena id>`, and removed
+with the bot; the guard shell moves the bot into it before its program starts (`join_shell`),
+the fork server before it drops root.
+
+Cgroup v1 (the controllers mounted apart under /sys/fs/cgroup, as on these machines) and v2 (one
+unified hierarchy with the controllers enabled) are both used; where neither is writable (not
+root, or a container without them) bots keep only their per-process limits, which
+docs/hostile.md describes as the weaker case.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import secrets
+import signal
+import time
+from pathlib import Path
+
+from arena.process import command
+
+ROOT = Path("/sys/fs/cgroup")
+CONTROLLERS = ("memory", "pids", "cpu")
+
+
+def _own(controller: str) -> str | None:
+    """This process's cgroup path in `controller`'s v1 hierarchy ("" for v2's), or None."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, names, path = line.split(":", 2)
+        if controller in names.split(",") or (controller == "" and names == ""):
+            return path
+    return None
+
+
+@functools.cache
+def _bases() -> dict[str, Path] | None:
+    """Where this arena's bot groups go, per controller (one folder for all in v2), or None."""
+    if os.geteuid() != 0:
+        return None
+    bases = {}
+    v1 = all((ROOT / c / "cgroup.procs").exists() for c in CONTROLLERS)
+    for controller in CONTROLLERS:
+        if v1:
+            own = _own(controller)
+            if own is None:
+                return None
+            bases[controller] = ROOT / controller / own.lstrip("/") / f"zwicker-{command.ARENA_ID}"
+        else:
+            own = _own("")
+            if own is None or not set(CONTROLLERS) <= set((ROOT / own.lstrip("/") / "cgroup.controllers")
+                                                            .read_text().split() if (ROOT / own.lstrip("/")).exists() else ()):
+                return None
+            bases[controller] = ROOT / own.lstrip("/") / f"zwicker-{command.ARENA_ID}"
+    try:
+        for folder in set(bases.values()):
+            folder.mkdir(exist_ok=True)
+            if not v1:  # the children of a v2 group get the controllers only when asked for
+                (folder / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in CONTROLLERS))
+    except OSError:
+        return None
+    return bases
+
+
+def available() -> bool:
+    return _bases() is not None
+
+
+class BotGroup:
+    """One bot's cgroups: made with its limits, joined by the bot, removed when it is gone."""
+
+    def __init__(self, memory_bytes: int, processes: int, uid: int | None) -> None:
+        bases = _bases()
+        assert bases is not None
+        name = f"bot-{secrets.token_hex(6)}"
+        self.folders = sorted({base / name for base in bases.values()})
+        v1 = len(set(bases.values())) > 1
+        for folder in self.folders:
+            folder.mkdir(parents=True)  # the arena's own group too, if a sweep took it
+        memory, pids, cpu = (bases[c] / name for c in CONTROLLERS)
+        (memory / ("memory.limit_in_bytes" if v1 else "memory.max")).write_text(str(memory_bytes))
+        if not v1:
+            (memory / "memory.swap.max").write_text("0")
+        (pids / "pids.max").write_text(str(processes))
+        (cpu / ("cpu.shares" if v1 else "cpu.weight")).write_text("1024" if v1 else "100")
+        if uid is not None:  # the guard shell joins as the bot's uid: a process may move itself
+            for folder in self.folders:
+                os.chown(folder / "cgroup.procs", uid, uid)
+
+    def join_shell(self) -> str:
+        """Shell for the guard (`sandbox.death_with_arena`): move itself, and so the bot, in."""
+        return "".join(f"echo $$ > {folder / 'cgroup.procs'} && " for folder in self.folders)
+
+    def procs_files(self) -> list[str]:
+        return [str(folder / "cgroup.procs") for folder in self.folders]
+
+    def remove(self) -> None:
+        """Kill whatever is still in the groups, then remove them."""
+        for folder in self.folders:
+            for _ in range(100):
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    for pid in (folder / "cgroup.procs").read_text().split():
+                        try:
+                            os.kill(int(pid), signal.SIGKILL)
+                        except ProcessLookupError:
+                            pass
+                    time.sleep(0.005)  # killed processes leave their group a moment later
+
+
+def sweep_stale() -> list[str]:
+    """Remove the empty bot groups that killed arenas left behind (and their arena's group)."""
+    bases = _bases()
+    removed = []
+    for parent in {base.parent for base in (bases or {}).values()}:
+        for group in parent.glob("zwicker-*"):
+            for folder in [*group.glob("bot-*"), group]:
+                try:
+                    folder.rmdir()  # refused while processes or bot groups are in it
+                    removed.append(str(folder))
+                except OSError:
+                    pass
+    return removed
