@@ -466,3 +466,84 @@ async def test_a_tournament_with_hostile_bots_finishes_with_their_faults_counted
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("PRAGMA foreign_key_check").fetchall() == []
     # the autouse fixture checks that no process of any room is left
+
+
+# -- what a bot's seed gives away (issue 13) ----------------------------------------------------
+
+GUESS_LIMIT = 4096  # the master seeds guess_seed.py tries
+SMALL_SEED = 1000  # a seed chosen by hand, small enough for it (the positive control)
+
+
+def guesses(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("guess_seed:")]
+
+
+def assert_guessed(stderr: str, master: int, partner_hand: tuple[str, ...]) -> None:
+    """guess_seed found `master` (by the published keyed derivation) and so every hand."""
+    lines = guesses(stderr)
+    assert lines[0] == f"guess_seed: master seed {master} found by the keyed", lines
+    assert "my hand matches" in lines[1] and lines[1].endswith(f"partner's hand {' '.join(partner_hand)}"), lines
+
+
+async def test_a_tournament_without_a_seed_gives_no_bot_the_deals(tmp_path, open_dir, capsys):
+    """The old attack: the hello seed was a public hash chain of a default seed of 0. Now the
+    seed is drawn at random and the bots' seeds are keyed; a small seed chosen by hand is still
+    found (guess_seed knows today's derivation too), and warned of."""
+    mode = "bwrap" if BWRAP_PROBLEM is None else "rlimit"
+    db = schema.open_db(tmp_path / "arena.db")
+    registry.add_bot(db, RANDOM, name="random", store_dir=open_dir / "store")
+    register(db, open_dir, "guesser", "guess_seed.py", command=f"bot.py {GUESS_LIMIT}")
+    stderr = {}
+    for name, seed in (("drawn", None), ("chosen", SMALL_SEED)):
+        given = {} if seed is None else {"seed": seed}
+        settings = runner.Settings(boards=1, gauntlet="random", time_control=FAST, **given)
+        tid = runner.prepare(db, name, ["random", "guesser"], settings, sandbox=mode)
+        stderr[name] = capsys.readouterr().err
+        with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+            await runner.run(db, tid, concurrency=2, processes=1, sandbox=mode, limits=SMALL)
+    seats = db.execute(
+        "SELECT tn.name, t.board_seed, t.swapped, s.seat, s.stderr FROM seats s JOIN tables t ON t.id = s.table_id"
+        " JOIN matches m ON m.id = t.match_id JOIN tournaments tn ON tn.id = m.tournament_id"
+        " JOIN bots b ON b.id = s.bot_id WHERE b.name = 'guesser' ORDER BY tn.id, t.swapped, s.seat").fetchall()
+    assert len(seats) == 8  # two tournaments, two rooms each, two seats of the guesser in each
+    for tournament, board_seed, _swapped, seat, log in seats:
+        if tournament == "drawn":
+            assert guesses(log) == [f"guess_seed: no master seed below {GUESS_LIMIT} gives my seed"]
+        else:
+            state = engine.deal(VARIANT, int(board_seed), 0)
+            assert_guessed(log, SMALL_SEED, state.hands[(seat + 2) % 4])
+    drawn, chosen = read.get_tournament(db, "drawn")["seed"], read.get_tournament(db, "chosen")["seed"]
+    assert stderr["drawn"] == (f"arena: tournament 'drawn': master seed {drawn} (drawn at random, stored; "
+                               f"--seed {drawn} replays its deals)\n")
+    assert stderr["chosen"] == (f"arena: warning: seed {SMALL_SEED} is below 2**48: a bot can guess it and "
+                                "compute every deal; leave --seed out for a random 64-bit seed\n")
+    assert chosen == SMALL_SEED and drawn >= GUESS_LIMIT
+
+
+async def test_arena_play_without_a_seed_gives_no_bot_the_deals(capsys):
+    """`arena play` used the seed 0 and told it in the match id, "play-0"."""
+    from arena.play.match import play_match
+
+    mode = "bwrap" if BWRAP_PROBLEM is None else "rlimit"
+    guesser = BotCommand.from_spec(f"{HOSTILE / 'guess_seed.py'} {GUESS_LIMIT}")
+    random_bot = BotCommand.from_spec(str(RANDOM))
+    warnings = []
+    with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+        drawn = await play_match(guesser, random_bot, boards=1, time_control=FAST, sandbox=mode, limits=SMALL)
+        warnings.append(capsys.readouterr().err)
+        chosen = await play_match(guesser, random_bot, boards=1, seed=SMALL_SEED, time_control=FAST, sandbox=mode,
+                                  limits=SMALL)
+        warnings.append(capsys.readouterr().err)
+    for result, found in ((drawn, False), (chosen, True)):
+        board = result.boards[0]
+        state = engine.deal(VARIANT, board.seed, board.dealer)
+        for t, table in enumerate(board.tables):
+            for seat in (t, t + 2):  # A holds side 0 at the first table, side 1 at the second
+                log = table.seats[seat].stderr
+                if found:
+                    assert_guessed(log, SMALL_SEED, state.hands[(seat + 2) % 4])
+                else:
+                    assert guesses(log) == [f"guess_seed: no master seed below {GUESS_LIMIT} gives my seed"]
+    assert drawn.seed >= GUESS_LIMIT and warnings[0] == ""
+    assert warnings[1] == (f"arena: warning: seed {SMALL_SEED} is below 2**48: a bot can guess it and compute "
+                           "every deal; leave --seed out for a random 64-bit seed\n")

@@ -7,14 +7,15 @@ table with its own processes. No database is needed; the CLI only prints what co
 
 from __future__ import annotations
 
-import hashlib
 import statistics
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import engine
+from arena.play import seeds
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
 from arena.process.command import BotCommand, Limits
 
@@ -22,9 +23,9 @@ RANDOM_BOT = Path(__file__).resolve().parents[2] / "bots" / "random_bot.py"
 
 
 def table_bot_seed(seed: int, board: int, table: int) -> int:
-    """The bot seed of one table of a match: a 64-bit hash of the match seed, board and table."""
-    data = b"zwicker-table" + b"".join(x.to_bytes(8, "big") for x in (seed, board, table))
-    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
+    """The bot seed of one table of a match, keyed by the match seed (arena.play.seeds): the
+    bots' `hello` seeds do not lead back to it or to the deals."""
+    return seeds.table_seed(seeds.bot_key(seed), board, table)
 
 
 def board_deal(seed: int, board: int, players: int) -> tuple[int, int]:
@@ -77,20 +78,27 @@ def _seats(variant: engine.Variant, first: BotCommand, second: BotCommand) -> li
     return [first if variant.side_of(seat) == 0 else second for seat in range(variant.players)]
 
 
-async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, seed: int = 0,
+async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, seed: int | None = None,
                      variant: engine.Variant | str | dict[str, Any] = "jensen",
                      time_control: TimeControl = TimeControl(), sandbox: str = "none",
                      limits: Limits | None = None,
                      match_id: str = "", on_board: Callable[[BoardResult], None] | None = None) -> MatchResult:
-    """Play `boards` boards of a duplicate match between two BotCommands; A's points come first."""
+    """Play `boards` boards of a duplicate match between two BotCommands; A's points come first.
+
+    Without a `seed` one is drawn at random (and kept in the result); a small one is warned of.
+    """
     v = variant if isinstance(variant, engine.Variant) else engine.variant(variant)
     if v.num_sides != 2:
         raise ValueError(f"a match needs a variant with two sides; {v} has {v.num_sides}")
     if boards < 1:
         raise ValueError(f"boards must be at least 1, got {boards}")
-    if not 0 <= seed < 2**64:
+    if seed is None:
+        seed = seeds.draw_master_seed()
+    elif not 0 <= seed < 2**64:
         raise ValueError(f"seed must be 0 <= seed < 2**64, got {seed}")
-    match_id = match_id or f"play-{seed}"
+    elif (warning := seeds.guessable_warning(seed)) is not None:
+        print(warning, file=sys.stderr)
+    match_id = match_id or "play"  # never the seed: the bots see it
     result = MatchResult(bots=[str(bot_a), str(bot_b)], names=["", ""], variant=v.to_dict(), seed=seed)
     for k in range(boards):
         deal_seed, dealer = board_deal(seed, k, v.players)
@@ -177,7 +185,7 @@ async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
     for seat in range(v.players):
         seats = [bot if s == seat else random_bot for s in range(v.players)]
         tables.append(await play_table(seats, variant=v, plan=plan, time_control=time_control,
-                                       sandbox=sandbox, limits=limits, match_id=f"check-{seed}",
+                                       sandbox=sandbox, limits=limits, match_id="check",
                                        table_id=f"seat{seat}", bot_seed=table_bot_seed(seed, 0, seat)))
     return CheckResult(str(bot), tables, list(range(v.players)))
 

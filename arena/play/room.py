@@ -19,6 +19,7 @@ import trio
 
 import engine
 from arena.errors import ArenaError
+from arena.play import seeds
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
 from arena.process import forking
 from arena.process.command import BotCommand, Limits
@@ -166,6 +167,7 @@ async def play_rooms(job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: 
 async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn: Any = None) -> None:
     """One room's boards; a fault ends its processes, and fresh ones play the boards after it."""
     left = list(room.boards)
+    key = seeds.bot_key(job.seed)
     while left:
         plans = [job.board_plan(v, b) for b in left]
         result = await play_table(
@@ -173,7 +175,7 @@ async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn:
             time_control=job.time_control, sandbox=job.sandbox, limits=job.limits,
             match_id=f"{job.name}/m{room.match_no}",
             table_id=f"{job.name}/m{room.match_no}/{'swapped' if room.swapped else 'straight'}/b{left[0]}",
-            bot_seed=engine.deal_seed(engine.deal_seed(job.seed, room.match_no), 2 * left[0] + room.swapped),
+            bot_seed=seeds.table_seed(key, room.match_no, 2 * left[0] + room.swapped),
             turn=turn)
         records = split_result(result, plans, v)
         await store(room, left[: len(records)], records)
