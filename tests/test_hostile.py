@@ -13,9 +13,11 @@ rlimit): the status is the table's business and must not depend on the sandbox.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import stat
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -26,6 +28,7 @@ import pytest
 import trio
 
 import engine
+from arena.errors import ArenaError
 from arena.play.table import (
     FixedDeals,
     SeatResult,
@@ -547,3 +550,121 @@ async def test_arena_play_without_a_seed_gives_no_bot_the_deals(capsys):
     assert drawn.seed >= GUESS_LIMIT and warnings[0] == ""
     assert warnings[1] == (f"arena: warning: seed {SMALL_SEED} is below 2**48: a bot can guess it and compute "
                            "every deal; leave --seed out for a random 64-bit seed\n")
+
+
+# -- what a bot's folder may hold, and what it sees beside it (issue 13) ------------------------
+
+READ_BESIDE = HOSTILE / "read_beside.py"
+
+
+@pytest.fixture
+def secret(tmp_path):
+    """A file only its owner may read (the bot's own users are others to it)."""
+    path = tmp_path / "secret.txt"
+    path.write_text("root only: 9S KH 2C")
+    path.chmod(0o600)
+    return path
+
+
+def linker(open_dir: Path) -> Path:
+    """A folder bot: read_beside.py as bot.py."""
+    folder = open_dir / "src" / "linker"
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_bytes(READ_BESIDE.read_bytes())
+    return folder
+
+
+@pytest.mark.parametrize("entry", ["a link to a private file", "a link to a folder", "a fifo", "a device",
+                                   "the bot's own path a link"])
+async def test_registering_copies_regular_files_and_folders_only(tmp_path, open_dir, secret, entry):
+    """Registering followed links (then made the copies readable to all): `loot -> a 0600 file`
+    and `sub/dir -> another folder` were read by the bot in its sandbox. Now anything but a
+    regular file or a folder is refused in one line that names it, and nothing is stored."""
+    folder = linker(open_dir)
+    bot = folder
+    if entry == "a link to a private file":
+        bad = folder / "loot"
+        bad.symlink_to(secret)
+        kind = f"a symbolic link (to {secret})"
+    elif entry == "a link to a folder":
+        (folder / "sub").mkdir()
+        bad = folder / "sub" / "dir"
+        bad.symlink_to(tmp_path)
+        kind = f"a symbolic link (to {tmp_path})"
+    elif entry == "a fifo":
+        bad = folder / "pipe"
+        os.mkfifo(bad)
+        kind = "a fifo"
+    elif entry == "a device":
+        if not AS_ROOT:
+            pytest.skip("only root makes device files")
+        bad = folder / "null"
+        os.mknod(bad, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        kind = "a character device"
+    else:
+        bot = bad = open_dir / "src" / "alias"
+        bad.symlink_to(folder)
+        kind = f"a symbolic link (to {folder})"
+    db = schema.open_db(tmp_path / "arena.db")
+    store = open_dir / "store"
+
+    def add() -> None:
+        registry.add_bot(db, bot, name="linker", command="bot.py loot sub/dir", store_dir=store)
+
+    try:
+        with trio.fail_after(20):  # a guard: reading a fifo without a writer blocks for good
+            with pytest.raises(ArenaError) as caught:
+                await trio.to_thread.run_sync(add, abandon_on_cancel=True)
+    finally:
+        if entry == "a fifo":  # release a reader stuck on it
+            with contextlib.suppress(OSError):
+                os.close(os.open(bad, os.O_WRONLY | os.O_NONBLOCK))
+    assert str(caught.value) == f"bot {bad} is {kind}: a bot is registered from regular files and folders only"
+    assert registry.list_bots(db) == [] and not (store.exists() and any(store.rglob("*")))
+
+
+@pytest.mark.parametrize("mode", UID_CONFINED)
+async def test_a_stored_copy_keeps_its_modes_so_nothing_private_becomes_readable(tmp_path, open_dir, mode):
+    """The store made every copied file readable to all, so that the sandboxed bot could read
+    its copy: a file its author kept private too. Each copy now keeps its own bits."""
+    folder = linker(open_dir)
+    (folder / "notes.txt").write_text("public notes")
+    (folder / "private.txt").write_text("private: 9S KH")
+    (folder / "private.txt").chmod(0o600)
+    db = schema.open_db(tmp_path / "arena.db")
+    row = registry.add_bot(db, folder, name="linker", command="bot.py", store_dir=open_dir / "store")
+    stored = Path(row["path"])
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (stored, *stored.iterdir())}
+    assert modes == {"linker": 0o755, "bot.py": 0o644, "notes.txt": 0o644, "private.txt": 0o600}
+    seats = [BotCommand.from_spec(str(RANDOM))] * VARIANT.players
+    seats[1] = runner.bot_command(row)
+    with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+        result = await play_table(seats, variant=VARIANT, plan=FixedDeals(PLAN), time_control=FAST, sandbox=mode,
+                                  limits=SMALL, bot_seed=3)
+    log = assert_clean(result, 1).stderr
+    assert "read_beside: read notes.txt: b'public notes'" in log  # its own folder, as its author left it
+    assert "read_beside: private.txt blocked (Permission denied)" in log and "9S KH" not in log
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_arena_play_and_bot_check_run_each_bot_from_a_private_copy(open_dir, mode):
+    """`arena play a.py b.py` ran both bots in place: with both in one folder, each read the
+    other's code. Now each runs from a copy of its own file in a folder of its own."""
+    from arena.play.match import check_bot, play_match
+
+    folder = open_dir / "both"
+    folder.mkdir()
+    (folder / "read_beside.py").write_bytes(READ_BESIDE.read_bytes())
+    (folder / "rival_bot.py").write_bytes(RANDOM.read_bytes() + b"# secret strategy 42\n")
+    peeker = BotCommand.from_spec(str(folder / "read_beside.py"))
+    rival = BotCommand.from_spec(str(folder / "rival_bot.py"))
+    with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+        match = await play_match(peeker, rival, boards=1, seed=2**63, time_control=FAST, sandbox=mode, limits=SMALL)
+        check = await check_bot(peeker, deals=1, seed=2**63, time_control=FAST, sandbox=mode, limits=SMALL)
+    logs = [t.seats[s].stderr for t in match.boards[0].tables for s in range(4) if t.seats[s].name == "read_beside"]
+    logs += [t.seats[s].stderr for t, s in zip(check.tables, check.positions)]
+    assert len(logs) == 8 and not match.forfeits and check.conformant
+    for log in logs:
+        assert [line for line in log.splitlines() if line.startswith("read_beside:")] == [
+            "read_beside: beside me []"], log
+    assert (folder / "rival_bot.py").exists()  # the originals stay where they were
