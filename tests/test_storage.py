@@ -101,7 +101,7 @@ def test_open_creates_folder_wal_and_records_migrations(tmp_path):
     db = open_db(path)
     assert path.exists()
     assert db.journal_mode == "wal"
-    assert [m.name for m in schema.migrations.applied(db)] == ["0001_initial"]
+    assert [m.name for m in schema.migrations.applied(db)] == ["0001_initial", "0002_table_sandbox"]
     assert db.execute("PRAGMA busy_timeout").fetchone()[0] == schema.BUSY_TIMEOUT_MS
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     for table in ("bots", "tournaments", "tournament_bots", "matches", "boards", "tables", "seats",
@@ -109,7 +109,20 @@ def test_open_creates_folder_wal_and_records_migrations(tmp_path):
         assert db[table].exists(), table
     db.close()
     again = open_db(path, create=False)
-    assert len(schema.migrations.applied(again)) == 1
+    assert len(schema.migrations.applied(again)) == 2
+    again.close()
+
+
+def test_a_database_of_the_first_schema_gains_each_table_s_sandbox(tmp_path):
+    path = tmp_path / "arena.db"
+    db = open_db(path)
+    db.execute("ALTER TABLE tables DROP COLUMN sandbox")  # as 0001_initial left it
+    db.execute("DELETE FROM _sqlite_migrations WHERE name = '0002_table_sandbox'")
+    db.conn.commit()
+    db.close()
+    again = open_db(path, create=False)
+    assert again["tables"].columns_dict["sandbox"] is str
+    assert [m.name for m in schema.migrations.applied(again)][-1] == "0002_table_sandbox"
     again.close()
 
 
