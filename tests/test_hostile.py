@@ -668,3 +668,53 @@ async def test_arena_play_and_bot_check_run_each_bot_from_a_private_copy(open_di
         assert [line for line in log.splitlines() if line.startswith("read_beside:")] == [
             "read_beside: beside me []"], log
     assert (folder / "rival_bot.py").exists()  # the originals stay where they were
+
+
+# -- sandboxes that do not isolate partners (issue 13) ------------------------------------------
+
+
+@pytest.mark.parametrize("mode", [pytest.param("bwrap", marks=needs_bwrap), "rlimit"])
+async def test_every_table_records_its_sandbox_and_the_standings_mark_one_without_isolation(tmp_path, open_dir,
+                                                                                           mode):
+    """Partners at one table (`whisper.py`, two copies) pass their hands through a file in /tmp:
+    in rlimit they can, in bwrap not. Tables did not say which sandbox they were played in, nor
+    the standings that partners could talk; now every table records it, and a tournament with a
+    table in rlimit or none is marked (a flag on each row of its bots, and a line)."""
+    from typer.testing import CliRunner
+
+    from arena.cli import _register, app
+
+    _register()  # the commands
+    name = f"whisper-{os.urandom(4).hex()}"  # its files in a shared /tmp are its own
+    path = tmp_path / "arena.db"
+    db = schema.open_db(path)
+    registry.add_bot(db, RANDOM, name="random", store_dir=open_dir / "store")
+    register(db, open_dir, "whisper", "whisper.py")
+    settings = runner.Settings(boards=1, seed=2**63, gauntlet="random", time_control=FAST)
+    tid = runner.prepare(db, name, ["random", "whisper"], settings, sandbox=mode)
+    try:
+        with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+            await runner.run(db, tid, concurrency=2, processes=1, sandbox=mode, limits=SMALL)
+    finally:
+        for left in Path("/tmp").glob(f"zwicker-whisper-{name.replace('-', '_')}_*"):
+            left.unlink()
+    tables = db.execute("SELECT t.id, t.board_seed, t.sandbox FROM tables t JOIN matches m ON m.id = t.match_id"
+                        " WHERE m.tournament_id = ?", [tid]).fetchall()
+    assert len(tables) == 2 and {t[2] for t in tables} == {mode}
+    shared = mode == "rlimit"
+    for table_id, board_seed, _ in tables:
+        hands = engine.deal(VARIANT, int(board_seed), 0).hands
+        for seat, log in db.execute("SELECT s.seat, s.stderr FROM seats s JOIN bots b ON b.id = s.bot_id"
+                                    " WHERE s.table_id = ? AND b.name = 'whisper'", [table_id]):
+            heard = [line for line in log.splitlines() if line.startswith("whisper:")]
+            partner = " ".join(hands[(seat + 2) % 4])
+            assert heard == [f"whisper: heard partner's hand {partner}" if shared else "whisper: heard nothing"]
+
+    assert read.isolation(db, tid) == {"tables": 2, "unisolated": 2 if shared else 0, "sandboxes": {mode: 2}}
+    rows = read.standings(db, tid)
+    assert [(r["unisolated_tables"], r["isolation_flag"]) for r in rows] == [(2 if shared else 0, shared)] * 2
+    out = CliRunner().invoke(app, ["standings", name, "--db", str(path)])
+    assert out.exit_code == 0, out.output
+    line = ("not isolated: 2 of 2 tables ran in sandbox rlimit, where partners can talk to each other: "
+            "these results are not fair play.")
+    assert (line in out.output.splitlines()) == shared and ("not isolated" in out.output) == shared

@@ -220,5 +220,6 @@ def split_result(result: TableResult, plans: Sequence[Any], v: engine.Variant) -
             "seats": seats, "points": points, "forfeit": forfeit,
             "deals": [{**d, "number": k} for k, d in enumerate(board_deals)],
             "started": result.started, "duration_s": round(result.duration_s * share, 3),
+            "sandbox": result.sandbox,
         })
     return records
