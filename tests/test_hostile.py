@@ -718,3 +718,41 @@ async def test_every_table_records_its_sandbox_and_the_standings_mark_one_withou
     line = ("not isolated: 2 of 2 tables ran in sandbox rlimit, where partners can talk to each other: "
             "these results are not fair play.")
     assert (line in out.output.splitlines()) == shared and ("not isolated" in out.output) == shared
+
+
+# -- nothing a bot made outlives its table (issue 13) -------------------------------------------
+
+
+def sysv_ids(kind: str) -> set[int]:
+    lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+    return {int(line.split()[1]) for line in lines[1:]}
+
+
+@pytest.mark.parametrize("mode", UID_CONFINED)
+async def test_nothing_a_bot_made_outlives_its_table(mode):
+    """In rlimit a bot's files in /tmp, /var/tmp and /dev/shm and its SysV shared memory,
+    message queue and semaphores stayed after its table (they are the machine's); now the
+    teardown removes what its throw-away uid owns there. In bwrap and fork they are its
+    namespaces' and go with them."""
+    token = os.urandom(4).hex()
+    made: list[str] = []
+    try:
+        seat = assert_clean((await play_in([mode], f"leave_behind.py {token}", 2))[mode], 2)
+        line = next(line for line in seat.stderr.splitlines() if line.startswith("leave_behind: made "))
+        made = line.removeprefix("leave_behind: made ").split(", ")
+        files = [p for p in made if p.startswith("/")]
+        ipc = [p.split() for p in made if p.startswith("SysV ")]
+        assert f"/tmp/zwicker-left-{token}" in files and f"/tmp/zwicker-leftdir-{token}" in files
+        assert [kind for _, kind, _ in ipc] == ["shm", "msg", "sem"], made
+        assert [p for p in files if os.path.lexists(p)] == []
+        if mode == "rlimit":  # the machine's own ids (in bwrap and fork, ids of the bot's namespace)
+            assert [(kind, int(i)) for _, kind, i in ipc if int(i) in sysv_ids(kind)] == []
+    finally:
+        if mode == "rlimit":  # what a failure left on the machine
+            for path in made:
+                if path.startswith("/") and os.path.lexists(path):
+                    subprocess.run(["rm", "-rf", path], check=True)
+                elif path.startswith("SysV "):
+                    _, kind, ident = path.split()
+                    if int(ident) in sysv_ids(kind):
+                        subprocess.run(["ipcrm", {"shm": "-m", "msg": "-q", "sem": "-s"}[kind], ident], check=False)
