@@ -46,7 +46,7 @@ def _time_control(move_ms: int, bank_ms: int, handshake_ms: int):
     return TimeControl(handshake_s=handshake_ms / 1000, move_s=move_ms / 1000, bank_s=bank_ms / 1000)
 
 
-SANDBOX_HELP = "How to confine the bots: fork, bwrap, rlimit or none."
+SANDBOX_HELP = "How to confine the bots: fork, bwrap, rlimit or none (rlimit and none do not isolate partners)."
 
 
 @app.command("play")

@@ -17,7 +17,7 @@ from arena.tournaments import runner
 
 SandboxOption = Annotated[
     str | None,
-    typer.Option("--sandbox", help="fork | bwrap | rlimit | none (default: bwrap where it works, else rlimit; fork: the same confinement, faster start, root only).",
+    typer.Option("--sandbox", help="fork | bwrap | rlimit | none (default: bwrap where it works, else rlimit; fork: the same confinement, faster start, root only; rlimit and none do not isolate partners, and the standings say so).",
                  show_default=False),
 ]
 
