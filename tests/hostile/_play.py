@@ -4,9 +4,10 @@
     _play.main(misbehave)          # plays legal moves (index 0) and misbehaves at the first `act`
 
 `when="hello"` misbehaves before answering the handshake instead; `after_bye` runs once the
-arena said `bye` (or closed stdin), e.g. to linger; `on_message` sees every message first. With --raw on the command line there is no
-protocol: the bot misbehaves at once, writes "done" to stdout, and waits for the end of its
-input (the process-level tests in test_sandbox.py and test_process.py use this).
+arena said `bye` (or closed stdin), e.g. to linger; `on_message` sees every message first. With
+--raw on the command line there is no protocol: the bot misbehaves at once, writes "done" to
+stdout, and waits for the end of its input (the process-level tests in test_sandbox.py and
+test_process.py use this).
 Needs only msgpack.
 """
 
