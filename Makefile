@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed
 JS     := bots/js
 ARENA  := $(BIN)/arena
 BOARDS ?= 8
-SEED   ?= 1
+SEED   ?=
 
 .PHONY: test tournament clean c-bot
 
@@ -40,7 +40,7 @@ tournament: $(STAMP)
 	$(ARENA) bot add bots/builder_bot.py --name builder
 	$(ARENA) bot add bots/first_bot.py --name first
 	@if command -v node >/dev/null 2>&1; then $(ARENA) bot add $(JS)/random_bot.cjs --name js-random; fi
-	$(ARENA) tournament run --all --boards $(BOARDS) --seed $(SEED) --name bundled-$$(date +%Y%m%d-%H%M%S)
+	$(ARENA) tournament run --all --boards $(BOARDS) $(if $(SEED),--seed $(SEED)) --name bundled-$$(date +%Y%m%d-%H%M%S)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -13,9 +13,11 @@ rlimit): the status is the table's business and must not depend on the sandbox.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import stat
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -26,6 +28,7 @@ import pytest
 import trio
 
 import engine
+from arena.errors import ArenaError
 from arena.play.table import (
     FixedDeals,
     SeatResult,
@@ -467,6 +470,294 @@ async def test_a_tournament_with_hostile_bots_finishes_with_their_faults_counted
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("PRAGMA foreign_key_check").fetchall() == []
     # the autouse fixture checks that no process of any room is left
+
+
+# -- what a bot's seed gives away (issue 13) ----------------------------------------------------
+
+GUESS_LIMIT = 4096  # the master seeds guess_seed.py tries
+SMALL_SEED = 1000  # a seed chosen by hand, small enough for it (the positive control)
+
+
+def guesses(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("guess_seed:")]
+
+
+def assert_guessed(stderr: str, master: int, partner_hand: tuple[str, ...]) -> None:
+    """guess_seed found `master` (by the published keyed derivation) and so every hand."""
+    lines = guesses(stderr)
+    assert lines[0] == f"guess_seed: master seed {master} found by the keyed", lines
+    assert "my hand matches" in lines[1] and lines[1].endswith(f"partner's hand {' '.join(partner_hand)}"), lines
+
+
+async def test_a_tournament_without_a_seed_gives_no_bot_the_deals(tmp_path, open_dir, capsys):
+    """The old attack: the hello seed was a public hash chain of a default seed of 0. Now the
+    seed is drawn at random and the bots' seeds are keyed; a small seed chosen by hand is still
+    found (guess_seed knows today's derivation too), and warned of."""
+    mode = "bwrap" if BWRAP_PROBLEM is None else "rlimit"
+    db = schema.open_db(tmp_path / "arena.db")
+    registry.add_bot(db, RANDOM, name="random", store_dir=open_dir / "store")
+    register(db, open_dir, "guesser", "guess_seed.py", command=f"bot.py {GUESS_LIMIT}")
+    stderr = {}
+    for name, seed in (("drawn", None), ("chosen", SMALL_SEED)):
+        given = {} if seed is None else {"seed": seed}
+        settings = runner.Settings(boards=1, gauntlet="random", time_control=FAST, **given)
+        tid = runner.prepare(db, name, ["random", "guesser"], settings, sandbox=mode)
+        stderr[name] = capsys.readouterr().err
+        with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+            await runner.run(db, tid, concurrency=2, processes=1, sandbox=mode, limits=SMALL)
+    seats = db.execute(
+        "SELECT tn.name, t.board_seed, t.swapped, s.seat, s.stderr FROM seats s JOIN tables t ON t.id = s.table_id"
+        " JOIN matches m ON m.id = t.match_id JOIN tournaments tn ON tn.id = m.tournament_id"
+        " JOIN bots b ON b.id = s.bot_id WHERE b.name = 'guesser' ORDER BY tn.id, t.swapped, s.seat").fetchall()
+    assert len(seats) == 8  # two tournaments, two rooms each, two seats of the guesser in each
+    for tournament, board_seed, _swapped, seat, log in seats:
+        if tournament == "drawn":
+            assert guesses(log) == [f"guess_seed: no master seed below {GUESS_LIMIT} gives my seed"]
+        else:
+            state = engine.deal(VARIANT, int(board_seed), 0)
+            assert_guessed(log, SMALL_SEED, state.hands[(seat + 2) % 4])
+    drawn, chosen = read.get_tournament(db, "drawn")["seed"], read.get_tournament(db, "chosen")["seed"]
+    assert stderr["drawn"] == (f"arena: tournament 'drawn': master seed {drawn} (drawn at random, stored; "
+                               f"--seed {drawn} replays its deals)\n")
+    assert stderr["chosen"] == (f"arena: warning: seed {SMALL_SEED} is below 2**48: a bot can guess it and "
+                                "compute every deal; leave --seed out for a random 64-bit seed\n")
+    assert chosen == SMALL_SEED and drawn >= GUESS_LIMIT
+
+
+async def test_arena_play_without_a_seed_gives_no_bot_the_deals(capsys):
+    """`arena play` used the seed 0 and told it in the match id, "play-0"."""
+    from arena.play.match import play_match
+
+    mode = "bwrap" if BWRAP_PROBLEM is None else "rlimit"
+    guesser = BotCommand.from_spec(f"{HOSTILE / 'guess_seed.py'} {GUESS_LIMIT}")
+    random_bot = BotCommand.from_spec(str(RANDOM))
+    warnings = []
+    with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+        drawn = await play_match(guesser, random_bot, boards=1, time_control=FAST, sandbox=mode, limits=SMALL)
+        warnings.append(capsys.readouterr().err)
+        chosen = await play_match(guesser, random_bot, boards=1, seed=SMALL_SEED, time_control=FAST, sandbox=mode,
+                                  limits=SMALL)
+        warnings.append(capsys.readouterr().err)
+    for result, found in ((drawn, False), (chosen, True)):
+        board = result.boards[0]
+        state = engine.deal(VARIANT, board.seed, board.dealer)
+        for t, table in enumerate(board.tables):
+            for seat in (t, t + 2):  # A holds side 0 at the first table, side 1 at the second
+                log = table.seats[seat].stderr
+                if found:
+                    assert_guessed(log, SMALL_SEED, state.hands[(seat + 2) % 4])
+                else:
+                    assert guesses(log) == [f"guess_seed: no master seed below {GUESS_LIMIT} gives my seed"]
+    assert drawn.seed >= GUESS_LIMIT and warnings[0] == ""
+    assert warnings[1] == (f"arena: warning: seed {SMALL_SEED} is below 2**48: a bot can guess it and compute "
+                           "every deal; leave --seed out for a random 64-bit seed\n")
+
+
+# -- what a bot's folder may hold, and what it sees beside it (issue 13) ------------------------
+
+READ_BESIDE = HOSTILE / "read_beside.py"
+
+
+@pytest.fixture
+def secret(tmp_path):
+    """A file only its owner may read (the bot's own users are others to it)."""
+    path = tmp_path / "secret.txt"
+    path.write_text("root only: 9S KH 2C")
+    path.chmod(0o600)
+    return path
+
+
+def linker(open_dir: Path) -> Path:
+    """A folder bot: read_beside.py as bot.py."""
+    folder = open_dir / "src" / "linker"
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_bytes(READ_BESIDE.read_bytes())
+    return folder
+
+
+@pytest.mark.parametrize("entry", ["a link to a private file", "a link to a folder", "a fifo", "a device",
+                                   "the bot's own path a link"])
+async def test_registering_copies_regular_files_and_folders_only(tmp_path, open_dir, secret, entry):
+    """Registering followed links (then made the copies readable to all): `loot -> a 0600 file`
+    and `sub/dir -> another folder` were read by the bot in its sandbox. Now anything but a
+    regular file or a folder is refused in one line that names it, and nothing is stored."""
+    folder = linker(open_dir)
+    bot = folder
+    if entry == "a link to a private file":
+        bad = folder / "loot"
+        bad.symlink_to(secret)
+        kind = f"a symbolic link (to {secret})"
+    elif entry == "a link to a folder":
+        (folder / "sub").mkdir()
+        bad = folder / "sub" / "dir"
+        bad.symlink_to(tmp_path)
+        kind = f"a symbolic link (to {tmp_path})"
+    elif entry == "a fifo":
+        bad = folder / "pipe"
+        os.mkfifo(bad)
+        kind = "a fifo"
+    elif entry == "a device":
+        if not AS_ROOT:
+            pytest.skip("only root makes device files")
+        bad = folder / "null"
+        os.mknod(bad, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        kind = "a character device"
+    else:
+        bot = bad = open_dir / "src" / "alias"
+        bad.symlink_to(folder)
+        kind = f"a symbolic link (to {folder})"
+    db = schema.open_db(tmp_path / "arena.db")
+    store = open_dir / "store"
+
+    def add() -> None:
+        registry.add_bot(db, bot, name="linker", command="bot.py loot sub/dir", store_dir=store)
+
+    try:
+        with trio.fail_after(20):  # a guard: reading a fifo without a writer blocks for good
+            with pytest.raises(ArenaError) as caught:
+                await trio.to_thread.run_sync(add, abandon_on_cancel=True)
+    finally:
+        if entry == "a fifo":  # release a reader stuck on it
+            with contextlib.suppress(OSError):
+                os.close(os.open(bad, os.O_WRONLY | os.O_NONBLOCK))
+    assert str(caught.value) == f"bot {bad} is {kind}: a bot is registered from regular files and folders only"
+    assert registry.list_bots(db) == [] and not (store.exists() and any(store.rglob("*")))
+
+
+@pytest.mark.parametrize("mode", UID_CONFINED)
+async def test_a_stored_copy_keeps_its_modes_so_nothing_private_becomes_readable(tmp_path, open_dir, mode):
+    """The store made every copied file readable to all, so that the sandboxed bot could read
+    its copy: a file its author kept private too. Each copy now keeps its own bits."""
+    folder = linker(open_dir)
+    (folder / "notes.txt").write_text("public notes")
+    (folder / "private.txt").write_text("private: 9S KH")
+    (folder / "private.txt").chmod(0o600)
+    db = schema.open_db(tmp_path / "arena.db")
+    row = registry.add_bot(db, folder, name="linker", command="bot.py", store_dir=open_dir / "store")
+    stored = Path(row["path"])
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (stored, *stored.iterdir())}
+    assert modes == {"linker": 0o755, "bot.py": 0o644, "notes.txt": 0o644, "private.txt": 0o600}
+    seats = [BotCommand.from_spec(str(RANDOM))] * VARIANT.players
+    seats[1] = runner.bot_command(row)
+    with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+        result = await play_table(seats, variant=VARIANT, plan=FixedDeals(PLAN), time_control=FAST, sandbox=mode,
+                                  limits=SMALL, bot_seed=3)
+    log = assert_clean(result, 1).stderr
+    assert "read_beside: read notes.txt: b'public notes'" in log  # its own folder, as its author left it
+    assert "read_beside: private.txt blocked (Permission denied)" in log and "9S KH" not in log
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_arena_play_and_bot_check_run_each_bot_from_a_private_copy(open_dir, mode):
+    """`arena play a.py b.py` ran both bots in place: with both in one folder, each read the
+    other's code. Now each runs from a copy of its own file in a folder of its own."""
+    from arena.play.match import check_bot, play_match
+
+    folder = open_dir / "both"
+    folder.mkdir()
+    (folder / "read_beside.py").write_bytes(READ_BESIDE.read_bytes())
+    (folder / "rival_bot.py").write_bytes(RANDOM.read_bytes() + b"# secret strategy 42\n")
+    peeker = BotCommand.from_spec(str(folder / "read_beside.py"))
+    rival = BotCommand.from_spec(str(folder / "rival_bot.py"))
+    with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+        match = await play_match(peeker, rival, boards=1, seed=2**63, time_control=FAST, sandbox=mode, limits=SMALL)
+        check = await check_bot(peeker, deals=1, seed=2**63, time_control=FAST, sandbox=mode, limits=SMALL)
+    logs = [t.seats[s].stderr for t in match.boards[0].tables for s in range(4) if t.seats[s].name == "read_beside"]
+    logs += [t.seats[s].stderr for t, s in zip(check.tables, check.positions)]
+    assert len(logs) == 8 and not match.forfeits and check.conformant
+    for log in logs:
+        assert [line for line in log.splitlines() if line.startswith("read_beside:")] == [
+            "read_beside: beside me []"], log
+    assert (folder / "rival_bot.py").exists()  # the originals stay where they were
+
+
+# -- sandboxes that do not isolate partners (issue 13) ------------------------------------------
+
+
+@pytest.mark.parametrize("mode", [pytest.param("bwrap", marks=needs_bwrap), "rlimit"])
+async def test_every_table_records_its_sandbox_and_the_standings_mark_one_without_isolation(tmp_path, open_dir,
+                                                                                           mode):
+    """Partners at one table (`whisper.py`, two copies) pass their hands through a file in /tmp:
+    in rlimit they can, in bwrap not. Tables did not say which sandbox they were played in, nor
+    the standings that partners could talk; now every table records it, and a tournament with a
+    table in rlimit or none is marked (a flag on each row of its bots, and a line)."""
+    from typer.testing import CliRunner
+
+    from arena.cli import _register, app
+
+    _register()  # the commands
+    name = f"whisper-{os.urandom(4).hex()}"  # its files in a shared /tmp are its own
+    path = tmp_path / "arena.db"
+    db = schema.open_db(path)
+    registry.add_bot(db, RANDOM, name="random", store_dir=open_dir / "store")
+    register(db, open_dir, "whisper", "whisper.py")
+    settings = runner.Settings(boards=1, seed=2**63, gauntlet="random", time_control=FAST)
+    tid = runner.prepare(db, name, ["random", "whisper"], settings, sandbox=mode)
+    try:
+        with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+            await runner.run(db, tid, concurrency=2, processes=1, sandbox=mode, limits=SMALL)
+    finally:
+        for left in Path("/tmp").glob(f"zwicker-whisper-{name.replace('-', '_')}_*"):
+            left.unlink()
+    tables = db.execute("SELECT t.id, t.board_seed, t.sandbox FROM tables t JOIN matches m ON m.id = t.match_id"
+                        " WHERE m.tournament_id = ?", [tid]).fetchall()
+    assert len(tables) == 2 and {t[2] for t in tables} == {mode}
+    shared = mode == "rlimit"
+    for table_id, board_seed, _ in tables:
+        hands = engine.deal(VARIANT, int(board_seed), 0).hands
+        for seat, log in db.execute("SELECT s.seat, s.stderr FROM seats s JOIN bots b ON b.id = s.bot_id"
+                                    " WHERE s.table_id = ? AND b.name = 'whisper'", [table_id]):
+            heard = [line for line in log.splitlines() if line.startswith("whisper:")]
+            partner = " ".join(hands[(seat + 2) % 4])
+            assert heard == [f"whisper: heard partner's hand {partner}" if shared else "whisper: heard nothing"]
+
+    assert read.isolation(db, tid) == {"tables": 2, "unisolated": 2 if shared else 0, "sandboxes": {mode: 2}}
+    rows = read.standings(db, tid)
+    assert [(r["unisolated_tables"], r["isolation_flag"]) for r in rows] == [(2 if shared else 0, shared)] * 2
+    out = CliRunner().invoke(app, ["standings", name, "--db", str(path)])
+    assert out.exit_code == 0, out.output
+    line = ("not isolated: 2 of 2 tables ran in sandbox rlimit, where partners can talk to each other: "
+            "these results are not fair play.")
+    assert (line in out.output.splitlines()) == shared and ("not isolated" in out.output) == shared
+
+
+# -- nothing a bot made outlives its table (issue 13) -------------------------------------------
+
+
+def sysv_ids(kind: str) -> set[int]:
+    lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+    return {int(line.split()[1]) for line in lines[1:]}
+
+
+@pytest.mark.parametrize("mode", UID_CONFINED)
+async def test_nothing_a_bot_made_outlives_its_table(mode):
+    """In rlimit a bot's files in /tmp, /var/tmp and /dev/shm and its SysV shared memory,
+    message queue and semaphores stayed after its table (they are the machine's); now the
+    teardown removes what its throw-away uid owns there. In bwrap and fork they are its
+    namespaces' and go with them."""
+    token = os.urandom(4).hex()
+    made: list[str] = []
+    try:
+        seat = assert_clean((await play_in([mode], f"leave_behind.py {token}", 2))[mode], 2)
+        line = next(line for line in seat.stderr.splitlines() if line.startswith("leave_behind: made "))
+        made = line.removeprefix("leave_behind: made ").split(", ")
+        files = [p for p in made if p.startswith("/")]
+        ipc = [p.split() for p in made if p.startswith("SysV ")]
+        assert f"/tmp/zwicker-left-{token}" in files and f"/tmp/zwicker-leftdir-{token}" in files
+        # bwrap and fork refuse SysV IPC outright (the seccomp filter); rlimit lets the bot make it
+        assert [kind for _, kind, _ in ipc] == (["shm", "msg", "sem"] if mode == "rlimit" else []), made
+        assert [p for p in files if os.path.lexists(p)] == []
+        if mode == "rlimit":  # the machine's own ids (in bwrap and fork, ids of the bot's namespace)
+            assert [(kind, int(i)) for _, kind, i in ipc if int(i) in sysv_ids(kind)] == []
+    finally:
+        if mode == "rlimit":  # what a failure left on the machine
+            for path in made:
+                if path.startswith("/") and os.path.lexists(path):
+                    subprocess.run(["rm", "-rf", path], check=True)
+                elif path.startswith("SysV "):
+                    _, kind, ident = path.split()
+                    if int(ident) in sysv_ids(kind):
+                        subprocess.run(["ipcrm", {"shm": "-m", "msg": "-q", "sem": "-s"}[kind], ident], check=False)
 
 
 @pytest.mark.skipif(not cgroups.available(), reason="no writable cpu cgroups (needs root)")

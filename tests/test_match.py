@@ -23,6 +23,12 @@ GREEDY = BotCommand.from_spec(str(ROOT / "bots" / "greedy_bot.py"))
 FAULTY = Path(__file__).parent / "faulty"
 
 
+def faulty(script: str) -> BotCommand:
+    """A faulty bot with its kit named in its command: a match runs each bot from a private copy
+    of the files its command names (arena.play.match.private_copy), and it imports faultkit."""
+    return BotCommand.from_spec(f"{FAULTY / script} {FAULTY / 'faultkit.py'}")
+
+
 def moves(table) -> list:
     return [(m["seat"], m["move"]) for m in table.deals[0]["moves"]]
 
@@ -64,7 +70,7 @@ async def test_the_printed_match_has_every_board_and_the_total():
 
 
 async def test_a_forfeit_shows_in_the_match_and_goes_against_the_faulty_bot():
-    illegal = BotCommand.from_spec(str(FAULTY / "illegal.py"))
+    illegal = faulty("illegal.py")
     result = await play_match(RANDOM, illegal, boards=1, seed=2)
     assert [f["bot"] for f in result.forfeits] == ["B", "B"]
     assert result.totals == [60, 0]
@@ -91,11 +97,11 @@ async def test_check_passes_a_conformant_bot_in_every_seat():
 
 
 async def test_check_says_what_went_wrong():
-    check = await check_bot(BotCommand.from_spec(str(FAULTY / "wrong_type.py")), deals=1,
+    check = await check_bot(faulty("wrong_type.py"), deals=1,
                             time_control=TimeControl(move_s=0.5))
     assert not check.conformant
     text = format_check(check)
     assert "FAULT protocol_error: expected a 'move' message, got 'ready'" in text
     assert text.endswith("NOT conformant: see the fault above")
-    mute = await check_bot(BotCommand.from_spec(str(FAULTY / "exit_at_start.py")), deals=1)
+    mute = await check_bot(faulty("exit_at_start.py"), deals=1)
     assert "no handshake: crash" in format_check(mute)

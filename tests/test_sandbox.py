@@ -326,19 +326,22 @@ async def test_a_sandboxed_bot_can_import_the_engine(open_folder, mode):
 @pytest.mark.parametrize("mode", CONFINED)
 async def test_a_bot_in_a_private_folder_runs_from_a_readable_copy(open_folder, mode):
     """A clone in a 0700 home: the throw-away uid cannot reach the bot's folder, so the bot runs
-    from the arena's readable copy; the user's own folder stays as private as it was."""
+    from the arena's copy, whose folders it may enter; the files keep their modes (a private
+    one stays unreadable), and the user's own folder stays as private as it was."""
     home = open_folder / "home"
     folder = home / "mybot"
     folder.mkdir(parents=True)
-    (folder / "secret.txt").write_text("mine")
+    (folder / "notes.txt").write_text("mine")
+    (folder / "secret.txt").write_text("private")
     (folder / "secret.txt").chmod(0o600)
     script = folder / "bot.py"
-    script.write_text(f"import os\nprint(open('secret.txt').read(), os.getcwd() != {str(folder)!r}, flush=True)\n"
+    script.write_text(f"import os\nprint(open('notes.txt').read(), os.getcwd() != {str(folder)!r}, flush=True)\n"
+                      "try:\n    open('secret.txt').read()\nexcept OSError as e:\n    print(e.strerror, flush=True)\n"
                       "print('done', flush=True)\n")
     home.chmod(0o700)
     folder.chmod(0o700)
     _, said = await run_to_end(mode, script)
-    assert said == "mine True\ndone\n"
+    assert said == "mine True\nPermission denied\ndone\n"
     assert home.stat().st_mode & 0o777 == 0o700 and (folder / "secret.txt").stat().st_mode & 0o777 == 0o600
 
 

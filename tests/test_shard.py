@@ -143,7 +143,7 @@ def test_ctrl_c_stops_the_shards_and_their_bots_and_the_run_resumes(open_dir):
         # Six rooms of six boards: when the first room is stored, two thirds of the run are still
         # to come (with two boards a room, a fast machine finished before the signal arrived).
         cmd = [sys.executable, "-m", "arena", "tournament", "run", "--bots", ",".join(DETERMINISTIC),
-               "--boards", "6", "--seed", "5", "--name", "cup", "--quiet", "--concurrency", "2",
+               "--boards", "6", "--seed", str(2**63 + 5), "--name", "cup", "--quiet", "--concurrency", "2",
                "--processes", "2", "--db", str(db_path), *extra]
         return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 

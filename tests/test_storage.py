@@ -21,6 +21,7 @@ from arena.results.schema import TableAlreadyRecorded, open_db
 from arena.results.write import (
     compute_and_store_ratings,
     create_tournament,
+    note_sandbox,
     record_table,
     seat_bots,
     set_status,
@@ -101,7 +102,7 @@ def test_open_creates_folder_wal_and_records_migrations(tmp_path):
     db = open_db(path)
     assert path.exists()
     assert db.journal_mode == "wal"
-    assert [m.name for m in schema.migrations.applied(db)] == ["0001_initial"]
+    assert [m.name for m in schema.migrations.applied(db)] == ["0001_initial", "0002_table_sandbox"]
     assert db.execute("PRAGMA busy_timeout").fetchone()[0] == schema.BUSY_TIMEOUT_MS
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     for table in ("bots", "tournaments", "tournament_bots", "matches", "boards", "tables", "seats",
@@ -109,7 +110,20 @@ def test_open_creates_folder_wal_and_records_migrations(tmp_path):
         assert db[table].exists(), table
     db.close()
     again = open_db(path, create=False)
-    assert len(schema.migrations.applied(again)) == 1
+    assert len(schema.migrations.applied(again)) == 2
+    again.close()
+
+
+def test_a_database_of_the_first_schema_gains_each_table_s_sandbox(tmp_path):
+    path = tmp_path / "arena.db"
+    db = open_db(path)
+    db.execute("ALTER TABLE tables DROP COLUMN sandbox")  # as 0001_initial left it
+    db.execute("DELETE FROM _sqlite_migrations WHERE name = '0002_table_sandbox'")
+    db.conn.commit()
+    db.close()
+    again = open_db(path, create=False)
+    assert again["tables"].columns_dict["sandbox"] is str
+    assert [m.name for m in schema.migrations.applied(again)][-1] == "0002_table_sandbox"
     again.close()
 
 
@@ -580,3 +594,20 @@ def test_a_bot_is_named_after_its_file_without_the_bot_suffix(db, tmp_path):
     assert add_bot(db, make_bot(tmp_path, "random_bot"))["name"] == "random"
     assert add_bot(db, make_bot(tmp_path, "my-bot"))["name"] == "my"
     assert add_bot(db, make_bot(tmp_path, "robot"))["name"] == "robot"
+
+
+def test_isolation_counts_tables_by_their_sandbox_and_older_ones_by_the_tournament_s_runs(db, three):
+    """rlimit and none do not isolate partners: a table played in either marks its bots in the
+    standings. A table stored before tables recorded their sandbox counts as the runs did."""
+    tid, (a, b, r), _ = three
+    for swapped, mode in ((False, "bwrap"), (True, "rlimit")):
+        record_table(db, tid, 1, 0, swapped, 7, {**fake_table([a, a], [b, b], swapped, [10, 20]), "sandbox": mode})
+    record_table(db, tid, 2, 0, False, 7, fake_table([a, a], [r, r], False, [10, 20]))  # no sandbox: older
+    note_sandbox(db, tid, "bwrap")
+    assert read.isolation(db, tid) == {"tables": 3, "unisolated": 1,
+                                       "sandboxes": {"bwrap": 1, "rlimit": 1, "unrecorded": 1}}
+    flags = {row["bot_id"]: (row["unisolated_tables"], row["isolation_flag"]) for row in read.standings(db, tid)}
+    assert flags == {a: (1, True), b: (1, True), r: (0, False)}
+    note_sandbox(db, tid, "rlimit")  # a run in rlimit: the older table may have been played there
+    assert read.isolation(db, tid)["unisolated"] == 2
+    assert {row["bot_id"]: row["unisolated_tables"] for row in read.standings(db, tid)} == {a: 2, b: 1, r: 1}

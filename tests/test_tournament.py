@@ -164,6 +164,21 @@ async def test_a_tournament_is_deterministic_and_resumes_exactly(tmp_path):
     assert random_row["elo"] == 0  # the bundled random bot anchors the scale
 
 
+async def test_a_drawn_master_seed_is_stored_and_replays_its_tournament(tmp_path):
+    """Without a seed a tournament draws one (issue 13): given back with --seed, the same deals
+    and the same play (the bots' seeds are keyed by it too); the same command resumes it."""
+    db = schema.open_db(tmp_path / "seeds.db")
+    drawn = runner.prepare(db, "drawn", DETERMINISTIC[:2], runner.Settings(boards=2))
+    seed = read.get_tournament(db, drawn)["seed"]
+    assert runner.prepare(db, "drawn", DETERMINISTIC[:2], runner.Settings(boards=2)) == drawn
+    again = runner.prepare(db, "again", DETERMINISTIC[:2], runner.Settings(boards=2, seed=seed))
+    for tid in (drawn, again):
+        assert (await runner.run(db, tid, concurrency=2, processes=1))["status"] == "finished"
+    assert boards_of(db, again) == boards_of(db, drawn)
+    assert [b[2] for b in boards_of(db, drawn)] == [engine.deal_seed(seed, k) for k in (0, 1)]
+    assert table_points(db, again) == table_points(db, drawn)
+
+
 class Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True

@@ -46,7 +46,7 @@ def _time_control(move_ms: int, bank_ms: int, handshake_ms: int):
     return TimeControl(handshake_s=handshake_ms / 1000, move_s=move_ms / 1000, bank_s=bank_ms / 1000)
 
 
-SANDBOX_HELP = "How to confine the bots: fork, bwrap, rlimit or none."
+SANDBOX_HELP = "How to confine the bots: fork, bwrap, rlimit or none (rlimit and none do not isolate partners)."
 
 
 @app.command("play")
@@ -54,7 +54,8 @@ def play(
     bot_a: str = typer.Argument(..., help="Bot A: a .py/.js/.mjs/.cjs script, an executable, or a command string."),
     bot_b: str = typer.Argument(..., help="Bot B, given the same way."),
     boards: int = typer.Option(8, "--boards", "-n", help="Boards to play; each is played at two tables."),
-    seed: int = typer.Option(0, "--seed", help="Master seed: board k is dealt from deal_seed(seed, k)."),
+    seed: int | None = typer.Option(None, "--seed", help="Master seed: board k is dealt from deal_seed(seed, k) "
+                                    "[default: a random one, printed]", show_default=False),
     variant: str = typer.Option("jensen", "--variant", help="A preset name or a JSON object of options."),
     sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP + " [default: the best available]"),
     move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),

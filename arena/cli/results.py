@@ -156,6 +156,7 @@ def standings_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOption
     with _open(db) as d:
         t = read.get_tournament(d, name)
         rows = read.standings(d, t["id"])
+        isolation = read.isolation(d, t["id"])
     if as_json:
         _json(rows)
         return
@@ -172,6 +173,10 @@ def standings_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOption
     typer.echo("LOS: likelihood of superiority over the next bot down.")
     if any(r["fault_flag"] for r in rows):
         typer.echo("!: faulted in more than 10% of its tables.")
+    if isolation["unisolated"]:
+        modes = ", ".join(m for m in isolation["sandboxes"] if m not in read.ISOLATING)
+        typer.echo(f"not isolated: {isolation['unisolated']} of {isolation['tables']} tables ran in sandbox {modes}, "
+                   "where partners can talk to each other: these results are not fair play.")
 
 
 @app.command("crosstable")

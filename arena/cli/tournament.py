@@ -17,7 +17,7 @@ from arena.tournaments import runner
 
 SandboxOption = Annotated[
     str | None,
-    typer.Option("--sandbox", help="fork | bwrap | rlimit | none (default: bwrap where it works, else rlimit; fork: the same confinement, faster start, root only).",
+    typer.Option("--sandbox", help="fork | bwrap | rlimit | none (default: bwrap where it works, else rlimit; fork: the same confinement, faster start, root only; rlimit and none do not isolate partners, and the standings say so).",
                  show_default=False),
 ]
 
@@ -31,7 +31,9 @@ def tournament_run(
     all_bots: Annotated[bool, typer.Option("--all", help="Every registered bot (latest versions).")] = False,
     boards: Annotated[int, typer.Option("--boards", help="Boards per match.")] = 8,
     variant: Annotated[str, typer.Option("--variant", help="Preset and options, e.g. jensen:target=51.")] = "jensen",
-    seed: Annotated[int, typer.Option("--seed", help="The master seed (0 to 2**64-1).")] = 0,
+    seed: Annotated[int | None, typer.Option(
+        "--seed", help="The master seed (0 to 2**64-1; default: a random one, printed and stored).",
+        show_default=False)] = None,
     concurrency: Annotated[int | None, typer.Option(
         "--concurrency", help="Tables playing at once (default: cores); as many more start their bots meanwhile.",
         show_default=False)] = None,

@@ -7,14 +7,19 @@ table with its own processes. No database is needed; the CLI only prints what co
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
+import shutil
 import statistics
-from collections.abc import Callable
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import engine
+from arena.play import seeds
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
 from arena.process.command import BotCommand, Limits
 from arena.process.modes import resolve_mode
@@ -23,9 +28,37 @@ RANDOM_BOT = Path(__file__).resolve().parents[2] / "bots" / "random_bot.py"
 
 
 def table_bot_seed(seed: int, board: int, table: int) -> int:
-    """The bot seed of one table of a match: a 64-bit hash of the match seed, board and table."""
-    data = b"zwicker-table" + b"".join(x.to_bytes(8, "big") for x in (seed, board, table))
-    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
+    """The bot seed of one table of a match, keyed by the match seed (arena.play.seeds): the
+    bots' `hello` seeds do not lead back to it or to the deals."""
+    return seeds.table_seed(seeds.bot_key(seed), board, table)
+
+
+@contextmanager
+def private_copy(cmd: BotCommand) -> Iterator[BotCommand]:
+    """The bot run from a temp folder of its own, as a tournament runs it from its stored copy:
+    there its command's files from its folder (its script or program) are copied, and nothing
+    else, so that it cannot read a bot lying beside it. The folder is open to the sandbox's user;
+    each copy keeps its own permission bits. A bot of several files: register its folder."""
+    folder = Path(tempfile.mkdtemp(prefix="zwicker-bot-copy-"))
+    try:
+        folder.chmod(0o755)
+        argv = list(cmd.argv)
+        own = cmd.workdir.resolve()
+        for k, arg in enumerate(argv):
+            path = Path(arg).expanduser()
+            named = k > 0 or cmd.kind == "exec"  # an interpreter or a command's program is no bot file
+            if not named or own == Path("/") or not path.is_file() or not path.resolve().is_relative_to(own):
+                continue
+            copy = folder / path.resolve().relative_to(own)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, copy)
+            copy.chmod(path.stat().st_mode & 0o777)
+            argv[k] = str(copy)
+        for sub in (p for p in folder.rglob("*") if p.is_dir()):
+            sub.chmod(0o755)
+        yield dataclasses.replace(cmd, argv=tuple(argv), workdir=folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def board_deal(seed: int, board: int, players: int) -> tuple[int, int]:
@@ -78,21 +111,39 @@ def _seats(variant: engine.Variant, first: BotCommand, second: BotCommand) -> li
     return [first if variant.side_of(seat) == 0 else second for seat in range(variant.players)]
 
 
-async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, seed: int = 0,
+async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, seed: int | None = None,
                      variant: engine.Variant | str | dict[str, Any] = "jensen",
                      time_control: TimeControl = TimeControl(), sandbox: str = "none",
                      limits: Limits | None = None,
                      match_id: str = "", on_board: Callable[[BoardResult], None] | None = None) -> MatchResult:
-    """Play `boards` boards of a duplicate match between two BotCommands; A's points come first."""
+    """Play `boards` boards of a duplicate match between two BotCommands; A's points come first.
+
+    Without a `seed` one is drawn at random (and kept in the result); a small one is warned of.
+    Each bot runs from a private copy of its files (`private_copy`).
+    """
     v = variant if isinstance(variant, engine.Variant) else engine.variant(variant)
     if v.num_sides != 2:
         raise ValueError(f"a match needs a variant with two sides; {v} has {v.num_sides}")
     if boards < 1:
         raise ValueError(f"boards must be at least 1, got {boards}")
-    if not 0 <= seed < 2**64:
+    if seed is None:
+        seed = seeds.draw_master_seed()
+    elif not 0 <= seed < 2**64:
         raise ValueError(f"seed must be 0 <= seed < 2**64, got {seed}")
-    match_id = match_id or f"play-{seed}"
+    elif (warning := seeds.guessable_warning(seed)) is not None:
+        print(warning, file=sys.stderr)
+    match_id = match_id or "play"  # never the seed: the bots see it
     result = MatchResult(bots=[str(bot_a), str(bot_b)], names=["", ""], variant=v.to_dict(), seed=seed)
+    with ExitStack() as copies:
+        bot_a, bot_b = (copies.enter_context(private_copy(bot)) for bot in (bot_a, bot_b))
+        await _play_boards(result, bot_a, bot_b, v, boards, time_control, sandbox, limits, match_id, on_board)
+    return result
+
+
+async def _play_boards(result: MatchResult, bot_a: BotCommand, bot_b: BotCommand, v: engine.Variant, boards: int,
+                       time_control: TimeControl, sandbox: str, limits: Limits | None, match_id: str,
+                       on_board: Callable[[BoardResult], None] | None) -> None:
+    seed = result.seed
     for k in range(boards):
         deal_seed, dealer = board_deal(seed, k, v.players)
         tables = []
@@ -111,7 +162,6 @@ async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, s
         result.boards.append(board)
         if on_board is not None:
             on_board(board)
-    return result
 
 
 def format_match(result: MatchResult) -> str:
@@ -169,19 +219,20 @@ async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
                     variant: engine.Variant | str | dict[str, Any] = "jensen",
                     time_control: TimeControl = TimeControl(), sandbox: str = "none",
                     limits: Limits | None = None) -> CheckResult:
-    """Play `deals` seeded deals with the bot in each seat in turn, random bots in the others."""
+    """Play `deals` seeded deals with the bot in each seat in turn, random bots in the others,
+    each from a private copy."""
     v = variant if isinstance(variant, engine.Variant) else engine.variant(variant)
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
-    random_bot = BotCommand.from_spec(str(RANDOM_BOT))
     plan = FixedDeals([board_deal(seed, k, v.players) for k in range(deals)])
     sandbox = resolve_mode(sandbox)
     tables = []
-    for seat in range(v.players):
-        seats = [bot if s == seat else random_bot for s in range(v.players)]
-        tables.append(await play_table(seats, variant=v, plan=plan, time_control=time_control,
-                                       sandbox=sandbox, limits=limits, match_id=f"check-{seed}",
-                                       table_id=f"seat{seat}", bot_seed=table_bot_seed(seed, 0, seat)))
+    with private_copy(bot) as checked, private_copy(BotCommand.from_spec(str(RANDOM_BOT))) as random_bot:
+        for seat in range(v.players):
+            seats = [checked if s == seat else random_bot for s in range(v.players)]
+            tables.append(await play_table(seats, variant=v, plan=plan, time_control=time_control,
+                                           sandbox=sandbox, limits=limits, match_id="check",
+                                           table_id=f"seat{seat}", bot_seed=table_bot_seed(seed, 0, seat)))
     return CheckResult(str(bot), tables, list(range(v.players)), sandbox)
 
 

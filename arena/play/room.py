@@ -19,6 +19,7 @@ import trio
 
 import engine
 from arena.errors import ArenaError
+from arena.play import seeds
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
 from arena.process import forking
 from arena.process.command import BotCommand, Limits
@@ -174,6 +175,7 @@ async def play_rooms(job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: 
 async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn: Any = None) -> None:
     """One room's boards; a fault ends its processes, and fresh ones play the boards after it."""
     left = list(room.boards)
+    key = seeds.bot_key(job.seed)
     while left:
         plans = [job.board_plan(v, b) for b in left]
         name = f"{job.name}/m{room.match_no}/{'swapped' if room.swapped else 'straight'}"
@@ -183,7 +185,7 @@ async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn:
             time_control=job.time_control, sandbox=job.sandbox, limits=job.limits,
             match_id=f"{job.name}/m{room.match_no}",
             table_id=f"{name}/b{left[0]}",
-            bot_seed=engine.deal_seed(engine.deal_seed(job.seed, room.match_no), 2 * left[0] + room.swapped),
+            bot_seed=seeds.table_seed(key, room.match_no, 2 * left[0] + room.swapped),
             turn=turn)
         records = split_result(result, plans, v)
         await store(room, left[: len(records)], records)
@@ -228,5 +230,6 @@ def split_result(result: TableResult, plans: Sequence[Any], v: engine.Variant) -
             "seats": seats, "points": points, "forfeit": forfeit,
             "deals": [{**d, "number": k} for k, d in enumerate(board_deals)],
             "started": result.started, "duration_s": round(result.duration_s * share, 3),
+            "sandbox": result.sandbox,
         })
     return records

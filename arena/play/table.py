@@ -113,6 +113,7 @@ class TableResult:
     started: str
     duration_s: float
     move_times_ms: list[list[float]] = field(default_factory=list)  # per seat, for reports
+    sandbox: str | None = None  # the mode its bots ran in (play_table); None: the caller's processes
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -122,6 +123,7 @@ class TableResult:
             "deals": self.deals,
             "started": self.started,
             "duration_s": round(self.duration_s, 3),
+            "sandbox": self.sandbox,
         }
 
     @property
@@ -426,4 +428,6 @@ async def play_table(seats: Sequence[BotCommand], *, variant: engine.Variant | s
     for seat, bot in enumerate(bots):
         if isinstance(bot, BotProcess):
             table.seats[seat].stderr = bot.stderr_log()
-    return table.result()
+    result = table.result()
+    result.sandbox = sandbox  # recorded with the table: rlimit and none do not isolate partners
+    return result

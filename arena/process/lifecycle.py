@@ -4,7 +4,8 @@ A bot is untrusted. `open_bot` is the only way the arena starts one; leaving its
 it is left, closes the bot's stdin, allows a short grace period for a clean exit, then SIGKILLs
 the bot's process group and every process still carrying the bot's identity (its environment
 tag, or the throw-away uid it runs as in the sandboxed modes), and reaps it, all inside a
-shielded cancel scope. How the bot is confined is `arena.process.sandbox`'s business.
+shielded cancel scope; in rlimit it then removes the files and SysV IPC objects its uid left
+where every process may write (`remove_leftovers`). How the bot is confined is `arena.process.sandbox`'s business.
 
 The process is spawned synchronously from the trio thread instead of through
 `trio.lowlevel.open_process`, which spawns from a worker thread: a parent-death signal
@@ -18,9 +19,13 @@ Every bot runs under the SCHED_BATCH scheduling policy (`batch_policy`), the are
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import errno
 import os
+import shutil
 import signal
+import stat
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Collection, Sequence
@@ -311,7 +316,64 @@ async def _shut_down(bot: BotProcess, grace: float) -> None:
         await bot.wait()
     if bot._child.sweep and (bot._namespace is None or not await bot._namespace.gone(grace)):
         await kill_tagged(bot.tag, bot.uid)  # whatever left the group (setsid, double fork)
+    if bot._child.sweep and bot._namespace is None and bot.uid is not None:
+        remove_leftovers(bot.uid)  # rlimit: its /tmp, /dev/shm and SysV IPC were the machine's
     bot._shut = True
+
+
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
+"""Where any process may create files: a bot without namespaces (rlimit) leaves them there."""
+_IPC_RMID = 0
+_SYSV = (("shm", "shmid", "shmctl"), ("msg", "msqid", "msgctl"), ("sem", "semid", "semctl"))
+
+
+def remove_leftovers(uid: int) -> list[str]:
+    """Remove what a bot running as the throw-away `uid` made outside its own temp folder:
+    files and folders it owns in the folders every process may write to (`SHARED_FOLDERS` and
+    the world-writable folders in them), and its SysV shared memory, message queues and
+    semaphores. Once all its processes are dead, so that nothing it made outlives its table
+    (in bwrap and fork they die with its namespaces). Returns what was removed."""
+    removed = []
+
+    def visit(folder: str) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        for entry in entries:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if st.st_uid == uid:
+                if stat.S_ISDIR(st.st_mode):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+                removed.append(entry.path)
+            elif stat.S_ISDIR(st.st_mode) and st.st_mode & 0o002:  # another world-writable folder
+                visit(entry.path)
+
+    for folder in SHARED_FOLDERS:
+        visit(folder)
+    libc = None
+    for kind, id_column, remove in _SYSV:
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+        except OSError:
+            continue
+        header = lines[0].split() if lines else []
+        for line in lines[1:]:
+            row = dict(zip(header, line.split()))
+            if uid in (int(row["uid"]), int(row["cuid"])):
+                libc = libc or ctypes.CDLL(None, use_errno=True)
+                if kind == "sem":  # semctl(id, semnum, cmd)
+                    libc.semctl(int(row[id_column]), 0, _IPC_RMID)
+                else:
+                    getattr(libc, remove)(int(row[id_column]), _IPC_RMID, None)
+                removed.append(f"SysV {kind} {row[id_column]}")
+    return removed
 
 
 def _kill_group(pgid: int) -> None:

@@ -70,18 +70,15 @@ def runtime() -> Path:
     return folder
 
 
-def _readable_by_others(folder: Path) -> bool:
-    """Can a uid that owns nothing here run what lies in `folder`?"""
+def _reachable_by_others(folder: Path) -> bool:
+    """Can a uid that owns nothing here get into `folder` and every folder in it? (Its files keep
+    their own modes either way: a file its author kept private stays so.)"""
     for path in folder.parents:
         if not os.stat(path).st_mode & 0o001:
             return False
     for here, dirs, files in os.walk(folder):
         if os.stat(here).st_mode & 0o005 != 0o005:
             return False
-        for name in files:
-            mode = os.lstat(os.path.join(here, name)).st_mode
-            if stat.S_ISREG(mode) and not mode & 0o004:
-                return False
     return True
 
 
@@ -102,12 +99,13 @@ def _check_size(folder: Path) -> None:
 
 @functools.cache
 def _visible_folder(folder: Path) -> Path:
-    if _readable_by_others(folder):
+    if _reachable_by_others(folder):
         return folder
     _check_size(folder)
     copy = stage() / f"bot-{secrets.token_hex(8)}" / folder.name
-    shutil.copytree(folder, copy, symlinks=True, ignore=_IGNORE)
-    _open_to_others(copy.parent)
+    shutil.copytree(folder, copy, symlinks=True, ignore=_IGNORE)  # files keep their modes
+    for here, dirs, files in os.walk(copy.parent):
+        os.chmod(here, 0o755)
     return copy
 
 

@@ -148,6 +148,39 @@ def _faults(db: sqlite_utils.Database, tid: int) -> dict[int, tuple[int, int]]:
     }
 
 
+ISOLATING = ("bwrap", "fork")
+"""The sandboxes that keep partners apart; rlimit and none do not (docs/hostile.md)."""
+
+
+def _unisolated_sql(t: dict) -> str:
+    """An SQL test on a `tables` row `t`: played without isolation. A table stored before tables
+    recorded their sandbox counts as the tournament's runs did (settings["sandboxes"])."""
+    modes = t["settings"].get("sandboxes") or [t["settings"].get("sandbox", "none")]
+    older = "1" if any(m not in ISOLATING for m in modes) else "0"
+    isolating = ", ".join(f"'{m}'" for m in ISOLATING)
+    return f"(CASE WHEN t.sandbox IS NULL THEN {older} ELSE t.sandbox NOT IN ({isolating}) END)"
+
+
+def isolation(db: sqlite_utils.Database, tid: int) -> dict:
+    """How the tournament's tables were confined: `tables`, `unisolated` (how many ran where
+    partners could talk to each other, in rlimit or none) and `sandboxes` (tables per mode)."""
+    unisolated = _unisolated_sql(get_tournament(db, tid))
+    rows = db.execute(
+        f"SELECT COALESCE(t.sandbox, 'unrecorded'), COUNT(*), SUM({unisolated}) FROM tables t"
+        " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ? GROUP BY 1 ORDER BY 1", [tid]).fetchall()
+    return {"tables": sum(r[1] for r in rows), "unisolated": sum(r[2] for r in rows),
+            "sandboxes": {mode: n for mode, n, _ in rows}}
+
+
+def _unisolated(db: sqlite_utils.Database, tid: int) -> dict[int, int]:
+    """Per bot: tables it sat at that ran without isolation."""
+    unisolated = _unisolated_sql(get_tournament(db, tid))
+    return dict(db.execute(
+        f"SELECT bot_id, SUM(u) FROM (SELECT DISTINCT s.bot_id, s.table_id, {unisolated} AS u FROM seats s"
+        "  JOIN tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?"
+        ") GROUP BY bot_id", [tid]).fetchall())
+
+
 def _stored_ratings(db: sqlite_utils.Database, tid: int) -> dict[int, dict] | None:
     """The stored headline ratings, or None when missing or older than the last board."""
     rows = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? AND method = ?", [tid, BT_METHOD]))
@@ -160,7 +193,8 @@ def _stored_ratings(db: sqlite_utils.Database, tid: int) -> dict[int, dict] | No
 
 
 def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
-    """The table: rank, bot, Elo with its 95% interval, boards, W/D/L, margin, faults.
+    """The table: rank, bot, Elo with its 95% interval, boards, W/D/L, margin, faults, and the
+    tables it played without isolation (`isolation_flag`: any, so the results may be unfair).
 
     Uses the stored ratings when they are up to date; otherwise computes them (not stored).
     """
@@ -183,6 +217,7 @@ def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
                 result = b["outcome"] if sign == 1 else {"win": "loss", "loss": "win", "draw": "draw"}[b["outcome"]]
                 s[{"win": "wins", "draw": "draws", "loss": "losses"}[result]] += 1
     faults = _faults(db, tid)
+    unisolated = _unisolated(db, tid)
     rows = []
     for bot, label in labels.items():
         s = stats[bot]
@@ -193,6 +228,7 @@ def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
             "los_next": r["los_next"], "boards": s["boards"], "wins": s["wins"], "draws": s["draws"],
             "losses": s["losses"], "avg_margin": s["margin"] / s["boards"] if s["boards"] else 0.0,
             "tables": tables, "faults": faulted, "fault_flag": tables > 0 and faulted > 0.1 * tables,
+            "unisolated_tables": unisolated.get(bot, 0), "isolation_flag": unisolated.get(bot, 0) > 0,
         })
     rows.sort(key=lambda r: (-r["elo"], str(r["bot_id"])))  # the ratings' order, so LOS is the next row
     for rank, row in enumerate(rows, start=1):

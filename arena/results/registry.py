@@ -2,7 +2,8 @@
 
 A bot is stored as `bots/<sha256>/<file or folder name>` next to the database (the path
 relative to the database's folder, so the results folder can move); a name has versions, one
-per distinct content.
+per distinct content. Only regular files and folders are copied, never through a link, and each
+keeps its own permission bits: registering never makes anything readable that was not.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -19,17 +21,58 @@ from arena.errors import ArenaError
 from arena.results.schema import _BOT_NAME, _IGNORED, _db_folder, _now
 
 
-def _walk(folder: Path) -> list[tuple[str, Path]]:
-    """Files of a bot folder in sorted order, caches and VCS folders left out."""
-    found = []
-    for root, dirs, files in os.walk(folder, followlinks=True):
-        dirs[:] = sorted(d for d in dirs if d not in _IGNORED)
-        for name in files:
-            if name in _IGNORED or name.endswith(".pyc"):
+_KINDS = {stat.S_IFLNK: "a symbolic link", stat.S_IFIFO: "a fifo", stat.S_IFCHR: "a character device",
+          stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+
+
+def _refuse(path: Path, mode: int) -> ArenaError:
+    """The one line that says which entry of a bot is not a regular file or folder."""
+    kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+    if stat.S_ISLNK(mode):
+        kind += f" (to {os.readlink(path)})"
+    return ArenaError(f"bot {path} is {kind}: a bot is registered from regular files and folders only")
+
+
+def _entries(folder: Path) -> tuple[list[tuple[str, Path]], list[tuple[str, Path]]]:
+    """The folders and files of a bot folder, by relative path, caches and VCS folders left out.
+
+    Nothing is followed: a link would copy (and hand the sandboxed bot) a file from outside its
+    folder, so anything but a regular file or a folder is refused, naming it.
+    """
+    folders: list[tuple[str, Path]] = []
+    files: list[tuple[str, Path]] = []
+
+    def visit(here: Path) -> None:
+        with os.scandir(here) as found:
+            entries = sorted(found, key=lambda e: e.name)
+        for entry in entries:
+            if entry.name in _IGNORED:
                 continue
-            full = Path(root) / name
-            found.append((full.relative_to(folder).as_posix(), full))
-    return sorted(found)
+            full = Path(entry.path)
+            mode = entry.stat(follow_symlinks=False).st_mode
+            rel = full.relative_to(folder).as_posix()
+            if stat.S_ISDIR(mode):
+                folders.append((rel, full))
+                visit(full)
+            elif not stat.S_ISREG(mode):
+                raise _refuse(full, mode)
+            elif not entry.name.endswith(".pyc"):
+                files.append((rel, full))
+
+    visit(folder)
+    return sorted(folders), sorted(files)
+
+
+def _walk(folder: Path) -> list[tuple[str, Path]]:
+    """Files of a bot folder in sorted order, caches and VCS folders left out (see _entries)."""
+    return _entries(folder)[1]
+
+
+def _check_kind(path: Path) -> None:
+    """The bot's own path must be a regular file or a folder, not a link to one."""
+    mode = os.lstat(path).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise _refuse(path, mode)
 
 
 def bot_sha256(path: str | os.PathLike[str]) -> str:
@@ -46,40 +89,55 @@ def bot_sha256(path: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
+def _copy_file(source: Path, target: Path) -> None:
+    """A regular file's bytes and permission bits (set-id bits dropped), never through a link."""
+    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as src:
+        st = os.fstat(src.fileno())
+        if not stat.S_ISREG(st.st_mode):  # swapped since the walk
+            raise _refuse(source, st.st_mode)
+        with open(target, "xb") as dst:
+            shutil.copyfileobj(src, dst)
+            os.fchmod(dst.fileno(), stat.S_IMODE(st.st_mode) & 0o777)
+
+
 def _store_copy(source: Path, target_dir: Path) -> Path:
     """Copy into a content-addressed folder; a crash leaves no half copy (rename is atomic).
 
-    The same content under another file name gets its own entry in the same folder.
+    Regular files and folders only (see _entries), each with its own permission bits: the
+    sandboxed bot, a user of its own, reads what its author left readable to others, and a file
+    kept private stays private. The same content under another file name gets its own entry in
+    the same folder.
     """
     target = target_dir / source.name
     if target.exists():
         return target
     target_dir.mkdir(parents=True, exist_ok=True)
-    os.chmod(target_dir, 0o755)
+    os.chmod(target_dir, 0o755)  # the arena's own folder, open for the sandboxed bot to enter
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=target_dir.parent))
     try:
+        copy = tmp / source.name
         if source.is_dir():
-            shutil.copytree(source, tmp / source.name, ignore=shutil.ignore_patterns(*_IGNORED, "*.pyc"))
+            folders, files = _entries(source)
+            copy.mkdir()
+            for rel, _full in folders:
+                (copy / rel).mkdir()
+            for rel, full in files:
+                _copy_file(full, copy / rel)
+            for rel, full in [*reversed(folders), (".", source)]:  # last: a folder without w is full
+                os.chmod(copy / rel, stat.S_IMODE(os.lstat(full).st_mode) & 0o777)
         else:
-            shutil.copy2(source, tmp / source.name)
-        _readable(tmp)  # sandboxed bots run as a user of their own: they must read their copy
+            _copy_file(source, copy)
         try:
-            os.rename(tmp / source.name, target)
+            os.rename(copy, target)
         except OSError:
             if not target.exists():  # someone else stored the same content meanwhile: fine
                 raise
     finally:
+        for folder, _dirs, _files in os.walk(tmp):  # a folder copied without w cannot be emptied
+            os.chmod(folder, 0o700)
         shutil.rmtree(tmp, ignore_errors=True)
     return target
-
-
-def _readable(root: Path) -> None:
-    """Folders o+rx, files o+r (executables keep their x bits): nothing else of the copy changes."""
-    for folder, _dirs, files in os.walk(root):
-        os.chmod(folder, 0o755)
-        for name in files:
-            path = Path(folder, name)
-            os.chmod(path, path.stat().st_mode | 0o444)
 
 
 def _bot_row(db: sqlite_utils.Database, row: dict) -> dict:
@@ -106,10 +164,15 @@ def add_bot(
     command: str | None = None,
     store_dir: str | os.PathLike[str] | None = None,
 ) -> dict:
-    """Register a bot file or folder: same content again gives the existing version back."""
+    """Register a bot file or folder: same content again gives the existing version back.
+
+    Only regular files and folders are copied; a link, device or fifo (the bot's path itself or
+    anything in its folder) is refused in one line naming it.
+    """
     source = Path(path)
-    if not source.exists():
+    if not source.exists() and not source.is_symlink():
         raise ArenaError(f"no bot at {source}")
+    _check_kind(source)
     name = name if name is not None else default_name(source)
     if not _BOT_NAME.match(name):
         raise ArenaError(

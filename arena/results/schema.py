@@ -171,6 +171,13 @@ def _m0001_initial(db: sqlite_utils.Database) -> None:
     )
 
 
+@migrations(name="0002_table_sandbox")
+def _m0002_table_sandbox(db: sqlite_utils.Database) -> None:
+    """Each table records the sandbox it was played in: rlimit and none do not isolate partners
+    (docs/hostile.md), and the standings say so. NULL: a table stored before this column."""
+    db.execute("ALTER TABLE tables ADD COLUMN sandbox TEXT")
+
+
 # --------------------------------------------------------------------------------------------
 # Opening
 

@@ -154,7 +154,8 @@ def record_table(
     board_seed: int,
     table: dict,
 ) -> int:
-    """Write one played table (seats, deals) in one transaction; complete its board if due.
+    """Write one played table (seats, deals, the sandbox it was played in) in one transaction;
+    complete its board if due.
 
     Returns the table's id. Raises `TableAlreadyRecorded` when this table is already stored.
     """
@@ -165,11 +166,11 @@ def record_table(
         with db.atomic():
             table_id = db.execute(
                 "INSERT INTO tables (match_id, board_no, swapped, board_seed, points0, points1,"
-                " forfeit, started, duration_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " forfeit, started, duration_s, sandbox) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     match["id"], board_no, int(bool(swapped)), str(board_seed), p0, p1,
                     None if table.get("forfeit") is None else _dumps(table["forfeit"]),
-                    table["started"], float(table["duration_s"]),
+                    table["started"], float(table["duration_s"]), table.get("sandbox"),
                 ],
             ).lastrowid
             db.conn.executemany(

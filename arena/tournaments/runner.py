@@ -32,6 +32,7 @@ import trio
 
 import engine
 from arena.errors import ArenaError
+from arena.play import seeds
 from arena.play.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms  # noqa: F401  (plans: also as tournament.*)
 from arena.play.table import TimeControl
 from arena.process.command import SCRIPT_SUFFIXES, BotCommand, Limits
@@ -49,7 +50,7 @@ class Settings:
 
     boards: int = 8
     variant: dict[str, Any] = field(default_factory=lambda: engine.variant().to_dict())
-    seed: int = 0
+    seed: int | None = None  # None: a random one when the tournament is created (seeds.draw_master_seed)
     format: str = "deal"
     partners: str = "clone"
     gauntlet: str | None = None
@@ -59,7 +60,7 @@ class Settings:
     def __post_init__(self) -> None:
         if type(self.boards) is not int or self.boards < 1:
             raise ArenaError(f"--boards must be at least 1, got {self.boards!r}")
-        if type(self.seed) is not int or not 0 <= self.seed < 2**64:
+        if self.seed is not None and (type(self.seed) is not int or not 0 <= self.seed < 2**64):
             raise ArenaError(f"--seed must be an integer from 0 to 2**64-1, got {self.seed!r}")
         if self.format not in FORMATS:
             raise ArenaError(f"--format must be one of {', '.join(FORMATS)}, not {self.format!r}")
@@ -199,7 +200,8 @@ class Progress:
 
 def _check_same(stored: dict, settings: Settings, bot_ids: list[int] | None, gauntlet_id: int | None) -> None:
     name = stored["name"]
-    want = {"seed": settings.seed, "variant": settings.variant, "format": settings.format,
+    seed = stored["seed"] if settings.seed is None else settings.seed  # none given: the stored one
+    want = {"seed": seed, "variant": settings.variant, "format": settings.format,
             "partners": settings.partners, "boards": settings.boards}
     for key, value in want.items():
         if stored[key] != value:
@@ -216,7 +218,9 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
             *, sandbox: str = "none") -> int:
     """Create the tournament, or find it for a resume; returns its id.
 
-    With `bot_specs` and `settings` None, the tournament must exist (`--resume NAME`).
+    With `bot_specs` and `settings` None, the tournament must exist (`--resume NAME`). A new
+    tournament without a seed gets a random one, said in one line on stderr (and stored); a
+    guessable one chosen by hand is warned of in one line.
     """
     existing = {t["name"] for t in read.list_tournaments(db)}
     if bot_specs is None or settings is None:
@@ -240,8 +244,16 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
     for row in bots:
         bot_command(row)  # a bot that cannot be started is refused before anything is stored
     matches = pairings(ids, settings.partners, gauntlet_id)
+    if settings.seed is None:
+        seed = seeds.draw_master_seed()
+        sys.stderr.write(f"arena: tournament '{name}': master seed {seed} (drawn at random, stored; "
+                         f"--seed {seed} replays its deals)\n")
+    else:
+        seed = settings.seed
+        if (warning := seeds.guessable_warning(seed)) is not None:
+            sys.stderr.write(warning + "\n")
     return write.create_tournament(
-        db, name, seed=settings.seed, variant=settings.variant, format=settings.format,
+        db, name, seed=seed, variant=settings.variant, format=settings.format,
         partners=settings.partners, boards=settings.boards,
         settings={"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
                   "sandbox": sandbox, "elo_k": settings.elo_k},

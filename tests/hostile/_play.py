@@ -4,9 +4,10 @@
     _play.main(misbehave)          # plays legal moves (index 0) and misbehaves at the first `act`
 
 `when="hello"` misbehaves before answering the handshake instead; `after_bye` runs once the
-arena said `bye` (or closed stdin), e.g. to linger. With --raw on the command line there is no
-protocol: the bot misbehaves at once, writes "done" to stdout, and waits for the end of its
-input (the process-level tests in test_sandbox.py and test_process.py use this).
+arena said `bye` (or closed stdin), e.g. to linger; `on_message` sees every message first. With
+--raw on the command line there is no protocol: the bot misbehaves at once, writes "done" to
+stdout, and waits for the end of its input (the process-level tests in test_sandbox.py and
+test_process.py use this).
 Needs only msgpack.
 """
 
@@ -38,7 +39,7 @@ def _send(message: dict) -> None:
         data = data[os.write(1, data):]
 
 
-def main(misbehave, when: str = "act", after_bye=None) -> None:
+def main(misbehave, when: str = "act", after_bye=None, on_message=None) -> None:
     if RAW:
         misbehave()
         say("done")
@@ -48,6 +49,8 @@ def main(misbehave, when: str = "act", after_bye=None) -> None:
         done = False
         for message in _messages():
             kind = message.get("type")
+            if on_message is not None:
+                on_message(message)
             if kind == when and not done:
                 done = True
                 misbehave()

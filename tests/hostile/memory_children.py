@@ -1,7 +1,6 @@
 """Raw mode: four children each touch 300 MiB and hold it until all have tried; says how many
 children did (a per-process limit lets every one; a limit on the bot's whole tree does not)."""
 import os
-import sys
 
 CHILDREN, SIZE = 4, 300 << 20
 hold_r, hold_w = os.pipe()
