@@ -430,7 +430,8 @@ def test_standings_crosstable_and_matches(db, three):
     assert (top["boards"], top["wins"], top["draws"], top["losses"]) == (4, 4, 0, 0)
     assert top["avg_margin"] == 8.0 and top["faults"] == 0 and top["fault_flag"] is False
     assert rows[2]["elo"] == 0.0  # random anchors the scale
-    assert top["ci_low"] <= top["elo"] <= top["ci_high"]
+    # every deal tells the same story, so resampling deals gives a point interval (up to rounding)
+    assert top["ci_low"] == pytest.approx(top["elo"]) == top["ci_high"]
     ct = read.crosstable(db, tid)
     assert ct["bots"] == ["alpha", "beta", "random"]
     alpha_row = ct["rows"][0]["results"]
@@ -580,3 +581,29 @@ def test_a_bot_is_named_after_its_file_without_the_bot_suffix(db, tmp_path):
     assert add_bot(db, make_bot(tmp_path, "random_bot"))["name"] == "random"
     assert add_bot(db, make_bot(tmp_path, "my-bot"))["name"] == "my"
     assert add_bot(db, make_bot(tmp_path, "robot"))["name"] == "robot"
+
+
+def test_standings_order_ties_by_label_not_by_bot_id(db, tmp_path):
+    """Two identical records (draws with each other, a win and a draw each against random) fit to
+    Elo equal up to float noise: the table orders them by label (alpha before zeta), as the
+    ratings' LOS does, whatever their ids (zeta was registered first) or the noise."""
+    z, a, r = (add_bot(db, make_bot(tmp_path, n, f"# {n}\n"))["id"] for n in ("zeta", "alpha", "random"))
+    sched = [([z, z], [a, a]), ([z, z], [r, r]), ([a, a], [r, r])]
+    tid = create_tournament(db, "ties", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",
+                            boards=2, settings={}, bot_ids=[z, a, r], matches=sched)
+    play_all(db, tid, sched, 2, lambda x, y, n: 0 if r not in (x, y) or n == 2 else 4)
+    compute_and_store_ratings(db, tid, bootstrap=100)
+    rows = read.standings(db, tid)
+    assert [(row["rank"], row["bot"]) for row in rows] == [(1, "alpha"), (2, "zeta"), (3, "random")]
+    assert abs(rows[0]["elo"] - rows[1]["elo"]) < 1e-6 and 0.3 < rows[0]["los_next"] < 0.7
+
+
+def test_rating_inputs_key_boards_by_deal_in_board_order(db, three):
+    """Every pairing plays the same deals: the ratings get each board's seed as its deal (the
+    bootstrap resamples deals whole) and the boards in board order (progression's prefixes)."""
+    tid, (a, b, r), sched = three
+    play_all(db, tid, sched, 2, lambda x, y, n: 2 if y == r or n == 1 else -2)
+    inputs = read.rating_inputs(db, tid)
+    assert [(x.deal, x.team_a[0]) for x in inputs["results"]] == [(1, a), (1, a), (1, b), (2, a), (2, a), (2, b)]
+    assert inputs["anchor"] is None and inputs["random"] == r  # random lost every board: outside the core {a, b}
+    assert inputs["labels"] == {a: "alpha", b: "beta", r: "random"}

@@ -194,7 +194,8 @@ def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
             "losses": s["losses"], "avg_margin": s["margin"] / s["boards"] if s["boards"] else 0.0,
             "tables": tables, "faults": faulted, "fault_flag": tables > 0 and faulted > 0.1 * tables,
         })
-    rows.sort(key=lambda r: (-r["elo"], str(r["bot_id"])))  # the ratings' order, so LOS is the next row
+    by_id = {row["bot_id"]: row for row in rows}  # the ratings' one order, so LOS is the next row
+    rows = [by_id[bot] for bot in _ratings.ranked({bot: row["elo"] for bot, row in by_id.items()}, labels)]
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
     return [{"rank": r.pop("rank"), **r} for r in rows]
@@ -381,11 +382,20 @@ BOOTSTRAP = 1000
 
 
 def rating_inputs(db: sqlite_utils.Database, tid: int) -> dict:
-    """What the ratings are computed from: the finished boards, the bots, the anchor bot."""
-    boards = board_results(db, tid)
+    """What the ratings are computed from: the finished boards in deal order (board number, then
+    match), each keyed by its deal (the board's seed: every pairing plays the same deals, so the
+    bootstrap resamples them together and `progression` sees them in order); the bots, their
+    labels (the tie order) and the anchor: the random bot, unless the pool is separated and it is
+    outside the core (it lost every board, say), where it would read everyone through the prior."""
+    boards = sorted(board_results(db, tid), key=lambda b: (b["board_no"], b["match_no"]))
     bots = [r[0] for r in db.execute("SELECT bot_id FROM tournament_bots WHERE tournament_id = ? ORDER BY bot_id", [tid])]
-    results = [_ratings.BoardResult(tuple(b["team_a"]), tuple(b["team_b"]), _SCORE[b["outcome"]]) for b in boards]
-    return {"boards": boards, "bots": bots, "results": results, "anchor": _anchor_bot(db, tid)}
+    results = [_ratings.BoardResult(tuple(b["team_a"]), tuple(b["team_b"]), _SCORE[b["outcome"]], deal=b["seed"])
+               for b in boards]
+    diagnosis = _ratings.diagnose(results, bots)
+    random_bot = _anchor_bot(db, tid)
+    anchor = random_bot if diagnosis.core is None or random_bot in diagnosis.core else None
+    return {"boards": boards, "bots": bots, "results": results, "anchor": anchor, "random": random_bot,
+            "labels": _bot_labels(db, tid), "diagnosis": diagnosis}
 
 
 def compute_ratings(db: sqlite_utils.Database, tid: int, *, k: float = 16, bootstrap: int = BOOTSTRAP, seed: int = 0,
@@ -395,7 +405,7 @@ def compute_ratings(db: sqlite_utils.Database, tid: int, *, k: float = 16, boots
     `inputs`, the `rating_inputs` they were made from)."""
     r = inputs if inputs is not None else rating_inputs(db, tid)
     headline = _ratings.bradley_terry(r["results"], r["bots"], anchor=r["anchor"], bootstrap=bootstrap, seed=seed,
-                                      samples=samples)
+                                      samples=samples, names=r["labels"])
     final, history = _ratings.sequential_elo(r["results"], r["bots"], k=k)
     return {"boards": r["boards"], "bots": r["bots"], "anchor": r["anchor"], "headline": headline,
             "sequential": final, "history": history, "k": k}
