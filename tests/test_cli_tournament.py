@@ -69,6 +69,7 @@ def test_run_prints_standings_then_replay_and_resume(dbpath):
     (["--resume", "ghost"], "no tournament 'ghost' to resume"),
     (["--bots", "bots/random_bot.py", "--name", "x"], "at least two bots"),
     (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--processes", "0"], "--processes"),
+    (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--elo-k", "16"], "--elo-k is gone"),
 ])
 def test_bad_arguments_are_one_clear_line(dbpath, args, message, capsys):
     from arena.cli import main

@@ -6,6 +6,7 @@ import json
 import sqlite3
 
 import pytest
+import sqlite_utils
 
 from arena.errors import ArenaError
 from arena.results import export, read, registry, schema
@@ -101,15 +102,15 @@ def test_open_creates_folder_wal_and_records_migrations(tmp_path):
     db = open_db(path)
     assert path.exists()
     assert db.journal_mode == "wal"
-    assert [m.name for m in schema.migrations.applied(db)] == ["0001_initial"]
+    assert [m.name for m in schema.migrations.applied(db)] == [m.name for m in schema.migrations._migrations]
     assert db.execute("PRAGMA busy_timeout").fetchone()[0] == schema.BUSY_TIMEOUT_MS
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     for table in ("bots", "tournaments", "tournament_bots", "matches", "boards", "tables", "seats",
-                  "deals", "ratings", "rating_history"):
+                  "deals", "ratings", "rating_progression"):
         assert db[table].exists(), table
     db.close()
     again = open_db(path, create=False)
-    assert len(schema.migrations.applied(again)) == 1
+    assert len(schema.migrations.applied(again)) == len(schema.migrations._migrations)
     again.close()
 
 
@@ -468,24 +469,52 @@ def test_faults_are_counted_per_table_and_flagged(db, three):
     assert read.matches(db, tid)[0]["faults"] == 1
 
 
-def test_ratings_are_stored_with_history_and_replaced(db, three):
+def test_ratings_are_stored_with_progression_and_replaced(db, three):
     tid, (a, b, r), sched = three
-    strength = {a: 3, b: 2, r: 1}
-    play_all(db, tid, sched, 2, lambda x, y, n: 6 if strength[x] > strength[y] else -2)
+    play_all(db, tid, sched, 2, lambda x, y, n: 6 if n == 1 else 0)  # team A is the stronger
     head = compute_and_store_ratings(db, tid, bootstrap=200)
     assert [h["bot_id"] for h in head] == [a, b, r]
-    stored = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? ORDER BY method, elo DESC", [tid]))
-    assert {x["method"] for x in stored} == {schema.BT_METHOD, schema.SEQ_METHOD}
+    stored = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? ORDER BY errors, elo DESC", [tid]))
+    assert {(x["method"], x["errors"]) for x in stored} == {(schema.BT_METHOD, "pool"), (schema.BT_METHOD, "anchor")}
     assert all(x["boards"] == 6 for x in stored)
-    bt = [x for x in stored if x["method"] == schema.BT_METHOD]
-    assert bt[0]["los_next"] > 0.5 and bt[-1]["los_next"] is None
-    assert json.loads(bt[0]["params"])["anchor_bot_id"] == r
-    hist = read.rating_history(db, tid)
-    assert len(hist) == 6 * 2 and [h["seq"] for h in hist][::2] == [1, 2, 3, 4, 5, 6]
+    pool = [x for x in stored if x["errors"] == "pool"]
+    anchored = [x for x in stored if x["errors"] == "anchor"]
+    assert pool[0]["los_next"] > 0.5 and pool[-1]["los_next"] is None
+    assert [x["elo"] for x in pool] == [x["elo"] for x in anchored]  # one fit, two kinds of interval
+    assert json.loads(anchored[-1]["flags"]) == ["anchor"] and anchored[-1]["ci_low"] is None
+    assert pool[-1]["ci_low"] is not None  # against the pool the anchor has an interval too
+    params = json.loads(pool[0]["params"])
+    assert params["anchor_bot_id"] == r and params["resampling"] == "deal" and params["pool_flags"] == []
+    assert params["prior"] == {"virtual_draws": 1, "opponent": 0, "fit": "MAP"}
+    points = read.progression(db, tid)
+    assert [p["point"] for p in points][::3] == [1, 2] and [p["boards"] for p in points][::3] == [3, 6]
+    last = {p["bot"]: p["elo"] for p in points if p["point"] == 2}
+    assert last == pytest.approx({x["bot"]: x["elo"] for x in read.standings(db, tid)})  # ends on the headline
     compute_and_store_ratings(db, tid, bootstrap=50)  # recomputing replaces, never appends
-    assert db["ratings"].count == 6 and db["rating_history"].count == 12
+    assert db["ratings"].count == 6 and db["rating_progression"].count == 6
     before = read.standings(db, tid)
-    assert before[0]["elo"] == bt[0]["elo"]  # read from the stored rows while they are current
+    assert before[0]["elo"] == pool[0]["elo"]  # read from the stored rows while they are current
+
+
+def test_the_migration_from_sequential_elo_to_progression(tmp_path):
+    """A database of the first schema, with its ratings and sequential history, opens migrated:
+    the old derived rows dropped (standings computes them again), progression in their place."""
+    path = tmp_path / "old.db"
+    old = sqlite_utils.Database(path)
+    schema.migrations.apply(old, stop_before="0002_ratings_flags_progression")
+    old.execute("INSERT INTO tournaments (name, seed, variant, format, partners, boards, settings, status, created)"
+                " VALUES ('t', '1', '{}', 'deal', 'clone', 1, '{\"elo_k\": 16}', 'finished', 'x')")
+    old.execute("INSERT INTO bots (name, version, path, kind, source, sha256, added) VALUES ('b', 1, 'p', 'file', 's', 'h', 'x')")
+    old.execute("INSERT INTO ratings VALUES (1, 1, 'elo-sequential', 3.0, NULL, NULL, NULL, 1, '{}', 'x')")
+    old.conn.commit()
+    old.close()
+    db = open_db(path)
+    assert [m.name for m in schema.migrations.applied(db)] == ["0001_initial", "0002_ratings_flags_progression"]
+    tables = set(db.table_names())
+    assert "rating_history" not in tables and "rating_progression" in tables and db["ratings"].count == 0
+    assert {"errors", "flags", "more_than", "less_than"} <= set(db["ratings"].columns_dict)
+    assert db["ratings"].pks == ["tournament_id", "method", "errors", "bot_id"]
+    db.close()
 
 
 def test_export_csv_and_json(db, three):

@@ -108,13 +108,15 @@ def board_results(db: sqlite_utils.Database, tid: int) -> list[dict]:
     ]
 
 
-def rating_history(db: sqlite_utils.Database, tid: int) -> list[dict]:
-    """The stored sequential Elo after each board: rows of seq, board_id, bot, elo."""
+def progression(db: sqlite_utils.Database, tid: int) -> list[dict]:
+    """The stored progression of the headline fit (same prior, anchor and scale) over growing
+    prefixes of the deals, for a chart: rows of point, boards (in the prefix), bot_id, bot, elo.
+    Within a prefix the order of boards does not matter; it ends on the headline's Elo."""
+    labels = _bot_labels(db, tid)
     return [
-        dict(r)
-        for r in db.query(
-            "SELECT h.seq, h.board_id, h.bot_id, b.name || '@' || b.version AS bot, h.elo"
-            " FROM rating_history h JOIN bots b ON b.id = h.bot_id WHERE h.tournament_id = ? ORDER BY h.seq, h.bot_id",
+        {"point": point, "boards": boards, "bot_id": bot, "bot": labels.get(bot, str(bot)), "elo": elo}
+        for point, boards, bot, elo in db.execute(
+            "SELECT point, boards, bot_id, elo FROM rating_progression WHERE tournament_id = ? ORDER BY point, bot_id",
             [tid],
         )
     ]
@@ -150,7 +152,8 @@ def _faults(db: sqlite_utils.Database, tid: int) -> dict[int, tuple[int, int]]:
 
 def _stored_ratings(db: sqlite_utils.Database, tid: int) -> dict[int, dict] | None:
     """The stored headline ratings, or None when missing or older than the last board."""
-    rows = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? AND method = ?", [tid, BT_METHOD]))
+    rows = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? AND method = ? AND errors = 'pool'",
+                         [tid, BT_METHOD]))
     (n,) = db.execute(
         "SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?", [tid]
     ).fetchone()
@@ -166,7 +169,7 @@ def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
     """
     rated = _stored_ratings(db, tid)
     if rated is None:
-        headline = compute_ratings(db, tid)["headline"]
+        headline = compute_ratings(db, tid, errors=("pool",))["ratings"]["pool"]
         rated = {
             h.bot: {"elo": h.elo, "ci_low": h.ci_low, "ci_high": h.ci_high, "los_next": h.los_next}
             for h in headline
@@ -398,14 +401,29 @@ def rating_inputs(db: sqlite_utils.Database, tid: int) -> dict:
             "labels": _bot_labels(db, tid), "diagnosis": diagnosis}
 
 
-def compute_ratings(db: sqlite_utils.Database, tid: int, *, k: float = 16, bootstrap: int = BOOTSTRAP, seed: int = 0,
-                    samples: list[list[float]] | None = None, inputs: dict | None = None) -> dict:
-    """Both ratings of a tournament from its finished boards, without writing anything
-    (`samples`: the bootstrap's fits, if made already, see `_ratings.bootstrap_samples`, from
-    `inputs`, the `rating_inputs` they were made from)."""
+PRIOR = {"virtual_draws": _ratings.PRIOR_DRAWS, "opponent": 0, "fit": "MAP"}
+"""The headline's prior as stored and exported: one virtual draw per bot against a 0-rated
+opponent, maximised with the likelihood (penalised, not plain, maximum likelihood)."""
+
+
+def rating_params(inputs: dict, bootstrap: int, seed: int) -> dict:
+    """What a stored rating was computed with, and what the pool's boards could not rate."""
+    d = inputs["diagnosis"]
+    return {"bootstrap": bootstrap, "seed": seed, "anchor_bot_id": inputs["anchor"], "draws": "half a win",
+            "prior": PRIOR, "resampling": "deal", "pool_flags": sorted(d.pool_flags()),
+            "core": sorted(d.core) if d.core is not None else None}
+
+
+def compute_ratings(db: sqlite_utils.Database, tid: int, *, bootstrap: int = BOOTSTRAP, seed: int = 0,
+                    samples: list[list[float]] | None = None, inputs: dict | None = None,
+                    errors: tuple[str, ...] = _ratings.ERRORS) -> dict:
+    """The headline ratings of a tournament from its finished boards, one list per interval kind
+    in `errors` from one bootstrap, without writing anything (`samples`: the bootstrap's fits, if
+    made already, see `_ratings.bootstrap_samples`, from `inputs`, the `rating_inputs` they were
+    made from)."""
     r = inputs if inputs is not None else rating_inputs(db, tid)
-    headline = _ratings.bradley_terry(r["results"], r["bots"], anchor=r["anchor"], bootstrap=bootstrap, seed=seed,
-                                      samples=samples, names=r["labels"])
-    final, history = _ratings.sequential_elo(r["results"], r["bots"], k=k)
-    return {"boards": r["boards"], "bots": r["bots"], "anchor": r["anchor"], "headline": headline,
-            "sequential": final, "history": history, "k": k}
+    if samples is None:
+        samples = _ratings.bootstrap_samples(r["results"], r["bots"], anchor=r["anchor"], seed=seed, stop=bootstrap)
+    fits = {kind: _ratings.bradley_terry(r["results"], r["bots"], anchor=r["anchor"], bootstrap=bootstrap, seed=seed,
+                                         samples=samples, errors=kind, names=r["labels"]) for kind in errors}
+    return {**r, "ratings": fits, "params": rating_params(r, bootstrap, seed)}

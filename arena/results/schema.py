@@ -32,8 +32,8 @@ STATUSES = ("created", "running", "interrupted", "finished", "failed")
 FORMATS = ("deal", "game")
 PARTNERS = ("clone", "mixed")
 BUSY_TIMEOUT_MS = 30_000
-BT_METHOD = "bradley-terry-mle"
-SEQ_METHOD = "elo-sequential"
+BT_METHOD = "bradley-terry-map"
+ERRORS = ("pool", "anchor")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 _IGNORED = ("__pycache__", ".git", ".pytest_cache", ".mypy_cache", ".DS_Store")
@@ -166,6 +166,47 @@ def _m0001_initial(db: sqlite_utils.Database) -> None:
             bot_id INTEGER NOT NULL REFERENCES bots(id),
             elo REAL NOT NULL,
             PRIMARY KEY (tournament_id, seq, bot_id)
+        );
+        """
+    )
+
+
+@migrations(name="0002_ratings_flags_progression")
+def _m0002_ratings_flags_progression(db: sqlite_utils.Database) -> None:
+    """Ratings that say what they know (issue 18): a row per interval kind (`errors`: against
+    the pool or the anchor) with the record's flags and one-sided bounds; the sequential Elo
+    (order-dependent, off the headline's scale) gives way to the headline fit's progression.
+    The stored ratings are derived data computed the old way (boards resampled per pairing,
+    no flags), so they are dropped, not converted: `standings` computes them until the
+    tournament is rated again (`arena tournament run --resume NAME` rates a finished one)."""
+    db.executescript(
+        """
+        DROP TABLE ratings;
+        CREATE TABLE ratings (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            bot_id INTEGER NOT NULL REFERENCES bots(id),
+            method TEXT NOT NULL,              -- bradley-terry-map
+            errors TEXT NOT NULL CHECK (errors IN ('pool', 'anchor')),  -- what the interval is relative to
+            elo REAL NOT NULL,
+            ci_low REAL,                       -- 95% bootstrap interval (over deals)
+            ci_high REAL,
+            los_next REAL,                     -- P(stronger than the next one down the table)
+            flags TEXT NOT NULL DEFAULT '[]',  -- JSON: anchor, perfect, zero, separated
+            more_than REAL,                    -- a perfect record: the one-sided 97.5% lower bound
+            less_than REAL,                    -- a zero record: the upper bound
+            boards INTEGER NOT NULL,           -- boards of the tournament the rating saw
+            params TEXT NOT NULL,              -- JSON: bootstrap, seed, anchor, prior, resampling, pool flags, core
+            computed TEXT NOT NULL,
+            PRIMARY KEY (tournament_id, method, errors, bot_id)
+        );
+        DROP TABLE rating_history;
+        CREATE TABLE rating_progression (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            point INTEGER NOT NULL,            -- 1, 2, ...: the headline fit on a growing prefix of deals
+            boards INTEGER NOT NULL,           -- boards in that prefix
+            bot_id INTEGER NOT NULL REFERENCES bots(id),
+            elo REAL NOT NULL,
+            PRIMARY KEY (tournament_id, point, bot_id)
         );
         """
     )

@@ -54,7 +54,6 @@ class Settings:
     partners: str = "clone"
     gauntlet: str | None = None
     time_control: TimeControl = TimeControl()
-    elo_k: float = 16.0  # K of the sequential Elo (the headline Bradley-Terry rating has none)
 
     def __post_init__(self) -> None:
         if type(self.boards) is not int or self.boards < 1:
@@ -65,8 +64,6 @@ class Settings:
             raise ArenaError(f"--format must be one of {', '.join(FORMATS)}, not {self.format!r}")
         if self.partners not in PARTNERS:
             raise ArenaError(f"--partners must be one of {', '.join(PARTNERS)}, not {self.partners!r}")
-        if not 0 < self.elo_k <= 400:
-            raise ArenaError(f"--elo-k must be above 0 and at most 400, got {self.elo_k!r}")
 
     @property
     def engine_variant(self) -> engine.Variant:
@@ -244,7 +241,7 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         db, name, seed=settings.seed, variant=settings.variant, format=settings.format,
         partners=settings.partners, boards=settings.boards,
         settings={"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
-                  "sandbox": sandbox, "elo_k": settings.elo_k},
+                  "sandbox": sandbox},
         bot_ids=ids, matches=matches)
 
 
@@ -314,8 +311,7 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
                         await send.send(room)
             inputs = read.rating_inputs(db, tid)
             samples = await shared_bootstrap(inputs, shards)
-            write.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0), samples=samples,
-                                              inputs=inputs)
+            write.compute_and_store_ratings(db, tid, samples=samples, inputs=inputs)
         if shard_reports is not None:
             shard_reports.extend(shard.report for shard in shards)
         finished = True
