@@ -431,8 +431,12 @@ def test_standings_crosstable_and_matches(db, three):
     assert (top["boards"], top["wins"], top["draws"], top["losses"]) == (4, 4, 0, 0)
     assert top["avg_margin"] == 8.0 and top["faults"] == 0 and top["fault_flag"] is False
     assert rows[2]["elo"] == 0.0  # random anchors the scale
-    # every deal tells the same story, so resampling deals gives a point interval (up to rounding)
-    assert top["ci_low"] == pytest.approx(top["elo"]) == top["ci_high"]
+    # a perfect record: only the prior sets its Elo, so it is "more than" its one-sided bound
+    assert top["flags"] == ["perfect", "separated"] and top["more_than"] < top["elo"] and top["less_than"] is None
+    assert rows[2]["flags"] == ["anchor", "separated", "zero"] and rows[2]["less_than"] > 0  # (against the pool)
+    doc = read.standings_document(db, tid)
+    assert doc["pool_flags"] == ["separated"] and doc["core"] is None
+    assert doc["groups"] == [["alpha"], ["beta"], ["random"]]
     ct = read.crosstable(db, tid)
     assert ct["bots"] == ["alpha", "beta", "random"]
     alpha_row = ct["rows"][0]["results"]
@@ -530,6 +534,13 @@ def test_export_csv_and_json(db, three):
     assert doc["tournament"]["seed"] == str(BIG_SEED)
     assert len(doc["tables"]) == 6 and doc["tables"][0]["deals"][0]["moves"][0]["ms"] == 1.2
     assert [s["bot"] for s in doc["standings"]] == ["alpha", "beta", "random"]
+    # what an outside tool needs to refit: the kind of interval, the prior, flags, room outcomes
+    assert lines[1].endswith(",1.0,2.0")  # team A won this room, and both: board score 2
+    assert {k: doc["ratings"][k] for k in ("errors", "resampling", "pool_flags", "anchor")} == {
+        "errors": "pool", "resampling": "deal", "pool_flags": ["separated"], "anchor": "random"}
+    assert doc["ratings"]["prior"]["virtual_draws"] == 1
+    assert doc["standings"][0]["flags"] == ["perfect", "separated"] and doc["standings"][0]["more_than"] is not None
+    assert [(x["rooms"], x["score"], x["result"]) for x in doc["boards"]] == [([1.0, 1.0], 2.0, 1.0)] * 3
 
 
 def test_a_stored_deal_replays_with_the_engine(db, three):

@@ -150,30 +150,66 @@ def _faults(db: sqlite_utils.Database, tid: int) -> dict[int, tuple[int, int]]:
     }
 
 
-def _stored_ratings(db: sqlite_utils.Database, tid: int) -> dict[int, dict] | None:
-    """The stored headline ratings, or None when missing or older than the last board."""
-    rows = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? AND method = ? AND errors = 'pool'",
-                         [tid, BT_METHOD]))
+_UNRATED = {"elo": 0.0, "ci_low": None, "ci_high": None, "los_next": None, "flags": [], "more_than": None,
+            "less_than": None}
+
+
+def _stored_ratings(db: sqlite_utils.Database, tid: int, errors: str) -> tuple[dict[int, dict], dict] | None:
+    """The stored headline ratings with intervals of kind `errors` and their params, or None
+    when missing or older than the last board."""
+    rows = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? AND method = ? AND errors = ?",
+                         [tid, BT_METHOD, errors]))
     (n,) = db.execute(
         "SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?", [tid]
     ).fetchone()
     if not rows or any(r["boards"] != n for r in rows):
         return None
-    return {r["bot_id"]: r for r in rows}
+    return {r["bot_id"]: {**{k: r[k] for k in _UNRATED}, "flags": json.loads(r["flags"])} for r in rows}, \
+        json.loads(rows[0]["params"])
 
 
-def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
-    """The table: rank, bot, Elo with its 95% interval, boards, W/D/L, margin, faults.
+def _rated(db: sqlite_utils.Database, tid: int, errors: str) -> tuple[dict[int, dict], dict]:
+    """The headline ratings by bot and their params: stored when up to date, else computed (not
+    stored)."""
+    if errors not in _ratings.ERRORS:
+        raise ArenaError(f"--errors must be one of {', '.join(_ratings.ERRORS)}, not {errors!r}")
+    stored = _stored_ratings(db, tid, errors)
+    if stored is not None:
+        return stored
+    r = compute_ratings(db, tid, errors=(errors,))
+    return {h.bot: {"elo": h.elo, "ci_low": h.ci_low, "ci_high": h.ci_high, "los_next": h.los_next,
+                    "flags": sorted(h.flags), "more_than": h.more_than, "less_than": h.less_than}
+            for h in r["ratings"][errors]}, r["params"]
 
-    Uses the stored ratings when they are up to date; otherwise computes them (not stored).
-    """
-    rated = _stored_ratings(db, tid)
-    if rated is None:
-        headline = compute_ratings(db, tid, errors=("pool",))["ratings"]["pool"]
-        rated = {
-            h.bot: {"elo": h.elo, "ci_low": h.ci_low, "ci_high": h.ci_high, "los_next": h.los_next}
-            for h in headline
-        }
+
+def standings(db: sqlite_utils.Database, tid: int, errors: str = "pool") -> list[dict]:
+    """The table: rank, bot, Elo with its 95% interval (against the pool or the anchor, `errors`),
+    its flags and one-sided bounds, boards, W/D/L, margin, faults. Uses the stored ratings when
+    they are up to date; otherwise computes them (not stored)."""
+    return _standings_rows(db, tid, _rated(db, tid, errors)[0], errors)
+
+
+def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool") -> dict:
+    """The standings with what an outside tool needs to read or refit them: the interval kind,
+    the prior, the resampling unit, the anchor, what the pool's boards cannot rate (pool flags,
+    groups, the core) and every board with its two room outcomes."""
+    rated, params = _rated(db, tid, errors)
+    labels = _bot_labels(db, tid)
+
+    def named(ids: list[int] | None) -> list[str] | None:
+        return None if ids is None else sorted(labels.get(i, str(i)) for i in ids)
+
+    return {
+        "tournament": get_tournament(db, tid)["name"], "method": BT_METHOD, "errors": errors,
+        "anchor": None if params.get("anchor_bot_id") is None else labels.get(params["anchor_bot_id"]),
+        "prior": params.get("prior"), "draws": params.get("draws"), "resampling": params.get("resampling"),
+        "bootstrap": params.get("bootstrap"), "pool_flags": params.get("pool_flags", []),
+        "core": named(params.get("core")), "groups": [named(g) for g in params.get("groups") or []],
+        "standings": _standings_rows(db, tid, rated, errors), "boards": board_outcomes(db, tid),
+    }
+
+
+def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict], errors: str) -> list[dict]:
     labels = _bot_labels(db, tid)
     stats = {bot: {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0} for bot in labels}
     for b in board_results(db, tid):
@@ -189,10 +225,11 @@ def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
     rows = []
     for bot, label in labels.items():
         s = stats[bot]
-        r = rated.get(bot, {"elo": 0.0, "ci_low": None, "ci_high": None, "los_next": None})
+        r = rated.get(bot, _UNRATED)
         tables, faulted = faults.get(bot, (0, 0))
         rows.append({
-            "bot": label, "bot_id": bot, "elo": r["elo"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
+            "bot": label, "bot_id": bot, "elo": r["elo"], "errors": errors, "ci_low": r["ci_low"],
+            "ci_high": r["ci_high"], "more_than": r["more_than"], "less_than": r["less_than"], "flags": r["flags"],
             "los_next": r["los_next"], "boards": s["boards"], "wins": s["wins"], "draws": s["draws"],
             "losses": s["losses"], "avg_margin": s["margin"] / s["boards"] if s["boards"] else 0.0,
             "tables": tables, "faults": faulted, "fault_flag": tables > 0 and faulted > 0.1 * tables,
@@ -202,6 +239,38 @@ def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
     return [{"rank": r.pop("rank"), **r} for r in rows]
+
+
+def board_outcomes(db: sqlite_utils.Database, tid: int) -> list[dict]:
+    """Every finished board with team A's result in each room (1 win, 0.5 draw, 0 loss; straight
+    room first) and their sum, the board score 0 .. 2 (what the SPRT counts), beside the
+    headline's result (the board's summed margin as one game: 1, 0.5 or 0)."""
+    labels = _bot_labels(db, tid)
+    rooms: dict[tuple[int, int], list[float | None]] = {}
+    for match_no, board_no, swapped, p0, p1 in db.execute(
+        "SELECT m.match_no, t.board_no, t.swapped, t.points0, t.points1 FROM tables t"
+        " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid],
+    ):
+        margin = p1 - p0 if swapped else p0 - p1
+        rooms.setdefault((match_no, board_no), [None, None])[swapped] = 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
+    out = []
+    for b in board_results(db, tid):
+        pair = rooms[b["match_no"], b["board_no"]]
+        out.append({
+            "match_no": b["match_no"], "board_no": b["board_no"], "deal": str(b["seed"]),
+            "team_a": [labels[x] for x in b["team_a"]], "team_b": [labels[x] for x in b["team_b"]],
+            "margin": b["margin"], "result": _SCORE[b["outcome"]], "rooms": pair, "score": sum(pair),
+        })
+    return out
+
+
+def los(db: sqlite_utils.Database, tid: int) -> dict:
+    """The likelihood of superiority of every bot (row) over every other (column), in standings
+    order, from the same seeded bootstrap as the standings' LOS column."""
+    r = rating_inputs(db, tid)
+    bots, matrix = _ratings.los_matrix(r["results"], r["bots"], anchor=r["anchor"], bootstrap=BOOTSTRAP,
+                                       names=r["labels"])
+    return {"bots": [r["labels"][b] for b in bots], "matrix": matrix}
 
 
 def crosstable(db: sqlite_utils.Database, tid: int) -> dict:
@@ -411,7 +480,8 @@ def rating_params(inputs: dict, bootstrap: int, seed: int) -> dict:
     d = inputs["diagnosis"]
     return {"bootstrap": bootstrap, "seed": seed, "anchor_bot_id": inputs["anchor"], "draws": "half a win",
             "prior": PRIOR, "resampling": "deal", "pool_flags": sorted(d.pool_flags()),
-            "core": sorted(d.core) if d.core is not None else None}
+            "core": sorted(d.core) if d.core is not None else None,
+            "groups": [sorted(g) for g in d.groups] if d.separated else None}
 
 
 def compute_ratings(db: sqlite_utils.Database, tid: int, *, bootstrap: int = BOOTSTRAP, seed: int = 0,
