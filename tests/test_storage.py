@@ -513,7 +513,7 @@ def test_the_migration_from_sequential_elo_to_progression(tmp_path):
     old.conn.commit()
     old.close()
     db = open_db(path)
-    assert [m.name for m in schema.migrations.applied(db)] == ["0001_initial", "0002_ratings_flags_progression"]
+    assert [m.name for m in schema.migrations.applied(db)][:2] == ["0001_initial", "0002_ratings_flags_progression"]
     tables = set(db.table_names())
     assert "rating_history" not in tables and "rating_progression" in tables and db["ratings"].count == 0
     assert {"errors", "flags", "more_than", "less_than"} <= set(db["ratings"].columns_dict)

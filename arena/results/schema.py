@@ -2,8 +2,8 @@
 
 The schema is created and migrated on open (ordered migrations recorded by sqlite-utils'
 `Migrations` in `_sqlite_migrations`, set "zwicker-arena"); WAL is switched on once, when the file
-is created. `registry`, `write`, `read` and `export` beside this module use the tables it
-defines; nothing else in the arena touches SQL.
+is created. `registry`, `write`, `read`, `export` and `sprt_tests` beside this module use the
+tables it defines; nothing else in the arena touches SQL.
 
 Choices:
 - Seeds are stored as decimal TEXT: they range up to 2**64, beyond SQLite's signed INTEGER.
@@ -207,6 +207,35 @@ def _m0002_ratings_flags_progression(db: sqlite_utils.Database) -> None:
             bot_id INTEGER NOT NULL REFERENCES bots(id),
             elo REAL NOT NULL,
             PRIMARY KEY (tournament_id, point, bot_id)
+        );
+        """
+    )
+
+
+@migrations(name="0003_sprt_tests")
+def _m0003_sprt_tests(db: sqlite_utils.Database) -> None:
+    """Sequential tests of NEW against OLD (`arena sprt`): a test plays one match of a tournament
+    of its own, NEW as team A, and keeps its parameters and where it stands here; its boards are
+    the match's, so a resumed test recounts them from the stored tables."""
+    db.executescript(
+        """
+        CREATE TABLE sprt_tests (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL UNIQUE REFERENCES tournaments(id),
+            new_bot INTEGER NOT NULL REFERENCES bots(id),   -- team A
+            old_bot INTEGER NOT NULL REFERENCES bots(id),   -- team B (may be NEW itself)
+            elo0 REAL NOT NULL,                -- H0: NEW is elo0 better per room (logistic Elo)
+            elo1 REAL NOT NULL,                -- H1: elo1 better
+            alpha REAL NOT NULL,               -- P(accept H1 | H0)
+            beta REAL NOT NULL,                -- P(accept H0 | H1)
+            max_boards INTEGER,                -- NULL: no limit
+            batch INTEGER NOT NULL,            -- boards played per round of the two rooms
+            verdict TEXT CHECK (verdict IN ('H0', 'H1', 'limit')),  -- NULL: still running
+            boards INTEGER NOT NULL DEFAULT 0, -- boards the test counted (the decision's board, at most)
+            counts TEXT NOT NULL DEFAULT '[0,0,0,0,0]',  -- JSON: boards scoring 0, 0.5, 1, 1.5, 2
+            llr REAL NOT NULL DEFAULT 0,
+            created TEXT NOT NULL,
+            finished TEXT
         );
         """
     )
