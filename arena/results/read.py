@@ -266,10 +266,13 @@ def board_outcomes(db: sqlite_utils.Database, tid: int) -> list[dict]:
 
 def los(db: sqlite_utils.Database, tid: int) -> dict:
     """The likelihood of superiority of every bot (row) over every other (column), in standings
-    order, from the same seeded bootstrap as the standings' LOS column."""
+    order, from the same seeded bootstrap as the standings' LOS column (the stored one's size
+    and seed when the stored ratings are current)."""
+    stored = _stored_ratings(db, tid, "pool")
+    params = stored[1] if stored is not None else {}
     r = rating_inputs(db, tid)
-    bots, matrix = _ratings.los_matrix(r["results"], r["bots"], anchor=r["anchor"], bootstrap=BOOTSTRAP,
-                                       names=r["labels"])
+    bots, matrix = _ratings.los_matrix(r["results"], r["bots"], anchor=r["anchor"], names=r["labels"],
+                                       bootstrap=params.get("bootstrap", BOOTSTRAP), seed=params.get("seed", 0))
     return {"bots": [r["labels"][b] for b in bots], "matrix": matrix}
 
 

@@ -248,7 +248,7 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
 async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = None, processes: int | None = None,
               sandbox: str = "none", limits: Limits | None = None, progress: Progress | None = None,
               on_room: Callable[[Room, list[int]], None] | None = None,
-              shard_reports: list[dict] | None = None) -> dict:
+              shard_reports: list[dict] | None = None, rate: bool = True) -> dict:
     """Play every room of the tournament that is not stored yet, then rate; returns the tournament.
 
     `concurrency` rooms play at once (default: one per core), as many more start or stop their
@@ -257,7 +257,8 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     (arena.tournaments.shard), each taking a new room whenever it has a place free. With one process per
     core, each is pinned to its own. This task is the only writer. The shards also fit their
     share of the ratings' bootstrap. `shard_reports` collects what each shard says when it ends
-    (its peak memory and CPU time).
+    (its peak memory and CPU time). `rate=False` leaves the ratings alone (an SPRT test plays
+    a batch of boards at a time and rates once, at its end).
     """
     t = read.get_tournament(db, tid)
     sweep_orphans()  # bots a killed arena may have left behind
@@ -309,9 +310,10 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
                 async with send:
                     for room in todo:
                         await send.send(room)
-            inputs = read.rating_inputs(db, tid)
-            samples = await shared_bootstrap(inputs, shards)
-            write.compute_and_store_ratings(db, tid, samples=samples, inputs=inputs)
+            if rate:
+                inputs = read.rating_inputs(db, tid)
+                samples = await shared_bootstrap(inputs, shards)
+                write.compute_and_store_ratings(db, tid, samples=samples, inputs=inputs)
         if shard_reports is not None:
             shard_reports.extend(shard.report for shard in shards)
         finished = True
