@@ -182,7 +182,7 @@ def test_corrupt_database_is_one_line(played, capsys):
 
 def test_every_command_help_has_an_example():
     for argv in (["bot", "add"], ["bot", "list"], ["tournament", "list"], ["standings"], ["crosstable"],
-                 ["matches"], ["export"]):
+                 ["matches"], ["export"], ["sprt"], ["los"]):
         out = run(*argv, "--help").output
         assert "Example: arena " in out, argv
         assert "--db" in out, argv

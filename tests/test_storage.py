@@ -541,6 +541,10 @@ def test_export_csv_and_json(db, three):
     assert doc["ratings"]["prior"]["virtual_draws"] == 1
     assert doc["standings"][0]["flags"] == ["perfect", "separated"] and doc["standings"][0]["more_than"] is not None
     assert [(x["rooms"], x["score"], x["result"]) for x in doc["boards"]] == [([1.0, 1.0], 2.0, 1.0)] * 3
+    assert doc["progression"] == []  # not rated yet
+    compute_and_store_ratings(db, tid, bootstrap=10)
+    last = [p for p in export.export_document(db, tid)["progression"] if p["boards"] == 3]
+    assert {p["bot"]: p["elo"] for p in last} == pytest.approx({s["bot"]: s["elo"] for s in doc["standings"]})
 
 
 def test_a_stored_deal_replays_with_the_engine(db, three):

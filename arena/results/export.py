@@ -1,6 +1,7 @@
 """Exports of a tournament: one row per table as CSV, or the whole tournament as one document
-(schema 2: with the ratings' interval kind, prior, flags and pool flags, and each board's room
-outcomes, so that outside tools such as Ordo or BayesElo can refit).
+(schema 2: with the ratings' interval kind, prior, flags and pool flags, each board's room
+outcomes, so that outside tools such as Ordo or BayesElo can refit, and the stored progression of
+the headline fit over the deals).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from arena.results.read import (
     board_results,
     get_tournament,
     matches,
+    progression,
     standings_document,
 )
 
@@ -122,4 +124,5 @@ def export_document(db: sqlite_utils.Database, tid: int) -> dict:
                     **{k: rooms[b["match_no"], b["board_no"]][k] for k in ("deal", "result", "rooms", "score")}}
                    for b in board_results(db, tid)],
         "tables": tables,
+        "progression": [{k: p[k] for k in ("point", "boards", "bot", "elo")} for p in progression(db, tid)],
     }
