@@ -651,3 +651,8 @@ def test_rating_inputs_key_boards_by_deal_in_board_order(db, three):
     assert [(x.deal, x.team_a[0]) for x in inputs["results"]] == [(1, a), (1, a), (1, b), (2, a), (2, a), (2, b)]
     assert inputs["anchor"] is None and inputs["random"] == r  # random lost every board: outside the core {a, b}
     assert inputs["labels"] == {a: "alpha", b: "beta", r: "random"}
+    from arena.cli.results import standings_notes
+
+    doc = read.standings_document(db, tid)
+    assert (doc["anchor"], doc["core"], doc["pool_flags"]) == (None, ["alpha", "beta"], ["separated"])
+    assert "0 = the mean of the largest group (alpha, beta)." in standings_notes(doc)[0]

@@ -166,8 +166,9 @@ def _percent(p: float | None) -> str:
 def standings_notes(doc: dict) -> list[str]:
     """The lines under the standings: what the numbers are, and what the boards cannot rate."""
     rows, anchor = doc["standings"], doc["anchor"]
-    zero = f"0 = {anchor}" if anchor else "0 = the mean" + (" of its largest group" if doc["core"] else "")
-    relative = {"pool": "the pool's mean" + (" (its largest group's)" if doc["core"] else ""),
+    core = f"the mean of the largest group ({', '.join(doc['core'])})" if doc["core"] else "the mean"
+    zero = f"0 = {anchor}" if anchor else f"0 = {core}"
+    relative = {"pool": "the mean of the largest group" if doc["core"] else "the pool's mean",
                 "anchor": f"{anchor}, the anchor" if anchor else "the mean (no anchor here)"}[doc["errors"]]
     lines = [
         f"Elo: penalised (MAP) Bradley-Terry over all boards, one virtual draw per bot against a 0-rated bot; {zero}.",
