@@ -22,6 +22,7 @@ from arena.results.read import (
     progression,
     standings_document,
 )
+from arena.results.sprt import room_score
 
 EXPORT_COLUMNS = (
     "tournament", "match_no", "board_no", "swapped", "board_seed", "team_a", "team_b",
@@ -62,8 +63,7 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
             "forfeit_seat": forfeit.get("seat"), "forfeit_status": forfeit.get("status"),
             "deals": r["deals"], "duration_s": r["duration_s"], "started": r["started"],
         }
-        margin = row["team_a_margin"]
-        row["team_a_room"] = 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
+        row["team_a_room"] = room_score(row["team_a_margin"])
         row["board_score"] = scores.get((r["match_no"], r["board_no"]))
         for i in range(4):
             row[f"seat{i}"] = seat_bots[i] if i < len(seat_bots) else None

@@ -15,6 +15,7 @@ from arena.errors import ArenaError
 from arena.results import ratings as _ratings
 from arena.results.registry import bot_sha256
 from arena.results.schema import BT_METHOD
+from arena.results.sprt import board_score, room_score
 
 
 def _tournament_row(row: dict) -> dict:
@@ -251,15 +252,14 @@ def board_outcomes(db: sqlite_utils.Database, tid: int) -> list[dict]:
         "SELECT m.match_no, t.board_no, t.swapped, t.points0, t.points1 FROM tables t"
         " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid],
     ):
-        margin = p1 - p0 if swapped else p0 - p1
-        rooms.setdefault((match_no, board_no), [None, None])[swapped] = 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
+        rooms.setdefault((match_no, board_no), [None, None])[swapped] = room_score(p1 - p0 if swapped else p0 - p1)
     out = []
     for b in board_results(db, tid):
         pair = rooms[b["match_no"], b["board_no"]]
         out.append({
             "match_no": b["match_no"], "board_no": b["board_no"], "deal": str(b["seed"]),
             "team_a": [labels[x] for x in b["team_a"]], "team_b": [labels[x] for x in b["team_b"]],
-            "margin": b["margin"], "result": _SCORE[b["outcome"]], "rooms": pair, "score": sum(pair),
+            "margin": b["margin"], "result": _SCORE[b["outcome"]], "rooms": pair, "score": board_score(pair),
         })
     return out
 
