@@ -656,3 +656,21 @@ def test_rating_inputs_key_boards_by_deal_in_board_order(db, three):
     doc = read.standings_document(db, tid)
     assert (doc["anchor"], doc["core"], doc["pool_flags"]) == (None, ["alpha", "beta"], ["separated"])
     assert "0 = the mean of the largest group (alpha, beta)." in standings_notes(doc)[0]
+
+
+def test_a_disconnected_pool_is_said_under_the_standings(db, tmp_path):
+    """alpha and beta only met each other, gamma and random too: nothing but the prior places one
+    pair against the other, and the line under the table says so."""
+    from arena.cli.results import standings_notes
+
+    a, b, c, r = (add_bot(db, make_bot(tmp_path, n, f"# {n}\n"))["id"] for n in ("alpha", "beta", "gamma", "random"))
+    sched = [([a, a], [b, b]), ([c, c], [r, r])]
+    tid = create_tournament(db, "apart", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",
+                            boards=2, settings={}, bot_ids=[a, b, c, r], matches=sched)
+    play_all(db, tid, sched, 2, lambda x, y, n: 2 if n == 1 else -2)
+    doc = read.standings_document(db, tid)
+    assert doc["pool_flags"] == ["disconnected", "separated"]
+    assert doc["groups"] == [["alpha", "beta"], ["gamma", "random"]] and doc["core"] is None
+    notes = standings_notes(doc)
+    assert any(line.startswith("Disconnected: some bots never met") and "(alpha, beta | gamma, random)" in line
+               for line in notes)
