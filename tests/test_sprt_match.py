@@ -68,6 +68,8 @@ def test_a_bot_against_itself_accepts_h0(tmp_path):
     assert (again["boards"], again["played"]) == (result["boards"], result["played"])
     with pytest.raises(ArenaError, match="exists with elo1=50.0, not 40.0"):
         sprt.prepare(db, None, GREEDY, "greedy", SPRT(0.0, 40.0), batch=12)
+    with pytest.raises(ArenaError, match="started with another OLD bot than random@1"):
+        sprt.prepare(db, "sprt-greedy@1-greedy@1", GREEDY, RANDOM, SPRT(0.0, 50.0), batch=12)
     db.close()
 
 

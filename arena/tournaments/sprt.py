@@ -83,7 +83,11 @@ def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, tes
         stored = sprt_tests.get(db, t["id"])
         if stored is None:
             raise ArenaError(f"'{name}' is a tournament, not an SPRT test: choose another --name")
-        want = {"new_bot": new_row["id"], "old_bot": old_row["id"], "elo0": test.elo0, "elo1": test.elo1,
+        for role, row in (("new", new_row), ("old", old_row)):
+            if stored[f"{role}_bot"] != row["id"]:
+                raise ArenaError(f"SPRT test '{name}' was started with another {role.upper()} bot than "
+                                 f"{row['name']}@{row['version']}: choose another --name")
+        want = {"elo0": test.elo0, "elo1": test.elo1,
                 "alpha": test.alpha, "beta": test.beta, "batch": batch}
         have = {**{k: stored[k] for k in want}, "seed": t["seed"], "variant": t["variant"], "format": t["format"]}
         want.update(seed=settings.seed, variant=settings.variant, format=settings.format)
