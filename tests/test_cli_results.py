@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -92,8 +93,16 @@ def test_env_chooses_the_database(dbpath, tmp_path, monkeypatch):
 
 
 def test_standings_json_and_text(played):
-    rows = json.loads(run("standings", "--db", played, "--json").output)
+    doc = json.loads(run("standings", "--db", played, "--json").output)
+    assert (doc["errors"], doc["anchor"], doc["resampling"], doc["pool_flags"]) == ("pool", "random", "deal", [])
+    assert doc["prior"] == {"virtual_draws": 1, "opponent": 0, "fit": "MAP"}
+    rows = doc["standings"]
     assert [r["bot"] for r in rows] == ["alpha", "beta", "random"]
+    assert rows[2]["flags"] == ["anchor"] and all(r["errors"] == "pool" for r in rows)
+    # each board: team A's result in each room, and their sum (alpha v beta, board 1: won both)
+    assert {k: doc["boards"][0][k] for k in ("match_no", "board_no", "rooms", "score", "result")} == {
+        "match_no": 1, "board_no": 1, "rooms": [1.0, 1.0], "score": 2.0, "result": 1.0}
+    assert [b["score"] for b in doc["boards"]].count(1.0) == 3  # the drawn boards 3: a draw in each room
     for key in ("rank", "bot", "elo", "ci_low", "ci_high", "boards", "wins", "draws", "losses", "faults"):
         assert all(key in r for r in rows), key
     alpha, beta, rnd = rows
@@ -105,6 +114,15 @@ def test_standings_json_and_text(played):
     assert text.splitlines()[0].startswith("cup: finished, 9/9 boards, jensen")
     assert "alpha" in text and "95% interval" in text
     assert "2 !" in text and "!: faulted in more than 10% of its tables." in text
+    assert "relative to the pool's mean (--errors pool)" in text and "penalised (MAP) Bradley-Terry" in text
+    table = text.splitlines()[3:6]  # LOS with one decimal, none below the last row
+    assert [bool(re.search(r" \d{1,3}\.\d% ", line)) for line in table] == [True, True, False]
+    anchored = run("standings", "cup", "--db", played, "--errors", "anchor").output
+    assert "relative to random, the anchor (--errors anchor)" in anchored
+    assert anchored.splitlines()[5].split()[3] == "(anchor)" and "anchor" in table[2]
+    pool = json.loads(run("standings", "--db", played, "--json", "--errors", "anchor").output)
+    assert pool["standings"][2]["ci_low"] is None and rows[2]["ci_low"] is not None
+    assert [r["elo"] for r in pool["standings"]] == [r["elo"] for r in rows]
 
 
 def test_crosstable_matches_export(played, tmp_path):
@@ -164,7 +182,7 @@ def test_corrupt_database_is_one_line(played, capsys):
 
 def test_every_command_help_has_an_example():
     for argv in (["bot", "add"], ["bot", "list"], ["tournament", "list"], ["standings"], ["crosstable"],
-                 ["matches"], ["export"]):
+                 ["matches"], ["export"], ["sprt"], ["los"]):
         out = run(*argv, "--help").output
         assert "Example: arena " in out, argv
         assert "--db" in out, argv
@@ -187,6 +205,32 @@ def test_standings_of_an_empty_tournament(dbpath, tmp_path):
     with schema.open_db(dbpath) as db:
         write.create_tournament(db, "lonely", seed=1, variant={"preset": "jensen"}, format="deal",
                                   partners="clone", boards=1, settings={}, bot_ids=[1], matches=[])
-    rows = json.loads(run("standings", "--db", dbpath, "--json").output)
+    rows = json.loads(run("standings", "--db", dbpath, "--json").output)["standings"]
     assert rows == [{**rows[0], "rank": 1, "bot": "solo", "elo": 0.0, "ci_low": None, "boards": 0}]
     assert "lonely: created, 0/0 boards" in run("standings", "--db", dbpath).output
+
+
+def test_standings_mark_what_the_boards_cannot_rate(dbpath, tmp_path):
+    """alpha wins every board, random loses every one: "> X" and "< X" in place of their
+    intervals, and a line under the table says the pool is separated."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in ("alpha", "beta", "random"):
+        (src / f"{n}.py").write_text(f"# {n}\n")
+        run("bot", "add", src / f"{n}.py", "--db", dbpath)
+    with schema.open_db(dbpath) as db:
+        a, b, r = (bot["id"] for bot in registry.list_bots(db))
+        sched = [([a, a], [b, b]), ([a, a], [r, r]), ([b, b], [r, r])]
+        tid = write.create_tournament(db, "sep", seed=1, variant={"preset": "jensen"}, format="deal",
+                                      partners="clone", boards=2, settings={}, bot_ids=[a, b, r], matches=sched)
+        for match_no, (ta, tb) in enumerate(sched, start=1):
+            for board_no in (1, 2):
+                for swapped in (False, True):
+                    pts = (12, 18) if swapped else (18, 12)
+                    write.record_table(db, tid, match_no, board_no, swapped, board_no, fake_table(ta, tb, swapped, pts))
+    text = run("standings", "sep", "--db", dbpath).output
+    lines = text.splitlines()
+    assert lines[3].split()[1] == "alpha" and "  > +" in lines[3] and " .. " not in lines[3]
+    assert "  < " in lines[5] and "random" in lines[5]
+    assert any(line.startswith("Separated: ") for line in lines)
+    assert any(line.startswith("> X, < X: won (lost) every board") for line in lines)

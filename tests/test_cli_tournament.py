@@ -40,7 +40,7 @@ def test_run_prints_standings_then_replay_and_resume(dbpath):
     out = run("tournament", "run", "--bots", bots, "--boards", "2", "--seed", "3", "--name", "cup",
               "--db", dbpath).output
     assert "tournament 'cup': 2 boards" in out and "greedy" in out and "random" in out
-    standings = json.loads(run("standings", "cup", "--json", "--db", dbpath).output)
+    standings = json.loads(run("standings", "cup", "--json", "--db", dbpath).output)["standings"]
     assert [row["bot"].split("@")[0] for row in standings][-1] in ("random", "greedy")
     assert sum(row["boards"] for row in standings) == 4
     # The same command again finds the finished tournament and plays nothing more.
@@ -69,6 +69,7 @@ def test_run_prints_standings_then_replay_and_resume(dbpath):
     (["--resume", "ghost"], "no tournament 'ghost' to resume"),
     (["--bots", "bots/random_bot.py", "--name", "x"], "at least two bots"),
     (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--processes", "0"], "--processes"),
+    (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--elo-k", "16"], "--elo-k is gone"),
 ])
 def test_bad_arguments_are_one_clear_line(dbpath, args, message, capsys):
     from arena.cli import main

@@ -17,7 +17,6 @@ from arena.results.ratings import (
     los_matrix,
     progression,
     ranked,
-    sequential_elo,
 )
 
 DRAW_BAND = 0.04  # a board within this band of the win probability is a draw
@@ -168,27 +167,6 @@ def test_the_bootstrap_draws_are_pinned():
                    ("deep", 403.857678, 207.089526, 745.968429, 0.99),
                    ("counter", 136.824709, -57.868889, 488.286561, 0.67),
                    ("greedy", 93.246329, -173.827554, 435.666544, 0.77)]
-
-
-def test_sequential_elo():
-    results = [BoardResult(("a", "a"), ("b", "b"), 1.0), BoardResult(("b", "b"), ("c", "c"), 0.5)]
-    final, history = sequential_elo(results, ["a", "b", "c"], k=16)
-    assert history[0] == {"a": 8.0, "b": -8.0}  # equal ratings: expected 1/2, K * 1/2
-    assert set(history[1]) == {"b", "c"}
-    assert final["b"] + 8.0 == pytest.approx(-(final["c"]))  # b (below c) gains what c loses
-    assert sum(final.values()) == pytest.approx(0.0)
-    assert final["b"] > -8.0
-    # mixed teams: both members get the team's update
-    final, history = sequential_elo([BoardResult(("a", "b"), ("c", "d"), 0.0)], list("abcd"), k=32)
-    assert history == [{"a": -16.0, "b": -16.0, "c": 16.0, "d": 16.0}]
-
-
-def test_sequential_elo_orders_strengths():
-    results = simulate(TRUE, round_robin(list(TRUE)) * 1, 80, random.Random(21))
-    random.Random(0).shuffle(results)
-    final, history = sequential_elo(results, list(TRUE))
-    assert len(history) == len(results)
-    assert final["deep"] > final["greedy"] > final["random"]
 
 
 def test_equal_records_tie_by_name_whatever_the_rounding():

@@ -6,6 +6,7 @@ import json
 import sqlite3
 
 import pytest
+import sqlite_utils
 
 from arena.errors import ArenaError
 from arena.results import export, read, registry, schema
@@ -102,15 +103,15 @@ def test_open_creates_folder_wal_and_records_migrations(tmp_path):
     db = open_db(path)
     assert path.exists()
     assert db.journal_mode == "wal"
-    assert [m.name for m in schema.migrations.applied(db)] == ["0001_initial", "0002_table_sandbox"]
+    assert [m.name for m in schema.migrations.applied(db)] == [m.name for m in schema.migrations._migrations]
     assert db.execute("PRAGMA busy_timeout").fetchone()[0] == schema.BUSY_TIMEOUT_MS
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     for table in ("bots", "tournaments", "tournament_bots", "matches", "boards", "tables", "seats",
-                  "deals", "ratings", "rating_history"):
+                  "deals", "ratings", "rating_progression"):
         assert db[table].exists(), table
     db.close()
     again = open_db(path, create=False)
-    assert len(schema.migrations.applied(again)) == 2
+    assert len(schema.migrations.applied(again)) == len(schema.migrations._migrations)
     again.close()
 
 
@@ -123,7 +124,7 @@ def test_a_database_of_the_first_schema_gains_each_table_s_sandbox(tmp_path):
     db.close()
     again = open_db(path, create=False)
     assert again["tables"].columns_dict["sandbox"] is str
-    assert [m.name for m in schema.migrations.applied(again)][-1] == "0002_table_sandbox"
+    assert "0002_table_sandbox" in [m.name for m in schema.migrations.applied(again)]
     again.close()
 
 
@@ -444,7 +445,12 @@ def test_standings_crosstable_and_matches(db, three):
     assert (top["boards"], top["wins"], top["draws"], top["losses"]) == (4, 4, 0, 0)
     assert top["avg_margin"] == 8.0 and top["faults"] == 0 and top["fault_flag"] is False
     assert rows[2]["elo"] == 0.0  # random anchors the scale
-    assert top["ci_low"] <= top["elo"] <= top["ci_high"]
+    # a perfect record: only the prior sets its Elo, so it is "more than" its one-sided bound
+    assert top["flags"] == ["perfect", "separated"] and top["more_than"] < top["elo"] and top["less_than"] is None
+    assert rows[2]["flags"] == ["anchor", "separated", "zero"] and rows[2]["less_than"] > 0  # (against the pool)
+    doc = read.standings_document(db, tid)
+    assert doc["pool_flags"] == ["separated"] and doc["core"] is None
+    assert doc["groups"] == [["alpha"], ["beta"], ["random"]]
     ct = read.crosstable(db, tid)
     assert ct["bots"] == ["alpha", "beta", "random"]
     alpha_row = ct["rows"][0]["results"]
@@ -481,24 +487,52 @@ def test_faults_are_counted_per_table_and_flagged(db, three):
     assert read.matches(db, tid)[0]["faults"] == 1
 
 
-def test_ratings_are_stored_with_history_and_replaced(db, three):
+def test_ratings_are_stored_with_progression_and_replaced(db, three):
     tid, (a, b, r), sched = three
-    strength = {a: 3, b: 2, r: 1}
-    play_all(db, tid, sched, 2, lambda x, y, n: 6 if strength[x] > strength[y] else -2)
+    play_all(db, tid, sched, 2, lambda x, y, n: 6 if n == 1 else 0)  # team A is the stronger
     head = compute_and_store_ratings(db, tid, bootstrap=200)
     assert [h["bot_id"] for h in head] == [a, b, r]
-    stored = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? ORDER BY method, elo DESC", [tid]))
-    assert {x["method"] for x in stored} == {schema.BT_METHOD, schema.SEQ_METHOD}
+    stored = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? ORDER BY errors, elo DESC", [tid]))
+    assert {(x["method"], x["errors"]) for x in stored} == {(schema.BT_METHOD, "pool"), (schema.BT_METHOD, "anchor")}
     assert all(x["boards"] == 6 for x in stored)
-    bt = [x for x in stored if x["method"] == schema.BT_METHOD]
-    assert bt[0]["los_next"] > 0.5 and bt[-1]["los_next"] is None
-    assert json.loads(bt[0]["params"])["anchor_bot_id"] == r
-    hist = read.rating_history(db, tid)
-    assert len(hist) == 6 * 2 and [h["seq"] for h in hist][::2] == [1, 2, 3, 4, 5, 6]
+    pool = [x for x in stored if x["errors"] == "pool"]
+    anchored = [x for x in stored if x["errors"] == "anchor"]
+    assert pool[0]["los_next"] > 0.5 and pool[-1]["los_next"] is None
+    assert [x["elo"] for x in pool] == [x["elo"] for x in anchored]  # one fit, two kinds of interval
+    assert json.loads(anchored[-1]["flags"]) == ["anchor"] and anchored[-1]["ci_low"] is None
+    assert pool[-1]["ci_low"] is not None  # against the pool the anchor has an interval too
+    params = json.loads(pool[0]["params"])
+    assert params["anchor_bot_id"] == r and params["resampling"] == "deal" and params["pool_flags"] == []
+    assert params["prior"] == {"virtual_draws": 1, "opponent": 0, "fit": "MAP"}
+    points = read.progression(db, tid)
+    assert [p["point"] for p in points][::3] == [1, 2] and [p["boards"] for p in points][::3] == [3, 6]
+    last = {p["bot"]: p["elo"] for p in points if p["point"] == 2}
+    assert last == pytest.approx({x["bot"]: x["elo"] for x in read.standings(db, tid)})  # ends on the headline
     compute_and_store_ratings(db, tid, bootstrap=50)  # recomputing replaces, never appends
-    assert db["ratings"].count == 6 and db["rating_history"].count == 12
+    assert db["ratings"].count == 6 and db["rating_progression"].count == 6
     before = read.standings(db, tid)
-    assert before[0]["elo"] == bt[0]["elo"]  # read from the stored rows while they are current
+    assert before[0]["elo"] == pool[0]["elo"]  # read from the stored rows while they are current
+
+
+def test_the_migration_from_sequential_elo_to_progression(tmp_path):
+    """A database of the first schema, with its ratings and sequential history, opens migrated:
+    the old derived rows dropped (standings computes them again), progression in their place."""
+    path = tmp_path / "old.db"
+    old = sqlite_utils.Database(path)
+    schema.migrations.apply(old, stop_before="0002_table_sandbox")
+    old.execute("INSERT INTO tournaments (name, seed, variant, format, partners, boards, settings, status, created)"
+                " VALUES ('t', '1', '{}', 'deal', 'clone', 1, '{\"elo_k\": 16}', 'finished', 'x')")
+    old.execute("INSERT INTO bots (name, version, path, kind, source, sha256, added) VALUES ('b', 1, 'p', 'file', 's', 'h', 'x')")
+    old.execute("INSERT INTO ratings VALUES (1, 1, 'elo-sequential', 3.0, NULL, NULL, NULL, 1, '{}', 'x')")
+    old.conn.commit()
+    old.close()
+    db = open_db(path)
+    assert [m.name for m in schema.migrations.applied(db)][:3] == ["0001_initial", "0002_table_sandbox", "0003_ratings_flags_progression"]
+    tables = set(db.table_names())
+    assert "rating_history" not in tables and "rating_progression" in tables and db["ratings"].count == 0
+    assert {"errors", "flags", "more_than", "less_than"} <= set(db["ratings"].columns_dict)
+    assert db["ratings"].pks == ["tournament_id", "method", "errors", "bot_id"]
+    db.close()
 
 
 def test_export_csv_and_json(db, three):
@@ -514,6 +548,17 @@ def test_export_csv_and_json(db, three):
     assert doc["tournament"]["seed"] == str(BIG_SEED)
     assert len(doc["tables"]) == 6 and doc["tables"][0]["deals"][0]["moves"][0]["ms"] == 1.2
     assert [s["bot"] for s in doc["standings"]] == ["alpha", "beta", "random"]
+    # what an outside tool needs to refit: the kind of interval, the prior, flags, room outcomes
+    assert lines[1].endswith(",1.0,2.0")  # team A won this room, and both: board score 2
+    assert {k: doc["ratings"][k] for k in ("errors", "resampling", "pool_flags", "anchor")} == {
+        "errors": "pool", "resampling": "deal", "pool_flags": ["separated"], "anchor": "random"}
+    assert doc["ratings"]["prior"]["virtual_draws"] == 1
+    assert doc["standings"][0]["flags"] == ["perfect", "separated"] and doc["standings"][0]["more_than"] is not None
+    assert [(x["rooms"], x["score"], x["result"]) for x in doc["boards"]] == [([1.0, 1.0], 2.0, 1.0)] * 3
+    assert doc["progression"] == []  # not rated yet
+    compute_and_store_ratings(db, tid, bootstrap=10)
+    last = [p for p in export.export_document(db, tid)["progression"] if p["boards"] == 3]
+    assert {p["bot"]: p["elo"] for p in last} == pytest.approx({s["bot"]: s["elo"] for s in doc["standings"]})
 
 
 def test_a_stored_deal_replays_with_the_engine(db, three):
@@ -611,3 +656,52 @@ def test_isolation_counts_tables_by_their_sandbox_and_older_ones_by_the_tourname
     note_sandbox(db, tid, "rlimit")  # a run in rlimit: the older table may have been played there
     assert read.isolation(db, tid)["unisolated"] == 2
     assert {row["bot_id"]: row["unisolated_tables"] for row in read.standings(db, tid)} == {a: 2, b: 1, r: 1}
+
+
+def test_standings_order_ties_by_label_not_by_bot_id(db, tmp_path):
+    """Two identical records (draws with each other, a win and a draw each against random) fit to
+    Elo equal up to float noise: the table orders them by label (alpha before zeta), as the
+    ratings' LOS does, whatever their ids (zeta was registered first) or the noise."""
+    z, a, r = (add_bot(db, make_bot(tmp_path, n, f"# {n}\n"))["id"] for n in ("zeta", "alpha", "random"))
+    sched = [([z, z], [a, a]), ([z, z], [r, r]), ([a, a], [r, r])]
+    tid = create_tournament(db, "ties", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",
+                            boards=2, settings={}, bot_ids=[z, a, r], matches=sched)
+    play_all(db, tid, sched, 2, lambda x, y, n: 0 if r not in (x, y) or n == 2 else 4)
+    compute_and_store_ratings(db, tid, bootstrap=100)
+    rows = read.standings(db, tid)
+    assert [(row["rank"], row["bot"]) for row in rows] == [(1, "alpha"), (2, "zeta"), (3, "random")]
+    assert abs(rows[0]["elo"] - rows[1]["elo"]) < 1e-6 and 0.3 < rows[0]["los_next"] < 0.7
+
+
+def test_rating_inputs_key_boards_by_deal_in_board_order(db, three):
+    """Every pairing plays the same deals: the ratings get each board's seed as its deal (the
+    bootstrap resamples deals whole) and the boards in board order (progression's prefixes)."""
+    tid, (a, b, r), sched = three
+    play_all(db, tid, sched, 2, lambda x, y, n: 2 if y == r or n == 1 else -2)
+    inputs = read.rating_inputs(db, tid)
+    assert [(x.deal, x.team_a[0]) for x in inputs["results"]] == [(1, a), (1, a), (1, b), (2, a), (2, a), (2, b)]
+    assert inputs["anchor"] is None and inputs["random"] == r  # random lost every board: outside the core {a, b}
+    assert inputs["labels"] == {a: "alpha", b: "beta", r: "random"}
+    from arena.cli.results import standings_notes
+
+    doc = read.standings_document(db, tid)
+    assert (doc["anchor"], doc["core"], doc["pool_flags"]) == (None, ["alpha", "beta"], ["separated"])
+    assert "0 = the mean of the largest group (alpha, beta)." in standings_notes(doc)[0]
+
+
+def test_a_disconnected_pool_is_said_under_the_standings(db, tmp_path):
+    """alpha and beta only met each other, gamma and random too: nothing but the prior places one
+    pair against the other, and the line under the table says so."""
+    from arena.cli.results import standings_notes
+
+    a, b, c, r = (add_bot(db, make_bot(tmp_path, n, f"# {n}\n"))["id"] for n in ("alpha", "beta", "gamma", "random"))
+    sched = [([a, a], [b, b]), ([c, c], [r, r])]
+    tid = create_tournament(db, "apart", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",
+                            boards=2, settings={}, bot_ids=[a, b, c, r], matches=sched)
+    play_all(db, tid, sched, 2, lambda x, y, n: 2 if n == 1 else -2)
+    doc = read.standings_document(db, tid)
+    assert doc["pool_flags"] == ["disconnected", "separated"]
+    assert doc["groups"] == [["alpha", "beta"], ["gamma", "random"]] and doc["core"] is None
+    notes = standings_notes(doc)
+    assert any(line.startswith("Disconnected: some bots never met") and "(alpha, beta | gamma, random)" in line
+               for line in notes)

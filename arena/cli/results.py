@@ -143,36 +143,84 @@ def _header(t: dict) -> str:
             f"{t['variant'].get('preset', '?')}, {t['format']}, partners {t['partners']}, seed {t['seed']}")
 
 
+ErrorsOption = Annotated[str, typer.Option(
+    "--errors", help="What the 95% interval is relative to: pool (the pool's mean) or anchor (the random bot, "
+    "whose own uncertainty it then carries).")]
+
+
+def _interval(r: dict, anchor: str | None) -> str:
+    """The interval cell: a one-sided bound for a record the boards cannot rate two-sided."""
+    if r["more_than"] is not None:
+        return f"> {_elo(r['more_than'])}"
+    if r["less_than"] is not None:
+        return f"< {_elo(r['less_than'])}"
+    if r["ci_low"] is None:
+        return "(anchor)" if r["bot"] == anchor else "-"
+    return f"{_elo(r['ci_low'])} .. {_elo(r['ci_high'])}"
+
+
+def _percent(p: float | None) -> str:
+    return "-" if p is None else f"{100 * p:.1f}%"
+
+
+def standings_notes(doc: dict) -> list[str]:
+    """The lines under the standings: what the numbers are, and what the boards cannot rate."""
+    rows, anchor = doc["standings"], doc["anchor"]
+    core = f"the mean of the largest group ({', '.join(doc['core'])})" if doc["core"] else "the mean"
+    zero = f"0 = {anchor}" if anchor else f"0 = {core}"
+    relative = {"pool": "the mean of the largest group" if doc["core"] else "the pool's mean",
+                "anchor": f"{anchor}, the anchor" if anchor else "the mean (no anchor here)"}[doc["errors"]]
+    lines = [
+        f"Elo: penalised (MAP) Bradley-Terry over all boards, one virtual draw per bot against a 0-rated bot; {zero}.",
+        f"Interval: 95%, bootstrap over deals, relative to {relative} (--errors {doc['errors']}).",
+        "LOS: likelihood of superiority over the next bot down.",
+    ]
+    if any(r["more_than"] is not None or r["less_than"] is not None for r in rows):
+        lines.append("> X, < X: won (lost) every board, so only the prior sets its Elo: X is its one-sided 97.5% bound.")
+    groups = " | ".join(", ".join(g) for g in doc["groups"])
+    if "disconnected" in doc["pool_flags"]:
+        lines.append(f"Disconnected: some bots never met, even through others ({groups}); only the prior places "
+                     "these groups against each other.")
+    elif "separated" in doc["pool_flags"]:
+        lines.append(f"Separated: a group of bots won (or lost) every board against the rest ({groups}); only the "
+                     "prior sets the gaps between groups (\"separated\": outside the largest group).")
+    if any(r["fault_flag"] for r in rows):
+        lines.append("!: faulted in more than 10% of its tables.")
+    return lines
+
+
 @app.command("standings")
-def standings_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Show the standings: Elo with its 95% interval, wins, draws, losses, margin, faults.
+def standings_cmd(name: NameArg = None, errors: ErrorsOption = "pool", db: DbOption = None,
+                  as_json: JsonOption = False) -> None:
+    """Show the standings: Elo with its 95% interval, LOS, wins, draws, losses, margin, faults.
 
-    Elo: Bradley-Terry fit over all boards; 0 = the random bot (else the mean).
+    Elo: penalised Bradley-Terry fit over all boards; 0 = the random bot (else the mean).
 
-    Interval: bootstrap over boards. "!": faulted in more than 10% of its tables.
+    Interval: bootstrap over deals, against the pool (default) or the anchor. "> X": won every
+    board; "!": faulted in more than 10% of its tables. --json adds the prior, the flags and
+    every board's room outcomes, to refit elsewhere.
 
-    Example: arena standings spring-cup --json
+    Example: arena standings spring-cup --errors anchor --json
     """
     with _open(db) as d:
         t = read.get_tournament(d, name)
-        rows = read.standings(d, t["id"])
+        doc = read.standings_document(d, t["id"], errors)
         isolation = read.isolation(d, t["id"])
     if as_json:
-        _json(rows)
+        _json(doc)
         return
+    rows = doc["standings"]
     typer.echo(_header(t))
     typer.echo(_render(
-        ["rank", "bot", "elo", "95% interval", "LOS", "boards", "W", "D", "L", "margin", "faults"],
-        [[r["rank"], r["bot"], _elo(r["elo"]),
-          "-" if r["ci_low"] is None else f"{_elo(r['ci_low'])} .. {_elo(r['ci_high'])}",
-          "-" if r["los_next"] is None else f"{100 * r['los_next']:.0f}%",
+        ["rank", "bot", "elo", "95% interval", "LOS", "boards", "W", "D", "L", "margin", "faults", "notes"],
+        [[r["rank"], r["bot"], _elo(r["elo"]), _interval(r, doc["anchor"]), _percent(r["los_next"]),
           r["boards"], r["wins"], r["draws"], r["losses"], f"{r['avg_margin']:+.1f}",
-          f"{r['faults']}{' !' if r['fault_flag'] else ''}"] for r in rows],
-        [True, False, True, True, True, True, True, True, True, True, True],
+          f"{r['faults']}{' !' if r['fault_flag'] else ''}",
+          ", ".join(f for f in r["flags"] if f in ("anchor", "separated"))] for r in rows],
+        [True, False, True, True, True, True, True, True, True, True, True, False],
     ))
-    typer.echo("LOS: likelihood of superiority over the next bot down.")
-    if any(r["fault_flag"] for r in rows):
-        typer.echo("!: faulted in more than 10% of its tables.")
+    for line in standings_notes(doc):
+        typer.echo(line)
     if isolation["unisolated"]:
         modes = ", ".join(m for m in isolation["sandboxes"] if m not in read.ISOLATING)
         typer.echo(f"not isolated: {isolation['unisolated']} of {isolation['tables']} tables ran in sandbox {modes}, "

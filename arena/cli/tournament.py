@@ -50,7 +50,7 @@ def tournament_run(
                                                show_default=False)] = None,
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
-    elo_k: Annotated[float, typer.Option("--elo-k", help="K of the sequential Elo kept as history.")] = 16.0,
+    elo_k: Annotated[str | None, typer.Option("--elo-k", hidden=True)] = None,
     sandbox: SandboxOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar, no standings.")] = False,
     db: DbOption = None,
@@ -61,6 +61,9 @@ def tournament_run(
     """
     from arena.process.modes import resolve_mode
 
+    if elo_k is not None:
+        raise ArenaError("--elo-k is gone with the sequential Elo: the ratings' progression over the deals "
+                         "replaces it, on the headline's scale and with no K (README, Ratings)")
     mode = resolve_mode(sandbox)
     if resume is None and not name:
         raise ArenaError("give the tournament a --name (or --resume NAME)")
@@ -80,7 +83,7 @@ def tournament_run(
             if all_bots and not specs:
                 raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")
             settings = runner.Settings(boards=boards, variant=runner.parse_variant(variant), seed=seed, format=fmt,
-                                   partners=partners, gauntlet=gauntlet, elo_k=elo_k,
+                                   partners=partners, gauntlet=gauntlet,
                                    time_control=TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000))
             tid = runner.prepare(database, name, specs, settings, sandbox=mode)
         progress = None if quiet else runner.Progress(tables_total=0)

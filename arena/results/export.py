@@ -1,4 +1,7 @@
-"""Exports of a tournament: one row per table seat as CSV, or the whole tournament as one document.
+"""Exports of a tournament: one row per table as CSV, or the whole tournament as one document
+(schema 2: with the ratings' interval kind, prior, flags and pool flags, each board's room
+outcomes, so that outside tools such as Ordo or BayesElo can refit, and the stored progression of
+the headline fit over the deals).
 """
 
 from __future__ import annotations
@@ -12,23 +15,30 @@ import sqlite_utils
 
 from arena.results.read import (
     _bot_labels,
+    board_outcomes,
     board_results,
     get_tournament,
     matches,
-    standings,
+    progression,
+    standings_document,
 )
+from arena.results.sprt import room_score
 
 EXPORT_COLUMNS = (
     "tournament", "match_no", "board_no", "swapped", "board_seed", "team_a", "team_b",
     "seat0", "seat1", "seat2", "seat3", "points0", "points1", "team_a_margin",
     "board_margin", "board_outcome", "forfeit_seat", "forfeit_status", "deals", "duration_s", "started",
+    "team_a_room", "board_score",
 )
+"""team_a_room: team A's result at this table (1 win, 0.5 draw, 0 loss); board_score: both
+rooms' results summed (0 .. 2), what the SPRT counts, once the board's second table is in."""
 
 
 def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
     """One flat row per played table, in canonical order (the CSV export)."""
     t = get_tournament(db, tid)
     labels = _bot_labels(db, tid)
+    scores = {(b["match_no"], b["board_no"]): b["score"] for b in board_outcomes(db, tid)}
     for r in db.query(
         "SELECT t.*, m.match_no, m.a0, m.a1, m.b0, m.b1, b.margin AS board_margin, b.outcome,"
         " (SELECT COUNT(*) FROM deals d WHERE d.table_id = t.id) AS deals,"
@@ -53,6 +63,8 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
             "forfeit_seat": forfeit.get("seat"), "forfeit_status": forfeit.get("status"),
             "deals": r["deals"], "duration_s": r["duration_s"], "started": r["started"],
         }
+        row["team_a_room"] = room_score(row["team_a_margin"])
+        row["board_score"] = scores.get((r["match_no"], r["board_no"]))
         for i in range(4):
             row[f"seat{i}"] = seat_bots[i] if i < len(seat_bots) else None
         yield {c: row[c] for c in EXPORT_COLUMNS}
@@ -99,12 +111,18 @@ def export_document(db: sqlite_utils.Database, tid: int) -> dict:
             ],
         })
     t["seed"] = str(t["seed"])  # JSON readers lose precision on integers above 2**53
+    ranking = standings_document(db, tid)  # (its boards: those below, with their room outcomes)
+    rooms = {(b["match_no"], b["board_no"]): b for b in ranking.pop("boards")}
     return {
-        "schema": 1,
+        "schema": 2,
         "tournament": t,
-        "standings": standings(db, tid),
+        "ratings": {k: v for k, v in ranking.items() if k not in ("tournament", "standings")},
+        "standings": ranking["standings"],
         "matches": matches(db, tid),
         "boards": [{**b, "seed": str(b["seed"]), "team_a": [labels[x] for x in b["team_a"]],
-                    "team_b": [labels[x] for x in b["team_b"]]} for b in board_results(db, tid)],
+                    "team_b": [labels[x] for x in b["team_b"]],
+                    **{k: rooms[b["match_no"], b["board_no"]][k] for k in ("deal", "result", "rooms", "score")}}
+                   for b in board_results(db, tid)],
         "tables": tables,
+        "progression": [{k: p[k] for k in ("point", "boards", "bot", "elo")} for p in progression(db, tid)],
     }

@@ -35,8 +35,8 @@ handful of bots.
 
 `progression` is the headline's fit on growing prefixes of the deals, for a chart: on the
 headline's scale and ending exactly on it, independent of the order of boards within a prefix.
-`sequential_elo` (K-factor Elo) depends on the order of every board and lags the headline; it
-is kept only until storage charts `progression` instead.
+It replaced a K-factor sequential Elo, which depended on the order of every board and lagged
+the headline.
 """
 
 from __future__ import annotations
@@ -107,33 +107,6 @@ def ranked(elo: Mapping[Hashable, float], names: Mapping[Hashable, str] | Callab
             group = []
         group.append(b)
     return out + sorted(group, key=label)
-
-
-def _team(ratings: dict, team: Sequence[Hashable]) -> float:
-    return sum(ratings[b] for b in team) / len(team)
-
-
-def sequential_elo(
-    results: Sequence[BoardResult], bots: Sequence[Hashable], *, k: float = 16, start: float = 0.0
-) -> tuple[dict[Hashable, float], list[dict[Hashable, float]]]:
-    """Elo updated board by board; returns the final ratings and, per board, the ratings after
-    it of the bots that played it. Order-dependent and lagging the headline (module docstring):
-    kept until storage charts `progression` instead."""
-    ratings = {b: start for b in bots}
-    history = []
-    for r in results:
-        for b in (*r.team_a, *r.team_b):
-            ratings.setdefault(b, start)
-        delta = k * (r.score - expected(_team(ratings, r.team_a), _team(ratings, r.team_b)))
-        change = Counter()
-        for b in set(r.team_a):
-            change[b] += delta
-        for b in set(r.team_b):
-            change[b] -= delta
-        for b, d in change.items():
-            ratings[b] += d
-        history.append({b: ratings[b] for b in sorted(change, key=str)})
-    return ratings, history
 
 
 # ---- Records the data cannot rate -----------------------------------------------------------

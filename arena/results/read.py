@@ -15,6 +15,7 @@ from arena.errors import ArenaError
 from arena.results import ratings as _ratings
 from arena.results.registry import bot_sha256
 from arena.results.schema import BT_METHOD
+from arena.results.sprt import board_score, room_score
 
 
 def _tournament_row(row: dict) -> dict:
@@ -108,13 +109,15 @@ def board_results(db: sqlite_utils.Database, tid: int) -> list[dict]:
     ]
 
 
-def rating_history(db: sqlite_utils.Database, tid: int) -> list[dict]:
-    """The stored sequential Elo after each board: rows of seq, board_id, bot, elo."""
+def progression(db: sqlite_utils.Database, tid: int) -> list[dict]:
+    """The stored progression of the headline fit (same prior, anchor and scale) over growing
+    prefixes of the deals, for a chart: rows of point, boards (in the prefix), bot_id, bot, elo.
+    Within a prefix the order of boards does not matter; it ends on the headline's Elo."""
+    labels = _bot_labels(db, tid)
     return [
-        dict(r)
-        for r in db.query(
-            "SELECT h.seq, h.board_id, h.bot_id, b.name || '@' || b.version AS bot, h.elo"
-            " FROM rating_history h JOIN bots b ON b.id = h.bot_id WHERE h.tournament_id = ? ORDER BY h.seq, h.bot_id",
+        {"point": point, "boards": boards, "bot_id": bot, "bot": labels.get(bot, str(bot)), "elo": elo}
+        for point, boards, bot, elo in db.execute(
+            "SELECT point, boards, bot_id, elo FROM rating_progression WHERE tournament_id = ? ORDER BY point, bot_id",
             [tid],
         )
     ]
@@ -181,30 +184,66 @@ def _unisolated(db: sqlite_utils.Database, tid: int) -> dict[int, int]:
         ") GROUP BY bot_id", [tid]).fetchall())
 
 
-def _stored_ratings(db: sqlite_utils.Database, tid: int) -> dict[int, dict] | None:
-    """The stored headline ratings, or None when missing or older than the last board."""
-    rows = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? AND method = ?", [tid, BT_METHOD]))
+_UNRATED = {"elo": 0.0, "ci_low": None, "ci_high": None, "los_next": None, "flags": [], "more_than": None,
+            "less_than": None}
+
+
+def _stored_ratings(db: sqlite_utils.Database, tid: int, errors: str) -> tuple[dict[int, dict], dict] | None:
+    """The stored headline ratings with intervals of kind `errors` and their params, or None
+    when missing or older than the last board."""
+    rows = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? AND method = ? AND errors = ?",
+                         [tid, BT_METHOD, errors]))
     (n,) = db.execute(
         "SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?", [tid]
     ).fetchone()
     if not rows or any(r["boards"] != n for r in rows):
         return None
-    return {r["bot_id"]: r for r in rows}
+    return {r["bot_id"]: {**{k: r[k] for k in _UNRATED}, "flags": json.loads(r["flags"])} for r in rows}, \
+        json.loads(rows[0]["params"])
 
 
-def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
-    """The table: rank, bot, Elo with its 95% interval, boards, W/D/L, margin, faults, and the
-    tables it played without isolation (`isolation_flag`: any, so the results may be unfair).
+def _rated(db: sqlite_utils.Database, tid: int, errors: str) -> tuple[dict[int, dict], dict]:
+    """The headline ratings by bot and their params: stored when up to date, else computed (not
+    stored)."""
+    if errors not in _ratings.ERRORS:
+        raise ArenaError(f"--errors must be one of {', '.join(_ratings.ERRORS)}, not {errors!r}")
+    stored = _stored_ratings(db, tid, errors)
+    if stored is not None:
+        return stored
+    r = compute_ratings(db, tid, errors=(errors,))
+    return {h.bot: {"elo": h.elo, "ci_low": h.ci_low, "ci_high": h.ci_high, "los_next": h.los_next,
+                    "flags": sorted(h.flags), "more_than": h.more_than, "less_than": h.less_than}
+            for h in r["ratings"][errors]}, r["params"]
 
-    Uses the stored ratings when they are up to date; otherwise computes them (not stored).
-    """
-    rated = _stored_ratings(db, tid)
-    if rated is None:
-        headline = compute_ratings(db, tid)["headline"]
-        rated = {
-            h.bot: {"elo": h.elo, "ci_low": h.ci_low, "ci_high": h.ci_high, "los_next": h.los_next}
-            for h in headline
-        }
+
+def standings(db: sqlite_utils.Database, tid: int, errors: str = "pool") -> list[dict]:
+    """The table: rank, bot, Elo with its 95% interval (against the pool or the anchor, `errors`),
+    its flags and one-sided bounds, boards, W/D/L, margin, faults. Uses the stored ratings when
+    they are up to date; otherwise computes them (not stored)."""
+    return _standings_rows(db, tid, _rated(db, tid, errors)[0], errors)
+
+
+def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool") -> dict:
+    """The standings with what an outside tool needs to read or refit them: the interval kind,
+    the prior, the resampling unit, the anchor, what the pool's boards cannot rate (pool flags,
+    groups, the core) and every board with its two room outcomes."""
+    rated, params = _rated(db, tid, errors)
+    labels = _bot_labels(db, tid)
+
+    def named(ids: list[int] | None) -> list[str] | None:
+        return None if ids is None else sorted(labels.get(i, str(i)) for i in ids)
+
+    return {
+        "tournament": get_tournament(db, tid)["name"], "method": BT_METHOD, "errors": errors,
+        "anchor": None if params.get("anchor_bot_id") is None else labels.get(params["anchor_bot_id"]),
+        "prior": params.get("prior"), "draws": params.get("draws"), "resampling": params.get("resampling"),
+        "bootstrap": params.get("bootstrap"), "pool_flags": params.get("pool_flags", []),
+        "core": named(params.get("core")), "groups": [named(g) for g in params.get("groups") or []],
+        "standings": _standings_rows(db, tid, rated, errors), "boards": board_outcomes(db, tid),
+    }
+
+
+def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict], errors: str) -> list[dict]:
     labels = _bot_labels(db, tid)
     stats = {bot: {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0} for bot in labels}
     for b in board_results(db, tid):
@@ -221,19 +260,55 @@ def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
     rows = []
     for bot, label in labels.items():
         s = stats[bot]
-        r = rated.get(bot, {"elo": 0.0, "ci_low": None, "ci_high": None, "los_next": None})
+        r = rated.get(bot, _UNRATED)
         tables, faulted = faults.get(bot, (0, 0))
         rows.append({
-            "bot": label, "bot_id": bot, "elo": r["elo"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
+            "bot": label, "bot_id": bot, "elo": r["elo"], "errors": errors, "ci_low": r["ci_low"],
+            "ci_high": r["ci_high"], "more_than": r["more_than"], "less_than": r["less_than"], "flags": r["flags"],
             "los_next": r["los_next"], "boards": s["boards"], "wins": s["wins"], "draws": s["draws"],
             "losses": s["losses"], "avg_margin": s["margin"] / s["boards"] if s["boards"] else 0.0,
             "tables": tables, "faults": faulted, "fault_flag": tables > 0 and faulted > 0.1 * tables,
             "unisolated_tables": unisolated.get(bot, 0), "isolation_flag": unisolated.get(bot, 0) > 0,
         })
-    rows.sort(key=lambda r: (-r["elo"], str(r["bot_id"])))  # the ratings' order, so LOS is the next row
+    by_id = {row["bot_id"]: row for row in rows}  # the ratings' one order, so LOS is the next row
+    rows = [by_id[bot] for bot in _ratings.ranked({bot: row["elo"] for bot, row in by_id.items()}, labels)]
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
     return [{"rank": r.pop("rank"), **r} for r in rows]
+
+
+def board_outcomes(db: sqlite_utils.Database, tid: int) -> list[dict]:
+    """Every finished board with team A's result in each room (1 win, 0.5 draw, 0 loss; straight
+    room first) and their sum, the board score 0 .. 2 (what the SPRT counts), beside the
+    headline's result (the board's summed margin as one game: 1, 0.5 or 0)."""
+    labels = _bot_labels(db, tid)
+    rooms: dict[tuple[int, int], list[float | None]] = {}
+    for match_no, board_no, swapped, p0, p1 in db.execute(
+        "SELECT m.match_no, t.board_no, t.swapped, t.points0, t.points1 FROM tables t"
+        " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid],
+    ):
+        rooms.setdefault((match_no, board_no), [None, None])[swapped] = room_score(p1 - p0 if swapped else p0 - p1)
+    out = []
+    for b in board_results(db, tid):
+        pair = rooms[b["match_no"], b["board_no"]]
+        out.append({
+            "match_no": b["match_no"], "board_no": b["board_no"], "deal": str(b["seed"]),
+            "team_a": [labels[x] for x in b["team_a"]], "team_b": [labels[x] for x in b["team_b"]],
+            "margin": b["margin"], "result": _SCORE[b["outcome"]], "rooms": pair, "score": board_score(pair),
+        })
+    return out
+
+
+def los(db: sqlite_utils.Database, tid: int) -> dict:
+    """The likelihood of superiority of every bot (row) over every other (column), in standings
+    order, from the same seeded bootstrap as the standings' LOS column (the stored one's size
+    and seed when the stored ratings are current)."""
+    stored = _stored_ratings(db, tid, "pool")
+    params = stored[1] if stored is not None else {}
+    r = rating_inputs(db, tid)
+    bots, matrix = _ratings.los_matrix(r["results"], r["bots"], anchor=r["anchor"], names=r["labels"],
+                                       bootstrap=params.get("bootstrap", BOOTSTRAP), seed=params.get("seed", 0))
+    return {"bots": [r["labels"][b] for b in bots], "matrix": matrix}
 
 
 def crosstable(db: sqlite_utils.Database, tid: int) -> dict:
@@ -417,21 +492,46 @@ BOOTSTRAP = 1000
 
 
 def rating_inputs(db: sqlite_utils.Database, tid: int) -> dict:
-    """What the ratings are computed from: the finished boards, the bots, the anchor bot."""
-    boards = board_results(db, tid)
+    """What the ratings are computed from: the finished boards in deal order (board number, then
+    match), each keyed by its deal (the board's seed: every pairing plays the same deals, so the
+    bootstrap resamples them together and `progression` sees them in order); the bots, their
+    labels (the tie order) and the anchor: the random bot, unless the pool is separated and it is
+    outside the core (it lost every board, say), where it would read everyone through the prior."""
+    boards = sorted(board_results(db, tid), key=lambda b: (b["board_no"], b["match_no"]))
     bots = [r[0] for r in db.execute("SELECT bot_id FROM tournament_bots WHERE tournament_id = ? ORDER BY bot_id", [tid])]
-    results = [_ratings.BoardResult(tuple(b["team_a"]), tuple(b["team_b"]), _SCORE[b["outcome"]]) for b in boards]
-    return {"boards": boards, "bots": bots, "results": results, "anchor": _anchor_bot(db, tid)}
+    results = [_ratings.BoardResult(tuple(b["team_a"]), tuple(b["team_b"]), _SCORE[b["outcome"]], deal=b["seed"])
+               for b in boards]
+    diagnosis = _ratings.diagnose(results, bots)
+    random_bot = _anchor_bot(db, tid)
+    anchor = random_bot if diagnosis.core is None or random_bot in diagnosis.core else None
+    return {"boards": boards, "bots": bots, "results": results, "anchor": anchor, "random": random_bot,
+            "labels": _bot_labels(db, tid), "diagnosis": diagnosis}
 
 
-def compute_ratings(db: sqlite_utils.Database, tid: int, *, k: float = 16, bootstrap: int = BOOTSTRAP, seed: int = 0,
-                    samples: list[list[float]] | None = None, inputs: dict | None = None) -> dict:
-    """Both ratings of a tournament from its finished boards, without writing anything
-    (`samples`: the bootstrap's fits, if made already, see `_ratings.bootstrap_samples`, from
-    `inputs`, the `rating_inputs` they were made from)."""
+PRIOR = {"virtual_draws": _ratings.PRIOR_DRAWS, "opponent": 0, "fit": "MAP"}
+"""The headline's prior as stored and exported: one virtual draw per bot against a 0-rated
+opponent, maximised with the likelihood (penalised, not plain, maximum likelihood)."""
+
+
+def rating_params(inputs: dict, bootstrap: int, seed: int) -> dict:
+    """What a stored rating was computed with, and what the pool's boards could not rate."""
+    d = inputs["diagnosis"]
+    return {"bootstrap": bootstrap, "seed": seed, "anchor_bot_id": inputs["anchor"], "draws": "half a win",
+            "prior": PRIOR, "resampling": "deal", "pool_flags": sorted(d.pool_flags()),
+            "core": sorted(d.core) if d.core is not None else None,
+            "groups": [sorted(g) for g in d.groups] if d.separated else None}
+
+
+def compute_ratings(db: sqlite_utils.Database, tid: int, *, bootstrap: int = BOOTSTRAP, seed: int = 0,
+                    samples: list[list[float]] | None = None, inputs: dict | None = None,
+                    errors: tuple[str, ...] = _ratings.ERRORS) -> dict:
+    """The headline ratings of a tournament from its finished boards, one list per interval kind
+    in `errors` from one bootstrap, without writing anything (`samples`: the bootstrap's fits, if
+    made already, see `_ratings.bootstrap_samples`, from `inputs`, the `rating_inputs` they were
+    made from)."""
     r = inputs if inputs is not None else rating_inputs(db, tid)
-    headline = _ratings.bradley_terry(r["results"], r["bots"], anchor=r["anchor"], bootstrap=bootstrap, seed=seed,
-                                      samples=samples)
-    final, history = _ratings.sequential_elo(r["results"], r["bots"], k=k)
-    return {"boards": r["boards"], "bots": r["bots"], "anchor": r["anchor"], "headline": headline,
-            "sequential": final, "history": history, "k": k}
+    if samples is None:
+        samples = _ratings.bootstrap_samples(r["results"], r["bots"], anchor=r["anchor"], seed=seed, stop=bootstrap)
+    fits = {kind: _ratings.bradley_terry(r["results"], r["bots"], anchor=r["anchor"], bootstrap=bootstrap, seed=seed,
+                                         samples=samples, errors=kind, names=r["labels"]) for kind in errors}
+    return {**r, "ratings": fits, "params": rating_params(r, bootstrap, seed)}

@@ -2,8 +2,8 @@
 
 The schema is created and migrated on open (ordered migrations recorded by sqlite-utils'
 `Migrations` in `_sqlite_migrations`, set "zwicker-arena"); WAL is switched on once, when the file
-is created. `registry`, `write`, `read` and `export` beside this module use the tables it
-defines; nothing else in the arena touches SQL.
+is created. `registry`, `write`, `read`, `export` and `sprt_tests` beside this module use the
+tables it defines; nothing else in the arena touches SQL.
 
 Choices:
 - Seeds are stored as decimal TEXT: they range up to 2**64, beyond SQLite's signed INTEGER.
@@ -32,8 +32,8 @@ STATUSES = ("created", "running", "interrupted", "finished", "failed")
 FORMATS = ("deal", "game")
 PARTNERS = ("clone", "mixed")
 BUSY_TIMEOUT_MS = 30_000
-BT_METHOD = "bradley-terry-mle"
-SEQ_METHOD = "elo-sequential"
+BT_METHOD = "bradley-terry-map"
+ERRORS = ("pool", "anchor")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 _IGNORED = ("__pycache__", ".git", ".pytest_cache", ".mypy_cache", ".DS_Store")
@@ -176,6 +176,76 @@ def _m0002_table_sandbox(db: sqlite_utils.Database) -> None:
     """Each table records the sandbox it was played in: rlimit and none do not isolate partners
     (docs/hostile.md), and the standings say so. NULL: a table stored before this column."""
     db.execute("ALTER TABLE tables ADD COLUMN sandbox TEXT")
+
+
+@migrations(name="0003_ratings_flags_progression")
+def _m0003_ratings_flags_progression(db: sqlite_utils.Database) -> None:
+    """Ratings that say what they know (issue 18): a row per interval kind (`errors`: against
+    the pool or the anchor) with the record's flags and one-sided bounds; the sequential Elo
+    (order-dependent, off the headline's scale) gives way to the headline fit's progression.
+    The stored ratings are derived data computed the old way (boards resampled per pairing,
+    no flags), so they are dropped, not converted: `standings` computes them until the
+    tournament is rated again (`arena tournament run --resume NAME` rates a finished one)."""
+    db.executescript(
+        """
+        DROP TABLE ratings;
+        CREATE TABLE ratings (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            bot_id INTEGER NOT NULL REFERENCES bots(id),
+            method TEXT NOT NULL,              -- bradley-terry-map
+            errors TEXT NOT NULL CHECK (errors IN ('pool', 'anchor')),  -- what the interval is relative to
+            elo REAL NOT NULL,
+            ci_low REAL,                       -- 95% bootstrap interval (over deals)
+            ci_high REAL,
+            los_next REAL,                     -- P(stronger than the next one down the table)
+            flags TEXT NOT NULL DEFAULT '[]',  -- JSON: anchor, perfect, zero, separated
+            more_than REAL,                    -- a perfect record: the one-sided 97.5% lower bound
+            less_than REAL,                    -- a zero record: the upper bound
+            boards INTEGER NOT NULL,           -- boards of the tournament the rating saw
+            params TEXT NOT NULL,              -- JSON: bootstrap, seed, anchor, prior, resampling, pool flags, core
+            computed TEXT NOT NULL,
+            PRIMARY KEY (tournament_id, method, errors, bot_id)
+        );
+        DROP TABLE rating_history;
+        CREATE TABLE rating_progression (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            point INTEGER NOT NULL,            -- 1, 2, ...: the headline fit on a growing prefix of deals
+            boards INTEGER NOT NULL,           -- boards in that prefix
+            bot_id INTEGER NOT NULL REFERENCES bots(id),
+            elo REAL NOT NULL,
+            PRIMARY KEY (tournament_id, point, bot_id)
+        );
+        """
+    )
+
+
+@migrations(name="0004_sprt_tests")
+def _m0004_sprt_tests(db: sqlite_utils.Database) -> None:
+    """Sequential tests of NEW against OLD (`arena sprt`): a test plays one match of a tournament
+    of its own, NEW as team A, and keeps its parameters and where it stands here; its boards are
+    the match's, so a resumed test recounts them from the stored tables."""
+    db.executescript(
+        """
+        CREATE TABLE sprt_tests (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL UNIQUE REFERENCES tournaments(id),
+            new_bot INTEGER NOT NULL REFERENCES bots(id),   -- team A
+            old_bot INTEGER NOT NULL REFERENCES bots(id),   -- team B (may be NEW itself)
+            elo0 REAL NOT NULL,                -- H0: NEW is elo0 better per room (logistic Elo)
+            elo1 REAL NOT NULL,                -- H1: elo1 better
+            alpha REAL NOT NULL,               -- P(accept H1 | H0)
+            beta REAL NOT NULL,                -- P(accept H0 | H1)
+            max_boards INTEGER,                -- NULL: no limit
+            batch INTEGER NOT NULL,            -- boards played per round of the two rooms
+            verdict TEXT CHECK (verdict IN ('H0', 'H1', 'limit')),  -- NULL: still running
+            boards INTEGER NOT NULL DEFAULT 0, -- boards the test counted (the decision's board, at most)
+            counts TEXT NOT NULL DEFAULT '[0,0,0,0,0]',  -- JSON: boards scoring 0, 0.5, 1, 1.5, 2
+            llr REAL NOT NULL DEFAULT 0,
+            created TEXT NOT NULL,
+            finished TEXT
+        );
+        """
+    )
 
 
 # --------------------------------------------------------------------------------------------

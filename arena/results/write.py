@@ -21,7 +21,6 @@ from arena.results.schema import (
     BT_METHOD,
     FORMATS,
     PARTNERS,
-    SEQ_METHOD,
     STATUSES,
     TableAlreadyRecorded,
     _dumps,
@@ -233,43 +232,33 @@ def _complete_board(db: sqlite_utils.Database, match_id: int, board_no: int) -> 
 
 
 def compute_and_store_ratings(
-    db: sqlite_utils.Database, tid: int, *, k: float = 16, bootstrap: int = BOOTSTRAP, seed: int = 0,
+    db: sqlite_utils.Database, tid: int, *, bootstrap: int = BOOTSTRAP, seed: int = 0,
     samples: list[list[float]] | None = None, inputs: dict | None = None,
 ) -> list[dict]:
-    """Recompute both ratings from all finished boards and replace the stored ones atomically.
-
-    Cheap enough to call after each batch of boards (pass a smaller `bootstrap` for progress).
-    Returns the headline rows, strongest first.
-    """
-    r = compute_ratings(db, tid, k=k, bootstrap=bootstrap, seed=seed, samples=samples, inputs=inputs)
-    headline: list[ratings.Rating] = r["headline"]
+    """Recompute the ratings from all finished boards (both interval kinds from one bootstrap,
+    and the progression of the headline fit over the deals) and replace the stored ones
+    atomically. Returns the headline rows (intervals against the pool), strongest first."""
+    r = compute_ratings(db, tid, bootstrap=bootstrap, seed=seed, samples=samples, inputs=inputs)
+    points = ratings.progression(r["results"], r["bots"], anchor=r["anchor"])
     n = len(r["boards"])
     now = _now()
-    bt_params = _dumps({
-        "bootstrap": bootstrap, "seed": seed, "anchor_bot_id": r["anchor"],
-        "draws": "half a win", "prior": "one virtual draw against a 0-rated opponent",
-    })
+    params = _dumps(r["params"])
     with db.atomic():
         db.execute("DELETE FROM ratings WHERE tournament_id = ?", [tid])
-        db.execute("DELETE FROM rating_history WHERE tournament_id = ?", [tid])
+        db.execute("DELETE FROM rating_progression WHERE tournament_id = ?", [tid])
         db.conn.executemany(
-            "INSERT INTO ratings (tournament_id, bot_id, method, elo, ci_low, ci_high, los_next, boards,"
-            " params, computed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(tid, h.bot, BT_METHOD, h.elo, h.ci_low, h.ci_high, h.los_next, n, bt_params, now) for h in headline]
-            + [
-                (tid, bot, SEQ_METHOD, elo, None, None, None, n, _dumps({"k": k, "start": 0.0}), now)
-                for bot, elo in r["sequential"].items()
-            ],
+            "INSERT INTO ratings (tournament_id, bot_id, method, errors, elo, ci_low, ci_high, los_next, flags,"
+            " more_than, less_than, boards, params, computed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(tid, h.bot, BT_METHOD, kind, h.elo, h.ci_low, h.ci_high, h.los_next, _dumps(sorted(h.flags)),
+              h.more_than, h.less_than, n, params, now)
+             for kind, headline in r["ratings"].items() for h in headline],
         )
         db.conn.executemany(
-            "INSERT INTO rating_history (tournament_id, seq, board_id, bot_id, elo) VALUES (?, ?, ?, ?, ?)",
-            [
-                (tid, seq, r["boards"][seq - 1]["board_id"], bot, elo)
-                for seq, after in enumerate(r["history"], start=1)
-                for bot, elo in after.items()
-            ],
+            "INSERT INTO rating_progression (tournament_id, point, boards, bot_id, elo) VALUES (?, ?, ?, ?, ?)",
+            [(tid, point, boards, bot, elo) for point, (boards, elo_of) in enumerate(points, start=1)
+             for bot, elo in elo_of.items()],
         )
     return [
         {"bot_id": h.bot, "elo": h.elo, "ci_low": h.ci_low, "ci_high": h.ci_high, "los_next": h.los_next}
-        for h in headline
+        for h in r["ratings"]["pool"]
     ]

@@ -55,7 +55,6 @@ class Settings:
     partners: str = "clone"
     gauntlet: str | None = None
     time_control: TimeControl = TimeControl()
-    elo_k: float = 16.0  # K of the sequential Elo (the headline Bradley-Terry rating has none)
 
     def __post_init__(self) -> None:
         if type(self.boards) is not int or self.boards < 1:
@@ -66,8 +65,6 @@ class Settings:
             raise ArenaError(f"--format must be one of {', '.join(FORMATS)}, not {self.format!r}")
         if self.partners not in PARTNERS:
             raise ArenaError(f"--partners must be one of {', '.join(PARTNERS)}, not {self.partners!r}")
-        if not 0 < self.elo_k <= 400:
-            raise ArenaError(f"--elo-k must be above 0 and at most 400, got {self.elo_k!r}")
 
     @property
     def engine_variant(self) -> engine.Variant:
@@ -256,14 +253,14 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         db, name, seed=seed, variant=settings.variant, format=settings.format,
         partners=settings.partners, boards=settings.boards,
         settings={"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
-                  "sandbox": sandbox, "elo_k": settings.elo_k},
+                  "sandbox": sandbox},
         bot_ids=ids, matches=matches)
 
 
 async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = None, processes: int | None = None,
               sandbox: str = "none", limits: Limits | None = None, progress: Progress | None = None,
               on_room: Callable[[Room, list[int]], None] | None = None,
-              shard_reports: list[dict] | None = None) -> dict:
+              shard_reports: list[dict] | None = None, rate: bool = True) -> dict:
     """Play every room of the tournament that is not stored yet, then rate; returns the tournament.
 
     `concurrency` rooms play at once (default: one per core), as many more start or stop their
@@ -272,7 +269,8 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     (arena.tournaments.shard), each taking a new room whenever it has a place free. With one process per
     core, each is pinned to its own. This task is the only writer. The shards also fit their
     share of the ratings' bootstrap. `shard_reports` collects what each shard says when it ends
-    (its peak memory and CPU time).
+    (its peak memory and CPU time). `rate=False` leaves the ratings alone (an SPRT test plays
+    a batch of boards at a time and rates once, at its end).
     """
     t = read.get_tournament(db, tid)
     sweep_orphans()  # bots a killed arena may have left behind
@@ -324,10 +322,10 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
                 async with send:
                     for room in todo:
                         await send.send(room)
-            inputs = read.rating_inputs(db, tid)
-            samples = await shared_bootstrap(inputs, shards)
-            write.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0), samples=samples,
-                                              inputs=inputs)
+            if rate:
+                inputs = read.rating_inputs(db, tid)
+                samples = await shared_bootstrap(inputs, shards)
+                write.compute_and_store_ratings(db, tid, samples=samples, inputs=inputs)
         if shard_reports is not None:
             shard_reports.extend(shard.report for shard in shards)
         finished = True

@@ -1,0 +1,107 @@
+"""`arena sprt` (is NEW better than OLD? a match played until a sequential test decides) and
+`arena los` (the likelihood of superiority of every bot over every other): thin wrappers over
+arena.tournaments.sprt and arena.results.read."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import trio
+import typer
+
+from arena.cli import app
+from arena.cli.results import DbOption, JsonOption, NameArg, _header, _json, _open, _render
+from arena.cli.tournament import SandboxOption
+from arena.errors import ArenaError
+from arena.play.table import TimeControl
+from arena.results import read
+from arena.results.sprt import SPRT, estimate
+from arena.tournaments import runner
+from arena.tournaments import sprt as sprt_run
+
+
+@app.command("sprt")
+def sprt_cmd(
+    new: Annotated[str, typer.Argument(help="The new bot: a registered name or a path.", show_default=False)],
+    old: Annotated[str, typer.Argument(help="The bot to beat: a registered name or a path (may be NEW itself).",
+                                       show_default=False)],
+    elo0: Annotated[float, typer.Option("--elo0", help="H0: NEW is this much better per room (logistic Elo).")] = 0.0,
+    elo1: Annotated[float, typer.Option("--elo1", help="H1: NEW is this much better per room.")] = 10.0,
+    alpha: Annotated[float, typer.Option("--alpha", help="The chance of accepting H1 when H0 holds.")] = 0.05,
+    beta: Annotated[float, typer.Option("--beta", help="The chance of accepting H0 when H1 holds.")] = 0.05,
+    max_boards: Annotated[int | None, typer.Option("--max-boards", help="Stop without a verdict after this many "
+                                                   "boards (default: no limit).", show_default=False)] = None,
+    batch: Annotated[int, typer.Option("--batch", help="Boards per batch (the bots are started once a batch).")]
+    = sprt_run.BATCH,
+    name: Annotated[str | None, typer.Option("--name", help="The test's name (default: sprt-NEW@v-OLD@v); run "
+                                             "the same command again to resume it.", show_default=False)] = None,
+    variant: Annotated[str, typer.Option("--variant", help="Preset and options, e.g. jensen:target=51.")] = "jensen",
+    seed: Annotated[int | None, typer.Option("--seed", help="The master seed of the deals (0 to 2**64-1); "
+                                                           "default: a random one, printed and stored.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="deal: a board is one deal; game: one game to the target.")]
+    = "deal",
+    move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
+    bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
+    sandbox: SandboxOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Is NEW better than OLD? Play a duplicate match until a sequential probability ratio test
+    accepts H0 or H1 (or --max-boards), printing the LLR and its bounds after every board.
+
+    Each board is played in two rooms (NEW holds each side's cards once); its score is NEW's two
+    room results summed (0 .. 2), and the test counts boards by score (pentanomial, as fishtest
+    does for game pairs). Elo here is per room, not the standings' scale. Stored; resumable.
+
+    Example: arena sprt bots/greedy_bot.py greedy --elo0 0 --elo1 10 --max-boards 2000
+    """
+    from arena.process.modes import resolve_mode
+
+    try:
+        test = SPRT(elo0, elo1, alpha, beta)
+    except ValueError as exc:
+        raise ArenaError(f"sprt: {exc}") from None
+    mode = resolve_mode(sandbox)
+    settings = runner.Settings(variant=runner.parse_variant(variant), seed=seed, format=fmt,
+                               time_control=TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000))
+    with _open(db, create=True) as database:
+        tid = sprt_run.prepare(database, name, new, old, test, max_boards=max_boards, batch=batch,
+                               settings=settings, sandbox=mode)
+        report = sprt_run.Report(typer.get_text_stream("stderr") if as_json else None)
+        result = trio.run(lambda: sprt_run.run(database, tid, sandbox=mode, report=report))
+    if as_json:
+        _json(result)
+        return
+    counts = " ".join(str(c) for c in result["counts"])
+    elo, low, high = (f"{x + 0.0:+.1f}" for x in estimate(result["counts"]))  # (+inf where the interval is open)
+    typer.echo(f"{result['said']}, after {result['boards']} boards (LLR {result['llr']:+.2f}, bounds "
+               f"[{result['lower']:+.2f}, {result['upper']:+.2f}]; {result['played']} played).")
+    typer.echo(f"boards scoring 0, 1/2, 1, 3/2, 2: {counts}; room Elo of {result['new']} over {result['old']}: "
+               f"{elo} [{low}, {high}]")
+
+
+@app.command("los")
+def los_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """The likelihood of superiority of every bot (row) over every other (column): the share of
+    the standings' bootstrap fits in which the row bot is ahead.
+
+    Example: arena los spring-cup
+    """
+    with _open(db) as d:
+        t = read.get_tournament(d, name)
+        table = read.los(d, t["id"])
+    if as_json:
+        _json(table)
+        return
+    bots = table["bots"]
+    typer.echo(_header(t))
+    if not table["matrix"]:
+        typer.echo("no boards yet: no LOS")
+        return
+    typer.echo(_render(
+        ["#", "bot", *(str(i) for i in range(1, len(bots) + 1))],
+        [[n, bot, *("x" if p is None else f"{100 * p:.1f}%" for p in row)]
+         for n, (bot, row) in enumerate(zip(bots, table["matrix"]), start=1)],
+        [True, False, *([True] * len(bots))],
+    ))
+    typer.echo("Each cell: the likelihood that the row's bot is stronger than the column's.")

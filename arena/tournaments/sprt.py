@@ -1,0 +1,213 @@
+"""`arena sprt`: is NEW better than OLD? A duplicate match played until a sequential test decides.
+
+A test is a tournament of one match, NEW's two copies (team A) against OLD's, stored like any
+other, whose board count grows a batch at a time: `runner.run` plays each batch as the match's
+two rooms (a room's four bots play the batch's boards one after another and the room is stored
+when it ends), so everything a tournament guarantees holds, resuming included. After each batch
+the test recounts its boards from the stored tables and applies the SPRT board by board, in board
+order (`arena.results.sprt`: each board's two room results summed, 0 .. 2, counted by outcome; a
+log-likelihood ratio against Wald's bounds). It stops at the first board whose LLR leaves the
+bounds, so the verdict is that of a test checked after every board: boards of the last batch
+beyond it stay stored with the match but are not counted. A kill loses at most the rooms then
+playing; running the same command again plays them again and the counts go on from the table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import sqlite_utils
+
+from arena.errors import ArenaError
+from arena.play import seeds
+from arena.process.command import Limits
+from arena.results import read, sprt_tests, write
+from arena.results.sprt import SPRT, estimate, pentanomial
+from arena.tournaments import runner
+from arena.tournaments.runner import Settings, bot_command, resolve_bots
+
+BATCH = 8
+"""Boards per batch: a batch costs a start of eight bots, and may overshoot the verdict by up to
+BATCH - 1 boards (played, stored, not counted)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Where a test stands after `boards` boards: "H0", "H1", "limit" (no decision within the
+    board limit) or None (play on)."""
+
+    verdict: str | None
+    boards: int
+    counts: tuple[int, int, int, int, int]
+    llr: float
+
+
+def decide(test: SPRT, scores: Sequence[float], max_boards: int | None = None) -> tuple[Verdict, list[Verdict]]:
+    """The test applied board by board to NEW's board scores: its state at the first board whose
+    LLR leaves the bounds (or at the board limit, or after every board), and its state after
+    each board up to there."""
+    steps: list[Verdict] = []
+    counts = [0] * 5
+    for n, score in enumerate(scores[:max_boards], start=1):
+        counts[pentanomial([score]).index(1)] += 1
+        llr = test.llr(counts)
+        status = "H1" if llr >= test.upper else "H0" if llr <= test.lower else None
+        if status is None and max_boards is not None and n >= max_boards:
+            status = "limit"
+        steps.append(Verdict(status, n, tuple(counts), llr))
+        if status is not None:
+            break
+    return (steps[-1] if steps else Verdict(None, 0, (0, 0, 0, 0, 0), 0.0)), steps
+
+
+def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, test: SPRT, *,
+            max_boards: int | None = None, batch: int = BATCH, settings: Settings | None = None,
+            sandbox: str = "none") -> int:
+    """Create the test (a one-match tournament and its row), or find it to resume; returns the
+    tournament's id. NEW and OLD may be the same bot. A test found by name must have the same
+    bots, hypotheses, error rates, batch and deals; only the board limit may change."""
+    if max_boards is not None and max_boards < 1:
+        raise ArenaError(f"--max-boards must be at least 1, got {max_boards}")
+    if batch < 1:
+        raise ArenaError(f"--batch must be at least 1, got {batch}")
+    settings = settings or Settings()
+    new_row, old_row = resolve_bots(db, [new])[0], resolve_bots(db, [old])[0]
+    name = name or f"sprt-{new_row['name']}@{new_row['version']}-{old_row['name']}@{old_row['version']}"
+    existing = {t["name"]: t for t in read.list_tournaments(db)}
+    if name in existing:
+        t = existing[name]
+        stored = sprt_tests.get(db, t["id"])
+        if stored is None:
+            raise ArenaError(f"'{name}' is a tournament, not an SPRT test: choose another --name")
+        for role, row in (("new", new_row), ("old", old_row)):
+            if stored[f"{role}_bot"] != row["id"]:
+                raise ArenaError(f"SPRT test '{name}' was started with another {role.upper()} bot than "
+                                 f"{row['name']}@{row['version']}: choose another --name")
+        want = {"elo0": test.elo0, "elo1": test.elo1,
+                "alpha": test.alpha, "beta": test.beta, "batch": batch}
+        have = {**{k: stored[k] for k in want}, "seed": t["seed"], "variant": t["variant"], "format": t["format"]}
+        want.update(seed=t["seed"] if settings.seed is None else settings.seed, variant=settings.variant,
+                    format=settings.format)
+        for key, value in want.items():
+            if have[key] != value:
+                raise ArenaError(f"SPRT test '{name}' exists with {key}={have[key]!r}, not {value!r}: run it with "
+                                 "its own settings to resume it, or choose another --name")
+        if stored["max_boards"] != max_boards:  # a new limit may reopen a test that reached the old one
+            now = decide(test, sprt_tests.board_scores(db, t["id"]), max_boards)[0]
+            sprt_tests.save(db, t["id"], boards=now.boards, counts=list(now.counts), llr=now.llr,
+                            verdict=now.verdict, max_boards=max_boards)
+        return t["id"]
+    if settings.engine_variant.players != 4:
+        raise ArenaError(f"--variant: a duplicate match is played 2 v 2 by 4 players, not "
+                         f"{settings.engine_variant.players}")
+    for row in (new_row, old_row):
+        bot_command(row)  # a bot that cannot be started is refused before anything is stored
+    first = min(batch, max_boards or batch)
+    seed = settings.seed
+    if seed is None:
+        seed = seeds.draw_master_seed()
+        sys.stderr.write(f"arena: SPRT test '{name}': master seed {seed} (drawn at random, stored)\n")
+    elif (warning := seeds.guessable_warning(seed)) is not None:
+        sys.stderr.write(warning + "\n")
+    tid = write.create_tournament(
+        db, name, seed=seed, variant=settings.variant, format=settings.format, partners="clone",
+        boards=first, bot_ids=[new_row["id"], old_row["id"]],
+        settings={"sprt": True, "time_control": dataclasses.asdict(settings.time_control), "sandbox": sandbox},
+        matches=[([new_row["id"]] * 2, [old_row["id"]] * 2)])
+    sprt_tests.create(db, tid, new_bot=new_row["id"], old_bot=old_row["id"], elo0=test.elo0, elo1=test.elo1,
+                      alpha=test.alpha, beta=test.beta, max_boards=max_boards, batch=batch)
+    return tid
+
+
+class Report:
+    """A line per board (LLR and its bounds), overwriting itself on a terminal."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out if out is not None else sys.stdout
+        self.tty = self.out.isatty()
+        self.pending = False
+
+    def say(self, line: str) -> None:
+        self.end()
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def board(self, test: SPRT, step: Verdict, score: float) -> None:
+        line = (f"board {step.boards:4d}  score {score:g}  LLR {step.llr:+.2f}  bounds [{test.lower:+.2f}, "
+                f"{test.upper:+.2f}]")
+        if self.tty:
+            self.out.write("\r" + line)
+            self.pending = True
+        else:
+            self.out.write(line + "\n")
+        self.out.flush()
+
+    def end(self) -> None:
+        if self.pending:
+            self.out.write("\n")
+            self.pending = False
+
+
+def _test_of(row: dict) -> SPRT:
+    return SPRT(row["elo0"], row["elo1"], row["alpha"], row["beta"])
+
+
+async def run(db: sqlite_utils.Database, tid: int, *, sandbox: str = "none", limits: Limits | None = None,
+              report: Report | None = None) -> dict:
+    """Play the test's boards a batch at a time until it decides (or reaches its board limit);
+    returns the stored test. A test decided already just says so."""
+    row = sprt_tests.get(db, tid)
+    if row is None:
+        raise ArenaError(f"tournament {tid} is not an SPRT test")
+    test, max_boards, batch = _test_of(row), row["max_boards"], row["batch"]
+    report = report or Report()
+    report.say(f"sprt {row['name']}: {row['new']} v {row['old']}, H0 elo {test.elo0:g}, H1 elo {test.elo1:g} per "
+               f"room, alpha {test.alpha:g}, beta {test.beta:g}, LLR bounds [{test.lower:+.2f}, {test.upper:+.2f}]")
+    shown = None
+    while True:
+        scores = sprt_tests.board_scores(db, tid)
+        state, steps = decide(test, scores, max_boards)
+        if shown is None and steps:
+            report.say(f"decided already, at board {state.boards}" if state.verdict is not None
+                       else f"resuming after {len(steps)} boards (LLR {state.llr:+.2f})")
+            shown = len(steps)
+        for step in steps[shown or 0:]:
+            report.board(test, step, scores[step.boards - 1])
+        shown = len(steps)
+        sprt_tests.save(db, tid, boards=state.boards, counts=list(state.counts), llr=state.llr,
+                        verdict=state.verdict, max_boards=max_boards)
+        if state.verdict is not None:
+            break
+        t = read.get_tournament(db, tid)
+        if len(scores) >= t["boards"]:  # the stored boards are all played: the next batch
+            target = len(scores) + batch
+            sprt_tests.grow(db, tid, target if max_boards is None else min(target, max_boards))
+        await runner.run(db, tid, concurrency=2, processes=1, sandbox=sandbox, limits=limits, rate=False)
+        if len(sprt_tests.board_scores(db, tid)) <= len(scores):
+            raise ArenaError(f"SPRT test '{row['name']}': a batch ended without a finished board")
+    report.end()
+    write.compute_and_store_ratings(db, tid)
+    return summary(db, tid)
+
+
+def summary(db: sqlite_utils.Database, tid: int) -> dict[str, Any]:
+    """The stored test with its verdict in words and NEW's room Elo with a 95% interval."""
+    row = sprt_tests.get(db, tid)
+    if row is None:
+        raise ArenaError(f"tournament {tid} is not an SPRT test")
+    test = _test_of(row)
+    # (JSON has no infinity: an interval open at one end has None there; and no -0.0)
+    elo, low, high = (None if math.isinf(x) else x + 0.0 for x in estimate(row["counts"]))
+    played = len(sprt_tests.board_scores(db, tid))
+    said = {"H1": f"H1 accepted: {row['new']} is better than {row['old']} (by elo1 = {test.elo1:g} rather than "
+                  f"elo0 = {test.elo0:g})",
+            "H0": f"H0 accepted: {row['new']} is not better than {row['old']} by elo1 = {test.elo1:g}",
+            "limit": f"no decision within {row['max_boards']} boards",
+            None: "still running"}[row["verdict"]]
+    return {**row, "lower": test.lower, "upper": test.upper, "played": played, "said": said,
+            "room_elo": {"elo": elo, "low": low, "high": high}}
