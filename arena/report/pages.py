@@ -63,7 +63,8 @@ def score_interval(cell: dict) -> dict:
     z2 = Z95 * Z95
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = Z95 / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return {**cell, "pct": p, "ci_low": max(0.0, centre - half), "ci_high": min(1.0, centre + half)}
+    # (at 0 or 1 the bound is the score itself, but for rounding)
+    return {**cell, "pct": p, "ci_low": max(0.0, min(p, centre - half)), "ci_high": min(1.0, max(p, centre + half))}
 
 
 def _crosstable(db: sqlite_utils.Database, tid: int) -> dict:

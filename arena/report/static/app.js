@@ -67,6 +67,7 @@
       const v = attrs[k];
       if (v === null || v === undefined || v === false) continue;
       if (k === "class") el.setAttribute("class", v);
+      else if (k === "style") el.style.cssText = v;  // through the CSSOM: the server's policy refuses style attributes
       else if (k === "text") el.textContent = String(v);
       else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
       else el.setAttribute(k, String(v));
@@ -573,6 +574,14 @@
       h("span", { class: "muted" }, "match " + d.match + ", board " + d.board + (d.swapped ? " (sides swapped)" : "") +
         (d.number ? ", deal " + (d.number + 1) + " of the game" : "") + " · " + d.variant + " · seed " + d.seed + " · dealer seat " + d.dealer)));
 
+    const seatsCard = h("section", { class: "card" }, h("h2", null, "Seats"), h("table", { id: "seats" },
+      h("thead", null, h("tr", null, ["Seat", "Side", "Bot", "Announced itself as", "Ended"].map(function (x) { return h("th", null, x); }))),
+      h("tbody", null, d.seats.map(function (q) {
+        return h("tr", null, h("td", { class: "num" }, q.seat), h("td", { class: "num" }, sideOf(q.seat)),
+          h("td", { class: "bot" }, q.bot), h("td", null, h("span", { class: "says" }, q.says)),
+          h("td", null, q.status === "ok" ? "ok" : [badge(q.status, "fault"), " ", q.detail]));
+      }))));
+
     // controls
     const stepText = h("span", { class: "stepno", id: "stepno" });
     const range = h("input", { type: "range", min: 0, max: n, value: state.step, id: "step-range", "aria-label": "move" });
@@ -602,6 +611,7 @@
       h("p", { class: "keys" }, h("kbd", null, "\u2190"), " ", h("kbd", null, "\u2192"), " step, ",
         h("kbd", null, "Home"), " ", h("kbd", null, "End"), " first and last; the address names the deal, view and move, to share.")));
     left.appendChild(score);
+    left.appendChild(seatsCard);
     const list = h("ol", { class: "moves", id: "movelist" });
     list.appendChild(h("li", { "data-step": 0, onclick: function () { go(0); } }, h("span", { class: "n" }, "0"), h("span", null, "the deal")));
     d.frames.slice(1).forEach(function (f, i) {
@@ -665,7 +675,7 @@
         out.appendChild(document.createTextNode(who + "trails "));
         out.appendChild(cardEl(m.card, { small: true }));
       }
-      out.appendChild(h("span", { class: "muted" }, "  " + m.text + (m.ms !== null && m.ms !== undefined ? " · " + m.ms.toFixed(1) + " ms" : "")));
+      out.appendChild(h("span", { class: "muted" }, "  " + m.text + (m.ms !== null && m.ms !== undefined ? " · " + (m.ms < 1 ? m.ms.toFixed(2) : m.ms.toFixed(1)) + " ms" : "")));
       if (m.zwick) { out.appendChild(document.createTextNode(" ")); out.appendChild(badge("Zwick!", "zwick")); }
       return out;
     }
