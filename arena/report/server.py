@@ -193,7 +193,7 @@ class ArenaServer(ThreadingHTTPServer):
 
     def page(self, key: str) -> bytes:
         """A page's JSON, from the cache while the results are unchanged; stored deals never change."""
-        with self.pool.connection() as db:
+        with self.pool.connection() as db, web_queries.snapshot(db):
             version = "deal" if key.startswith("deal/") else web_queries.data_version(db)
 
             def build() -> bytes:

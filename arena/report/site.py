@@ -19,7 +19,7 @@ import sqlite_utils
 from arena.report import pages
 from arena.report.frames import deal_page
 from arena.report.server import STATIC, finite
-from arena.results import read
+from arena.results import read, web_queries
 
 
 def data_file(key: str) -> str:
@@ -37,6 +37,12 @@ def _script(key: str, value: Any) -> str:
 def write_site(db: sqlite_utils.Database, name: str, output: Path,
                progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
     """Write tournament `name`'s pages to `output`; returns counts of pages and deals written."""
+    with web_queries.snapshot(db):  # a tournament still running is written as one moment of it
+        return _write(db, name, output, progress)
+
+
+def _write(db: sqlite_utils.Database, name: str, output: Path,
+           progress: Callable[[int, int], None] | None) -> dict[str, int]:
     t = read.get_tournament(db, name)
     tid = t["id"]
     output.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import sqlite_utils
@@ -49,6 +51,17 @@ def open_readonly(path: str | os.PathLike[str]) -> sqlite_utils.Database:
         db.close()
         raise
     return db
+
+
+@contextmanager
+def snapshot(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """One read transaction: every query inside sees the same committed state, so a page built
+    while a tournament writes never counts 16 boards in its header and 18 in its standings."""
+    db.execute("BEGIN")
+    try:
+        yield db
+    finally:
+        db.execute("COMMIT")
 
 
 def data_version(db: sqlite_utils.Database) -> str:

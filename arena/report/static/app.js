@@ -592,7 +592,12 @@
     const fwd = btn("\u25B6", "forward (\u2192)", "forward", function () { go(state.step + 1); });
     const end = btn("\u00BB", "last (End)", "last", function () { go(n); });
     range.addEventListener("input", function () { go(Number(range.value)); });
-    jump.addEventListener("change", function () { if (jump.value !== "") go(Number(jump.value)); });
+    jump.addEventListener("change", function () {
+      if (jump.value === "") return;
+      go(Number(jump.value));
+      jump.value = "";
+      jump.blur();  // so that the arrow keys step again
+    });
     const views = h("span", { class: "views", id: "views" });
     const viewButtons = [];
     for (let v = -1; v < d.players; v++) {
@@ -637,7 +642,7 @@
         box.classList.add("pos-" + POS[(seat - rot + 4) % 4]);
       }
       const info = d.seats.find(function (q) { return q.seat === seat; }) || {};
-      box.appendChild(h("div", { class: "who" }, h("b", null, "Seat " + seat), h("span", null, seatName(seat)),
+      box.appendChild(h("div", { class: "who" }, h("span", { class: "seatno" }, "Seat " + seat), h("span", null, seatName(seat)),
         h("span", { class: "muted" }, sides === d.players ? "" : "side " + sideOf(seat)),
         seat === d.dealer ? badge("dealer", "") : null,
         info.status && info.status !== "ok" ? badge(info.status, "fault") : null,
@@ -761,7 +766,7 @@
       draw();
     };
     current.onKey = function (e) {
-      if (e.target && (e.target.tagName === "INPUT" && e.target.type === "number")) return;
+      if (e.target && e.target.tagName === "INPUT") return;  // the number box and the slider have their own keys
       if (e.key === "ArrowRight") { go(state.step + 1); e.preventDefault(); }
       else if (e.key === "ArrowLeft") { go(state.step - 1); e.preventDefault(); }
       else if (e.key === "Home") { go(0); e.preventDefault(); }
