@@ -110,6 +110,24 @@ def test_history_is_thinned_and_carried_forward(ro):
         assert b["elo"] == [f["elo"][s] for s in thin["seq"]]
 
 
+def test_history_of_a_tournament_still_playing_is_computed_alike(played, ro, tmp_path):
+    """Before the end stores it, the history is computed from the boards so far, the same way."""
+    tid = read.get_tournament(ro, "cup")["id"]
+    stored = web_queries.history_sampled(ro, tid, points=7)
+    copy = tmp_path / "copy.db"
+    target = sqlite3.connect(copy)
+    ro.conn.backup(target)
+    target.close()
+    with schema.open_db(copy, create=False) as db:
+        db.execute("DELETE FROM rating_history")
+        db.conn.commit()
+        computed = web_queries.history_sampled(db, tid, points=7)
+    assert (stored["computed"], computed["computed"]) == (False, True)
+    assert computed["seq"] == stored["seq"]
+    for a, b in zip(computed["bots"], stored["bots"]):
+        assert a["bot"] == b["bot"] and a["elo"] == pytest.approx(b["elo"])
+
+
 def test_deal_frames_replay_the_stored_deal(ro):
     d = read.get_deal(ro, 7)
     p = pages.page(ro, "deal/7")

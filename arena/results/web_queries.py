@@ -8,6 +8,7 @@ nothing here writes (the connection cannot).
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from pathlib import Path
 import sqlite_utils
 
 from arena.errors import ArenaError
+from arena.results import ratings, read
 from arena.results.read import _bot_labels
 from arena.results.schema import _SQLITE_MAGIC, BUSY_TIMEOUT_MS, migrations
 
@@ -75,12 +77,29 @@ def data_version(db: sqlite_utils.Database) -> str:
     return f"{tables}.{tournaments}.{bots}.{hash((statuses, rated)) & 0xFFFFFFFF:08x}"
 
 
+def _history_rows(db: sqlite_utils.Database, tid: int) -> tuple[int, bool, Iterator[tuple[int, int, float]]]:
+    """(boards, computed, rows of seq, bot, elo): the stored history when it covers every finished
+    board, else (a tournament still playing) computed now from the boards, with its K."""
+    (stored,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM rating_history WHERE tournament_id = ?",
+                           [tid]).fetchone()
+    (boards,) = db.execute("SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id"
+                           " WHERE m.tournament_id = ?", [tid]).fetchone()
+    if stored >= boards:
+        return stored, False, iter(db.execute(
+            "SELECT seq, bot_id, elo FROM rating_history WHERE tournament_id = ? ORDER BY seq", [tid]))
+    (settings,) = db.execute("SELECT settings FROM tournaments WHERE id = ?", [tid]).fetchone()
+    inputs = read.rating_inputs(db, tid)
+    _final, history = ratings.sequential_elo(inputs["results"], inputs["bots"],
+                                             k=json.loads(settings).get("elo_k", 16.0))
+    rows = ((seq, bot, elo) for seq, after in enumerate(history, start=1) for bot, elo in after.items())
+    return len(history), True, rows
+
+
 def history_sampled(db: sqlite_utils.Database, tid: int, points: int = 400) -> dict:
-    """The stored sequential Elo at about `points` evenly spaced boards (the last always in):
-    each bot's rating after that board, carried forward from the last board it played (the
-    history stores only the bots a board changed), every bot starting at 0."""
-    (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM rating_history WHERE tournament_id = ?",
-                         [tid]).fetchone()
+    """The sequential Elo at about `points` evenly spaced boards (the last always in): each bot's
+    rating after that board, carried forward from the last board it played (the history holds
+    only the bots a board changed), every bot starting at 0. `computed`: not stored yet."""
+    last, computed, rows = _history_rows(db, tid)
     labels = _bot_labels(db, tid)
     bots = sorted(labels)
     step = max(1, -(-last // points))
@@ -91,8 +110,7 @@ def history_sampled(db: sqlite_utils.Database, tid: int, points: int = 400) -> d
     series: dict[int, list[float]] = {bot: [] for bot in bots}
     sample = iter(seqs)
     due = next(sample, None)
-    for seq, bot, elo in db.execute(
-            "SELECT seq, bot_id, elo FROM rating_history WHERE tournament_id = ? ORDER BY seq", [tid]):
+    for seq, bot, elo in rows:
         while due is not None and seq > due:
             for b in bots:
                 series[b].append(now[b])
@@ -102,7 +120,7 @@ def history_sampled(db: sqlite_utils.Database, tid: int, points: int = 400) -> d
         for b in bots:
             series[b].append(now[b])
         due = next(sample, None)
-    return {"boards": last, "seq": [0, *seqs] if seqs else [],
+    return {"boards": last, "computed": computed, "seq": [0, *seqs] if seqs else [],
             "bots": [{"bot_id": b, "bot": labels[b], "elo": [0.0, *series[b]] if seqs else []} for b in bots]}
 
 

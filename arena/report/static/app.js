@@ -322,7 +322,7 @@
           h("td", { class: "num", "data-col": "elo" }, elo(r.elo)),
           h("td", { class: "num muted" }, r.ci_low === null ? "–" : elo(r.ci_low) + " … " + elo(r.ci_high)),
           h("td", null, errorBar(r, sc, W)),
-          h("td", { class: "num" }, r.los_next === null ? "–" : pct(r.los_next)),
+          h("td", { class: "num" }, r.los_next === null || !r.boards ? "–" : pct(r.los_next)),
           h("td", { class: "num", "data-col": "boards" }, r.boards),
           h("td", { class: "num", "data-col": "wins" }, r.wins),
           h("td", { class: "num", "data-col": "draws" }, r.draws),
@@ -382,7 +382,7 @@
     const c = card("Sequential Elo over the boards");
     c.classList.add("chart");
     if (!hist.seq.length) {
-      c.appendChild(h("p", { class: "muted" }, "The sequential Elo is stored when the tournament has been rated (at its end)."));
+      c.appendChild(h("p", { class: "muted" }, "No board has finished yet."));
       return c;
     }
     const W = 900, H = 300, L = 48, R = 12, T = 10, B = 28;
@@ -400,9 +400,9 @@
     niceTicks(first, last, 8).forEach(function (q) {
       g.appendChild(s("text", { x: x(q), y: H - 8, "text-anchor": "middle" }, String(q)));
     });
-    g.appendChild(s("text", { x: W - R, y: H - 8 - 12, "text-anchor": "end" }, "board"));
     const legend = h("div", { class: "legend" });
-    hist.bots.forEach(function (b, i) {
+    const order = hist.bots.slice().sort(function (a, b) { return b.elo[b.elo.length - 1] - a.elo[a.elo.length - 1]; });
+    order.forEach(function (b, i) {
       const colour = PALETTE[i % PALETTE.length];
       const pts = b.elo.map(function (e, k) { return x(hist.seq[k]).toFixed(1) + "," + y(e).toFixed(1); }).join(" ");
       g.appendChild(s("polyline", { points: pts, fill: "none", stroke: colour, "stroke-width": 2, "stroke-linejoin": "round" },
@@ -411,7 +411,8 @@
     });
     c.appendChild(g);
     c.appendChild(legend);
-    c.appendChild(h("p", { class: "muted" }, hist.boards + " boards; K as set for the tournament, every bot starting at 0."));
+    c.appendChild(h("p", { class: "muted" }, hist.boards + " boards in the canonical order (match, board); K as set for the tournament, every bot starting at 0" +
+      (hist.computed ? "; the boards so far, as the tournament plays." : ".")));
     return c;
   }
 
