@@ -173,19 +173,23 @@ def test_unknown_pages_are_one_clear_error(ro):
         pages.page(ro, "deal/100000")
 
 
-def test_the_page_cache_rebuilds_only_when_the_version_changes():
+def test_the_page_cache_answers_at_once_and_refreshes_behind():
+    """A page is built while its first viewer waits; after that a viewer gets the last build while
+    refresh() (the watcher) builds the next; stale() names what the data has moved past."""
     cache, built = PageCache(size=2), []
 
-    def build(tag):
-        return lambda: built.append(tag) or tag.encode()
+    def build(tag, version):
+        return lambda: built.append(tag) or (version, tag.encode())
 
-    assert cache.get("a", "v1", build("a1")) == b"a1"
-    assert cache.get("a", "v1", build("a2")) == b"a1"
-    assert cache.get("a", "v2", build("a3")) == b"a3"
-    cache.get("b", "v2", build("b1"))
-    cache.get("c", "v2", build("c1"))  # size 2: "a" goes
-    assert cache.get("a", "v2", build("a4")) == b"a4"
-    assert built == ["a1", "a3", "b1", "c1", "a4"]
+    assert cache.get("a", build("a1", "v1")) == b"a1"
+    assert cache.get("a", build("a2", "v2")) == b"a1"  # no wait for a rebuild
+    assert cache.stale("v1") == [] and cache.stale("v2") == ["a"]
+    cache.refresh("a", build("a3", "v2"))
+    assert cache.get("a", build("a4", "v2")) == b"a3" and cache.stale("v2") == []
+    cache.get("b", build("b1", "v2"))
+    cache.get("c", build("c1", "v2"))  # size 2: "a" goes
+    assert cache.get("a", build("a5", "v2")) == b"a5"
+    assert built == ["a1", "a3", "b1", "c1", "a5"]
 
 
 @pytest.fixture
@@ -249,6 +253,44 @@ def test_the_version_changes_when_a_table_lands(tmp_path):
     assert len({before, running, web_queries.data_version(ro)}) == 3
     ro.close()
     db.close()
+
+
+def test_a_served_page_catches_up_with_new_tables(tmp_path):
+    """The server answers from its last build at once, and its watcher rebuilds the page when a
+    table lands: the page's data_version then is the database's."""
+    db = schema.open_db(tmp_path / "a.db")
+    src = tmp_path / "a.py"
+    src.write_text("# a\n")
+    a = registry.add_bot(db, src, name="a")["id"]
+    src.write_text("# b\n")
+    b = registry.add_bot(db, src, name="b")["id"]
+    tid = write.create_tournament(db, "t", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",
+                                  boards=2, settings={}, bot_ids=[a, b], matches=[([a, a], [b, b])])
+    write.set_status(db, tid, "running")
+    srv = ArenaServer(tmp_path / "a.db", 0)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        before = json.loads(get(srv, f"/api/t/{tid}")[2])
+        assert before["tournament"]["boards_done"] == 0
+        from tests.test_storage import fake_table
+
+        for swapped in (False, True):
+            write.record_table(db, tid, 1, 0, swapped, 1, fake_table([a, a], [b, b], swapped, (20, 10)))
+        now = json.loads(get(srv, "/api/version")[2])["version"]
+        assert now != before["data_version"]
+        for _ in range(600):  # the watcher looks every second; give it a minute at most
+            after = json.loads(get(srv, f"/api/t/{tid}")[2])
+            if after["data_version"] == now:
+                break
+            srv._stop.wait(0.1)
+        assert after["data_version"] == now and after["tournament"]["boards_done"] == 1
+        assert [r["boards"] for r in after["standings"]] == [1, 1]
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join()
+        db.close()
 
 
 def test_the_report_is_a_folder_of_scripts(played, tmp_path):

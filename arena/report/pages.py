@@ -67,36 +67,59 @@ def score_interval(cell: dict) -> dict:
     return {**cell, "pct": p, "ci_low": max(0.0, min(p, centre - half)), "ci_high": min(1.0, max(p, centre + half))}
 
 
-def _crosstable(db: sqlite_utils.Database, tid: int) -> dict:
-    ct = read.crosstable(db, tid)
-    for row in ct["rows"]:
-        row["results"] = {other: score_interval(c) for other, c in row["results"].items()}
-    return ct
+class Reads:
+    """The reads of one snapshot, each made once: a tournament's page and its bots' pages share
+    the standings and the crosstable (at 20,000 boards each costs most of a second). `memo` may
+    be kept by the caller for as long as the data stays the same."""
+
+    def __init__(self, db: sqlite_utils.Database, memo: dict | None = None) -> None:
+        self.db = db
+        self.memo = memo if memo is not None else {}
+
+    def _once(self, key: tuple, make: Any) -> Any:
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]
+
+    def tournament(self, tid: int) -> dict:
+        return self._once(("tournament", tid), lambda: read.get_tournament(self.db, tid))
+
+    def standings(self, tid: int) -> list[dict]:
+        return self._once(("standings", tid), lambda: read.standings(self.db, tid))
+
+    def crosstable(self, tid: int) -> dict:
+        def make() -> dict:
+            ct = read.crosstable(self.db, tid, rows=self.standings(tid))
+            for row in ct["rows"]:
+                row["results"] = {other: score_interval(c) for other, c in row["results"].items()}
+            return ct
+
+        return self._once(("crosstable", tid), make)
 
 
-def tournament(db: sqlite_utils.Database, tid: int) -> dict[str, Any]:
-    t = read.get_tournament(db, tid)
-    standings = read.standings(db, tid)
+def tournament(r: Reads, tid: int) -> dict[str, Any]:
+    db = r.db
     return {
-        "tournament": _brief(t),
-        "standings": standings,
-        "crosstable": _crosstable(db, tid),
+        "tournament": _brief(r.tournament(tid)),
+        "standings": r.standings(tid),
+        "crosstable": r.crosstable(tid),
         "history": web_queries.history_sampled(db, tid),
         "matches": read.matches(db, tid),
         "latest": web_queries.latest_boards(db, tid),
     }
 
 
-def bot(db: sqlite_utils.Database, tid: int, bot_id: int) -> dict[str, Any]:
-    t = read.get_tournament(db, tid)
-    standings = read.standings(db, tid)
-    row = next((r for r in standings if r["bot_id"] == bot_id), None)
+def bot(r: Reads, tid: int, bot_id: int) -> dict[str, Any]:
+    db = r.db
+    t = r.tournament(tid)
+    standings = r.standings(tid)
+    row = next((x for x in standings if x["bot_id"] == bot_id), None)
     if row is None:
         raise ArenaError(f"bot {bot_id} did not play in tournament '{t['name']}'")
     label = row["bot"]
-    ct = _crosstable(db, tid)
-    results = next(r["results"] for r in ct["rows"] if r["bot"] == label)
-    ids = {r["bot"]: r["bot_id"] for r in standings}
+    ct = r.crosstable(tid)
+    results = next(x["results"] for x in ct["rows"] if x["bot"] == label)
+    ids = {x["bot"]: x["bot_id"] for x in standings}
     return {
         "tournament": _brief(t),
         "bot": {**web_queries.bot_row(db, bot_id), "label": label},
@@ -110,8 +133,9 @@ def bot(db: sqlite_utils.Database, tid: int, bot_id: int) -> dict[str, Any]:
     }
 
 
-def match(db: sqlite_utils.Database, tid: int, match_no: int) -> dict[str, Any]:
-    t = read.get_tournament(db, tid)
+def match(r: Reads, tid: int, match_no: int) -> dict[str, Any]:
+    db = r.db
+    t = r.tournament(tid)
     detail = read.match_detail(db, tid, match_no)
     for b in detail["boards"]:
         b["seed"] = str(b["seed"])
@@ -120,11 +144,11 @@ def match(db: sqlite_utils.Database, tid: int, match_no: int) -> dict[str, Any]:
 
 
 _KEYS = [
-    (re.compile(r"tournaments"), lambda db, m: tournaments(db)),
-    (re.compile(r"t/(\d+)"), lambda db, m: tournament(db, int(m[1]))),
-    (re.compile(r"t/(\d+)/bot/(\d+)"), lambda db, m: bot(db, int(m[1]), int(m[2]))),
-    (re.compile(r"t/(\d+)/match/(\d+)"), lambda db, m: match(db, int(m[1]), int(m[2]))),
-    (re.compile(r"deal/(\d+)"), lambda db, m: deal_page(db, int(m[1]))),
+    (re.compile(r"tournaments"), lambda r, m: tournaments(r.db)),
+    (re.compile(r"t/(\d+)"), lambda r, m: tournament(r, int(m[1]))),
+    (re.compile(r"t/(\d+)/bot/(\d+)"), lambda r, m: bot(r, int(m[1]), int(m[2]))),
+    (re.compile(r"t/(\d+)/match/(\d+)"), lambda r, m: match(r, int(m[1]), int(m[2]))),
+    (re.compile(r"deal/(\d+)"), lambda r, m: deal_page(r.db, int(m[1]))),
 ]
 
 
@@ -132,10 +156,10 @@ class UnknownPage(ArenaError):
     """A key that names no page."""
 
 
-def page(db: sqlite_utils.Database, key: str) -> dict[str, Any]:
-    """The data of the page `key` names (see the module's docstring)."""
+def page(db: sqlite_utils.Database, key: str, memo: dict | None = None) -> dict[str, Any]:
+    """The data of the page `key` names (see the module's docstring); `memo`: see `Reads`."""
     for pattern, build in _KEYS:
         m = pattern.fullmatch(key)
         if m:
-            return build(db, m)
+            return build(Reads(db, memo), m)
     raise UnknownPage(f"no page '{key}'")

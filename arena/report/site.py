@@ -60,14 +60,15 @@ def _write(db: sqlite_utils.Database, name: str, output: Path,
     listing = pages.tournaments(db)
     listing["tournaments"] = [x for x in listing["tournaments"] if x["id"] == tid]
     put("tournaments", listing)
-    put(f"t/{tid}", pages.tournament(db, tid))
+    reads = pages.Reads(db)  # the standings and crosstable once for every page
+    put(f"t/{tid}", pages.tournament(reads, tid))
     written = 2
     for bot in t["bots"]:
-        put(f"t/{tid}/bot/{bot['id']}", pages.bot(db, tid, bot["id"]))
+        put(f"t/{tid}/bot/{bot['id']}", pages.bot(reads, tid, bot["id"]))
         written += 1
     deal_ids = []
     for m in read.schedule(db, tid):
-        match = pages.match(db, tid, m["match_no"])
+        match = pages.match(reads, tid, m["match_no"])
         put(f"t/{tid}/match/{m['match_no']}", match)
         written += 1
         deal_ids += [d for b in match["match"]["boards"] for tb in b["tables"] for d in tb["deal_ids"]]

@@ -104,8 +104,7 @@
     return { t: q.get("t"), bot: q.get("bot"), match: q.get("match"), deal: q.get("deal"),
              seat: q.get("seat"), step: q.get("step") };
   }
-  let current = null;       // {kind, key, render(data)}
-  let version = null;
+  let current = null;       // {kind, key, render(data), version: the data's}
 
   function setCrumbs(parts) {
     clear(crumbs);
@@ -139,6 +138,7 @@
     return load(page.key).then(function (data) {
       if (current !== page) return;
       clear(main);
+      page.version = data.data_version;
       page.render(data);
       setLive(data);
       window.scrollTo(0, 0);
@@ -152,23 +152,23 @@
     liveBadge.hidden = !running;
   }
 
-  // Live updates: ask for the data version; when it changes, redraw the page in place.
+  // Live updates: ask for the data's version; while the page shows an older one, fetch its
+  // data again (the server may answer with the last build while it makes the new one) and
+  // redraw the page in place when the data is newer.
   function poll() {
     if (MODE !== "api") return;
     fetch("api/version", { cache: "no-store" }).then(function (r) { return r.json(); }).then(function (v) {
-      const changed = version !== null && v.version !== version;
-      version = v.version;
-      if (changed && current && current.kind !== "deal") {
-        const page = current;
-        return load(page.key).then(function (data) {
-          if (current !== page) return;
-          const y = window.scrollY;
-          clear(main);
-          page.render(data);
-          setLive(data);
-          window.scrollTo(0, y);
-        });
-      }
+      const page = current;
+      if (!page || page.kind === "deal" || page.version === undefined || v.version === page.version) return;
+      return load(page.key).then(function (data) {
+        if (current !== page || data.data_version === page.version) return;
+        const y = window.scrollY;
+        clear(main);
+        page.version = data.data_version;
+        page.render(data);
+        setLive(data);
+        window.scrollTo(0, y);
+      });
     }).catch(function () { /* the server may be restarting: try again next time */ })
       .then(function () { setTimeout(poll, POLL_MS); });
   }
