@@ -139,6 +139,23 @@ def memory(pid: int) -> dict:
     return {k: int(re.search(rf"{k}:\s+(\d+) kB", status)[1]) // 1024 for k in ("VmRSS", "VmHWM")}
 
 
+def build_times(path: Path, keys: list[str]) -> dict:
+    """Milliseconds to build each page's data from the database, nothing shared or cached:
+    what the server spends once per page and per change of the results."""
+    from arena.report import pages
+    from arena.results import web_queries
+
+    db = web_queries.open_readonly(path)
+    out = {}
+    for key in keys:
+        with web_queries.snapshot(db):
+            t0 = time.perf_counter()
+            pages.page(db, key)
+            out[key] = round((time.perf_counter() - t0) * 1000, 1)
+    db.close()
+    return out
+
+
 def measure(path: Path, repeat: int, browser: bool) -> dict:
     proc = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--db", str(path), "--port", "0"],
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
@@ -160,6 +177,7 @@ def measure(path: Path, repeat: int, browser: bool) -> dict:
             rows.append({"page": what, "url": url, "kB": round(size / 1024, 1), "first_ms": round(cold, 1),
                          "median_ms": round(statistics.median(warm), 1), "max_ms": round(max(warm), 1)})
         out["pages"] = rows
+        out["build_ms"] = build_times(path, [u[len("/api/"):] for u, _ in pages if u.startswith("/api/") and u != "/api/version"])
         if browser:
             out["browser_ms"] = browser_load(port, repeat)
         out["after_mb"] = memory(proc.pid)
@@ -169,7 +187,7 @@ def measure(path: Path, repeat: int, browser: bool) -> dict:
         proc.wait()
 
 
-def browser_load(port: int, repeat: int) -> list[float]:
+def browser_load(port: int, repeat: int) -> list[dict]:
     """Chromium: navigation to the tournament page drawn (standings, crosstable and chart in the DOM)."""
     from playwright.sync_api import sync_playwright
 
@@ -184,7 +202,11 @@ def browser_load(port: int, repeat: int) -> list[float]:
             t0 = time.perf_counter()
             page.goto(f"http://127.0.0.1:{port}/#t=1")
             page.wait_for_selector("#history polyline")
-            times.append(round((time.perf_counter() - t0) * 1000, 1))
+            total = round((time.perf_counter() - t0) * 1000, 1)
+            # in the page: when the data had arrived, and when it was drawn
+            arrived, drawn = page.evaluate("""() => [performance.getEntriesByType('resource')
+                .find(e => e.name.endsWith('/api/t/1')).responseEnd, performance.now()]""")
+            times.append({"total_ms": total, "data_arrived_ms": round(arrived, 1), "drawn_ms": round(drawn, 1)})
         page.screenshot(path=str(ROOT / "results" / "bench-web-tournament.png"), full_page=True)
         b.close()
     return times

@@ -144,6 +144,11 @@ def test_deal_frames_replay_the_stored_deal(ro):
         cards += sum(len(u["build"]) if isinstance(u, dict) else 1 for u in f["table"])
         assert cards == deck
     assert p["frames"][-1]["over"] and p["tournament_id"] == d["tournament_id"]
+    # the table's last cards went to the side that captured last, said with the last move
+    last, before = p["frames"][-1], p["frames"][-2]
+    left = sum(len(u["build"]) if isinstance(u, dict) else 1 for u in before["table"])
+    left += 1 if last["move"]["type"] != "capture" else -sum(map(len, last["move"]["took"]))
+    assert last["move"]["leftovers"] == left and (left == 0) == (last["move"]["leftovers_to"] is None)
 
 
 def test_a_capture_lists_what_it_took():

@@ -48,12 +48,16 @@ def deal_frames(doc: dict[str, Any]) -> dict[str, Any]:
             raise ArenaError(f"deal {doc['deal_id']}: stored move {k + 1} does not replay: {exc}") from None
         took = [list(unit_cards(state.table[i])) for i in move.take] if move.type == "capture" else []
         onto = list(unit_cards(state.table[move.onto])) if move.type == "build" else None
+        captured = 1 + sum(map(len, took)) if move.type == "capture" else 0
+        leftovers = sum(map(len, after.taken)) - sum(map(len, state.taken)) - captured
         frame = _frame(after)
         frame["move"] = {
             "seat": record["seat"], "text": move_text(move), "type": move.type, "card": move.card,
             "value": move.value, "take": list(move.take), "took": took, "onto": move.onto, "onto_cards": onto,
             "ms": record.get("ms"),
             "zwick": move.type == "capture" and not after.table and after.zwicks != state.zwicks,
+            # at the end the cards still on the table go to the side that captured last
+            "leftovers": leftovers, "leftovers_to": after.last_capture if leftovers else None,
         }
         frames.append(frame)
         state = after

@@ -683,6 +683,8 @@
       }
       out.appendChild(h("span", { class: "muted" }, "  " + m.text + (m.ms !== null && m.ms !== undefined ? " · " + (m.ms < 1 ? m.ms.toFixed(2) : m.ms.toFixed(1)) + " ms" : "")));
       if (m.zwick) { out.appendChild(document.createTextNode(" ")); out.appendChild(badge("Zwick!", "zwick")); }
+      if (m.leftovers) out.appendChild(h("div", { class: "muted" }, "The deal is over: the " + m.leftovers +
+        (m.leftovers === 1 ? " card" : " cards") + " left on the table go to side " + m.leftovers_to + ", the last to capture."));
       return out;
     }
 
