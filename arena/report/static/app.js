@@ -363,14 +363,14 @@
           title: row.bot + " v " + other + ": " + cell.wins + "-" + cell.draws + "-" + cell.losses + " in " + cell.boards +
             " boards, score " + pct(cell.pct) + " (95%: " + pct(cell.ci_low) + "–" + pct(cell.ci_high) + "), margin " + signed(cell.margin),
         }, h("span", { class: "pct" }, pct(cell.pct)),
-          h("span", { class: "ci" }, Math.round(100 * cell.ci_low) + "–" + Math.round(100 * cell.ci_high) + " · " + cell.boards)));
+          h("span", { class: "ci" }, Math.round(100 * cell.ci_low) + "–" + Math.round(100 * cell.ci_high))));
       });
       body.appendChild(tr);
     });
     table.appendChild(body);
     c.appendChild(table);
     c.appendChild(h("p", { class: "muted" },
-      "Each cell: the row bot's score against the column bot (win 1, draw ½ per board), its 95% interval (Wilson) and the boards played."));
+      "Each cell: the row bot's score against the column bot (win 1, draw ½ per board) and its 95% interval (Wilson); the boards and W-D-L show on hovering."));
     return c;
   }
 
@@ -434,7 +434,10 @@
 
   function matchesCard(matches, t) {
     const c = card("Matches");
-    c.appendChild(matchesTable(matches, t));
+    if (matches.length <= 40) { c.appendChild(matchesTable(matches, t)); return c; }
+    const done = matches.filter(function (m) { return m.boards_done === m.boards; }).length;
+    c.appendChild(h("details", null, h("summary", null, "All " + matches.length + " matches (" + done + " finished)"),
+      matchesTable(matches, t)));
     return c;
   }
 
