@@ -335,6 +335,11 @@ def test_report_command(played, tmp_path):
     assert result.exit_code != 0 and "unknown tournament 'nope'" in str(result.exception)
 
 
+def test_serving_a_missing_database_is_one_clear_error(tmp_path):
+    result = CliRunner().invoke(app, ["serve", "--db", str(tmp_path / "none.db"), "--port", "0"])
+    assert result.exit_code != 0 and "no arena database at" in str(result.exception)
+
+
 def test_web_commands_have_help_with_an_example():
     for argv in (["serve"], ["report"]):
         out = CliRunner().invoke(app, [*argv, "--help"]).output

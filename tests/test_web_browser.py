@@ -264,6 +264,10 @@ def xss_checks(page, base: str, bot_id: int) -> None:
         if target == deal:
             said = page.eval_on_selector_all("#seats .says", "ss => ss.map(s => s.textContent)")
             assert f"{XSS_NAME} <script>window.__xss = 2</script>" in said
+            page.keyboard.press("End")  # where the crashed bot stopped: the forfeit, no score
+            page.wait_for_selector("#breakdown")
+            assert "The deal stopped here." in page.text_content("#breakdown")
+            assert re.search(r"Seat \d faulted \(crash: closed its output", page.text_content("#breakdown"))
     for target, ready in (("#t=1&bot=%d" % bot_id, "#faults"), (deal, "#seats"), ("#t=1", "#crosstable")):
         page.goto(base + target)
         page.wait_for_selector(ready)

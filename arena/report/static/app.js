@@ -758,7 +758,7 @@
         c.appendChild(h("p", { class: "error" }, "Seat " + d.forfeit.seat + " faulted (" + d.forfeit.status + ": ",
           h("span", null, d.forfeit.detail || ""), "); side " + d.forfeit.side + " forfeits the table."));
       }
-      c.appendChild(h("p", { class: "muted" }, "Stored points: " + d.points.join(" – ") + "."));
+      if (d.points) c.appendChild(h("p", { class: "muted" }, "Stored points: " + d.points.join(" – ") + "."));
       score.appendChild(c);
     }
 
