@@ -151,6 +151,7 @@ class Handler(BaseHTTPRequestHandler):
     server: "ArenaServer"
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body leave at once, not 40 ms apart (delayed ACK)
+    timeout = 120  # an idle kept-alive connection (and its thread) goes after two minutes
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         """Quiet: a page asks for its version every two seconds."""
