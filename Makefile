@@ -14,7 +14,7 @@ ARENA  := $(BIN)/arena
 BOARDS ?= 8
 SEED   ?=
 
-.PHONY: test tournament clean c-bot
+.PHONY: test tournament clean c-bot browser
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || for p in $(PYTHONS); do \
@@ -25,12 +25,22 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-test: $(STAMP) c-bot
+test: $(STAMP) c-bot browser
 	$(BIN)/python -m pytest
 
 # The compiled example bot (bots/c), when a C compiler is present; its test skips without one.
 c-bot:
 	@if command -v cc >/dev/null 2>&1; then $(MAKE) -s -C bots/c; else echo "no C compiler: bots/c not built"; fi
+
+# The browser tests drive Debian's chromium (Playwright, never a downloaded browser): installed
+# here when missing and we are root with apt-get; otherwise those tests skip, naming the package.
+browser:
+	@test -x /usr/bin/chromium || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	    && echo "make: installing Debian's chromium for the browser tests" \
+	    && { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 \
+	         || { apt-get update -qq >/dev/null 2>&1 \
+	              && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; }; } \
+	    || echo "make: chromium not installed; the browser tests will skip"; } || true
 
 # A real duplicate tournament among the bundled bots, then its standings.
 tournament: $(STAMP)

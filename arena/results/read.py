@@ -311,12 +311,13 @@ def los(db: sqlite_utils.Database, tid: int) -> dict:
     return {"bots": [r["labels"][b] for b in bots], "matrix": matrix}
 
 
-def crosstable(db: sqlite_utils.Database, tid: int) -> dict:
+def crosstable(db: sqlite_utils.Database, tid: int, *, rows: list[dict] | None = None) -> dict:
     """Head-to-head results between every two bots (in standings order), from the row's view.
 
     With mixed partnerships every member of one team meets every member of the other on a board.
+    `rows`: the standings, if the caller has them already (they cost as much again).
     """
-    order = [r["bot_id"] for r in standings(db, tid)]
+    order = [r["bot_id"] for r in (rows if rows is not None else standings(db, tid))]
     labels = _bot_labels(db, tid)
     cells: dict[tuple[int, int], dict] = {}
     for b in board_results(db, tid):

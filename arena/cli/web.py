@@ -1,0 +1,59 @@
+"""`arena serve` and `arena report`: results in the browser, thin wrappers over arena.report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.cli import app
+from arena.cli.results import DbOption, _open
+from arena.results import schema
+
+
+@app.command("serve")
+def serve_cmd(
+    db: DbOption = None,
+    port: Annotated[int, typer.Option("--port", help="The port on 127.0.0.1 (0: any free one).")] = 8017,
+) -> None:
+    """Serve every tournament of a database in the browser, read-only; a running one updates itself.
+
+    Standings with error bars, crosstable, Elo history, bots, matches and a replay viewer for
+    every stored deal. Listens on 127.0.0.1 only; Ctrl-C stops it.
+
+    Example: arena serve --db results/arena.db --port 8017
+    """
+    from arena.report.server import ArenaServer
+
+    path = db if db is not None else schema.default_db_path()
+    server = ArenaServer(path, port)
+    typer.echo(f"serving {path} read-only at {server.url} (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+
+
+@app.command("report")
+def report_cmd(
+    name: Annotated[str, typer.Argument(help="Tournament name.", show_default=False)],
+    output: Annotated[Path | None, typer.Option(
+        "--output", help="The folder to write (default: results/report-NAME).", show_default=False)] = None,
+    db: DbOption = None,
+) -> None:
+    """Write a tournament's pages as a static site that opens from disk (index.html), with every deal.
+
+    Example: arena report spring-cup --output results/spring-cup-site
+    """
+    from arena.report.site import write_site
+
+    with _open(db) as d:
+        out = output if output is not None else Path("results") / f"report-{_safe(name)}"
+        counts = write_site(d, name, out)
+    typer.echo(f"wrote {out / 'index.html'} ({counts['pages']} pages, {counts['deals']} deals)")
+
+
+def _safe(name: str) -> str:
+    """A tournament name as one folder name."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip(".") or "tournament"

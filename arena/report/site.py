@@ -1,0 +1,79 @@
+"""`arena report`: a tournament's pages as a static site that opens from disk (file://).
+
+A browser will not fetch() files from disk, but it runs scripts: each page's data is written as
+`data/KEY.js`, a script that hands its JSON to the app (`ZA_DATA(key, {...})`), and the app
+adds the script when a page needs it. The app's own files are copied beside; `mode.js` tells
+the app to read data files instead of asking a server. Nothing refers outside the folder.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from arena.report import pages
+from arena.report.frames import deal_page
+from arena.report.server import STATIC, finite
+from arena.results import read, web_queries
+
+
+def data_file(key: str) -> str:
+    """The file a page's data is written to; the app computes the same name (app.js dataFile)."""
+    return "data/" + key.replace("/", "-") + ".js"
+
+
+def _script(key: str, value: Any) -> str:
+    text = json.dumps(finite(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    # JSON is JavaScript; U+2028/9 are escaped all the same, for older engines.
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return f"ZA_DATA({json.dumps(key)}, {text});\n"
+
+
+def write_site(db: sqlite_utils.Database, name: str, output: Path,
+               progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+    """Write tournament `name`'s pages to `output`; returns counts of pages and deals written."""
+    with web_queries.snapshot(db):  # a tournament still running is written as one moment of it
+        return _write(db, name, output, progress)
+
+
+def _write(db: sqlite_utils.Database, name: str, output: Path,
+           progress: Callable[[int, int], None] | None) -> dict[str, int]:
+    t = read.get_tournament(db, name)
+    tid = t["id"]
+    output.mkdir(parents=True, exist_ok=True)
+    (output / "data").mkdir(exist_ok=True)
+    (output / "static").mkdir(exist_ok=True)
+    for path in STATIC.iterdir():
+        if path.is_file() and path.name != "index.html":
+            shutil.copyfile(path, output / "static" / path.name)
+    shutil.copyfile(STATIC / "index.html", output / "index.html")
+    (output / "mode.js").write_text('window.ZA_MODE = "files";\n', encoding="utf-8")
+
+    def put(key: str, value: Any) -> None:
+        (output / data_file(key)).write_text(_script(key, value), encoding="utf-8")
+
+    listing = pages.tournaments(db)
+    listing["tournaments"] = [x for x in listing["tournaments"] if x["id"] == tid]
+    put("tournaments", listing)
+    reads = pages.Reads(db)  # the standings and crosstable once for every page
+    put(f"t/{tid}", pages.tournament(reads, tid))
+    written = 2
+    for bot in t["bots"]:
+        put(f"t/{tid}/bot/{bot['id']}", pages.bot(reads, tid, bot["id"]))
+        written += 1
+    deal_ids = []
+    for m in read.schedule(db, tid):
+        match = pages.match(reads, tid, m["match_no"])
+        put(f"t/{tid}/match/{m['match_no']}", match)
+        written += 1
+        deal_ids += [d for b in match["match"]["boards"] for tb in b["tables"] for d in tb["deal_ids"]]
+    for n, deal_id in enumerate(deal_ids, start=1):
+        put(f"deal/{deal_id}", deal_page(db, deal_id))
+        if progress is not None:
+            progress(n, len(deal_ids))
+    return {"pages": written, "deals": len(deal_ids)}

@@ -1,0 +1,799 @@
+/* Zwicker Arena: the results pages, one small app for `arena serve` and `arena report`.
+ *
+ * Data comes from the server (/api/KEY, ZA_MODE "api") or from data files beside the page
+ * (data/KEY.js, ZA_MODE "files": fetch() does not read files from disk, scripts do).
+ * The URL's hash names the page: #t=3, #t=3&bot=5, #t=3&match=7, #deal=17&seat=2&step=5.
+ *
+ * Everything bots wrote (names, versions, details, stderr) is untrusted: every element is
+ * made with createElement and filled with textContent; no HTML string is ever parsed.
+ */
+"use strict";
+(function () {
+  const MODE = window.ZA_MODE === "files" ? "files" : "api";
+  const POLL_MS = 2000;
+  const main = document.getElementById("main");
+  const crumbs = document.getElementById("crumbs");
+  const liveBadge = document.getElementById("live");
+
+  // ---- data ---------------------------------------------------------------------------
+  const store = new Map();
+  const waiting = new Map();
+  window.ZA_DATA = function (key, value) { store.set(key, value); };
+
+  function dataFile(key) { return "data/" + key.split("/").join("-") + ".js"; }  // site.data_file
+
+  function load(key, fresh) {
+    if (MODE === "api") {
+      return fetch("api/" + key, { cache: "no-store" }).then(function (r) {
+        return r.json().then(function (body) {
+          if (!r.ok) throw new Error(body.error || ("HTTP " + r.status));
+          return body;
+        });
+      });
+    }
+    if (store.has(key) && !fresh) return Promise.resolve(store.get(key));
+    if (waiting.has(key)) return waiting.get(key);
+    const p = new Promise(function (resolve, reject) {
+      const s = document.createElement("script");
+      s.src = dataFile(key);
+      s.onload = function () {
+        waiting.delete(key);
+        if (store.has(key)) resolve(store.get(key)); else reject(new Error("no data for " + key));
+      };
+      s.onerror = function () { waiting.delete(key); reject(new Error("this report does not hold " + key)); };
+      document.head.appendChild(s);
+    });
+    waiting.set(key, p);
+    return p;
+  }
+
+  // ---- DOM helpers: text only ---------------------------------------------------------
+  function h(tag, attrs) {
+    const el = document.createElement(tag);
+    setAttrs(el, attrs);
+    for (let i = 2; i < arguments.length; i++) add(el, arguments[i]);
+    return el;
+  }
+  const SVGNS = "http://www.w3.org/2000/svg";
+  function s(tag, attrs) {
+    const el = document.createElementNS(SVGNS, tag);
+    setAttrs(el, attrs);
+    for (let i = 2; i < arguments.length; i++) add(el, arguments[i]);
+    return el;
+  }
+  function setAttrs(el, attrs) {
+    if (!attrs) return;
+    for (const k of Object.keys(attrs)) {
+      const v = attrs[k];
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") el.setAttribute("class", v);
+      else if (k === "style") el.style.cssText = v;  // through the CSSOM: the server's policy refuses style attributes
+      else if (k === "text") el.textContent = String(v);
+      else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+      else el.setAttribute(k, String(v));
+    }
+  }
+  function add(el, child) {
+    if (child === null || child === undefined || child === false) return;
+    if (Array.isArray(child)) { for (const c of child) add(el, c); return; }
+    if (child instanceof Node) { el.appendChild(child); return; }
+    el.appendChild(document.createTextNode(String(child)));
+  }
+  function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); }
+  function link(hash, text, cls) { return h("a", { href: "#" + hash, class: cls }, text); }
+  function card(title) { return h("section", { class: "card" }, title ? h("h2", null, title) : null); }
+
+  // ---- formatting ---------------------------------------------------------------------
+  function elo(x) {
+    if (x === null || x === undefined) return "–";
+    const r = Math.round(x);
+    return r > 0 ? "+" + r : r < 0 ? "−" + (-r) : "0";
+  }
+  function signed(x, digits) {
+    const t = Math.abs(x).toFixed(digits || 0);
+    return x > 0 ? "+" + t : x < 0 ? "−" + t : t;
+  }
+  function pct(x) { return x === null || x === undefined ? "–" : Math.round(100 * x) + "%"; }
+  function when(iso) { return iso ? iso.slice(0, 19).replace("T", " ") : "–"; }
+  function team(names) { return names[0] === names[1] ? names[0] : names.join(" + "); }
+  function badge(text, cls) { return h("span", { class: "badge " + (cls || text) }, text); }
+
+  // ---- routing ------------------------------------------------------------------------
+  function route() {
+    const q = new URLSearchParams(location.hash.replace(/^#/, ""));
+    return { t: q.get("t"), bot: q.get("bot"), match: q.get("match"), deal: q.get("deal"),
+             seat: q.get("seat"), step: q.get("step") };
+  }
+  let current = null;       // {kind, key, render(data), version: the data's}
+
+  function setCrumbs(parts) {
+    clear(crumbs);
+    parts.forEach(function (p, i) {
+      if (i) crumbs.appendChild(h("span", { class: "sep" }, "/"));
+      crumbs.appendChild(p[0] ? link(p[0], p[1]) : h("span", null, p[1]));
+    });
+  }
+  function showError(err) {
+    clear(main);
+    main.appendChild(h("section", { class: "card" }, h("p", { class: "error" }, String(err.message || err)),
+      h("p", null, link("", "All tournaments"))));
+  }
+
+  function navigate() {
+    const r = route();
+    if (r.deal !== null) {
+      if (current && current.kind === "deal" && current.id === r.deal) { current.fromHash(r); return; }
+      return show({ kind: "deal", id: r.deal, key: "deal/" + r.deal, render: function (d) { return replayPage(d, r); } });
+    }
+    if (r.t !== null && r.bot !== null)
+      return show({ kind: "bot", key: "t/" + r.t + "/bot/" + r.bot, render: botPage });
+    if (r.t !== null && r.match !== null)
+      return show({ kind: "match", key: "t/" + r.t + "/match/" + r.match, render: matchPage });
+    if (r.t !== null) return show({ kind: "tournament", key: "t/" + r.t, render: tournamentPage });
+    return show({ kind: "list", key: "tournaments", render: listPage });
+  }
+
+  function show(page) {
+    current = page;
+    return load(page.key).then(function (data) {
+      if (current !== page) return;
+      clear(main);
+      page.version = data.data_version;
+      page.render(data);
+      setLive(data);
+      window.scrollTo(0, 0);
+    }).catch(function (err) { if (current === page) showError(err); });
+  }
+
+  function setLive(data) {
+    const t = data && data.tournament;
+    const running = MODE === "api" && (t ? t.status === "running"
+      : !!(data && data.tournaments && data.tournaments.some(function (x) { return x.status === "running"; })));
+    liveBadge.hidden = !running;
+  }
+
+  // Live updates: ask for the data's version; while the page shows an older one, fetch its
+  // data again (the server may answer with the last build while it makes the new one) and
+  // redraw the page in place when the data is newer.
+  function poll() {
+    if (MODE !== "api") return;
+    fetch("api/version", { cache: "no-store" }).then(function (r) { return r.json(); }).then(function (v) {
+      const page = current;
+      if (!page || page.kind === "deal" || page.version === undefined || v.version === page.version) return;
+      return load(page.key).then(function (data) {
+        if (current !== page || data.data_version === page.version) return;
+        const y = window.scrollY;
+        clear(main);
+        page.version = data.data_version;
+        page.render(data);
+        setLive(data);
+        window.scrollTo(0, y);
+      });
+    }).catch(function () { /* the server may be restarting: try again next time */ })
+      .then(function () { setTimeout(poll, POLL_MS); });
+  }
+
+  // ---- tournaments ----------------------------------------------------------------------
+  function progress(t) {
+    const frac = t.boards_total ? t.boards_done / t.boards_total : 0;
+    return h("div", { class: "progress-wrap" },
+      h("div", { class: "progress", role: "progressbar", "aria-valuenow": t.boards_done, "aria-valuemax": t.boards_total },
+        h("div", { style: "width:" + (100 * frac).toFixed(1) + "%" })),
+      h("div", { class: "progress-text", "data-test": "progress" },
+        t.boards_done + " of " + t.boards_total + " boards (" + t.tables_done + " tables)"));
+  }
+
+  function listPage(data) {
+    setCrumbs([[null, "Tournaments"]]);
+    document.title = "Tournaments · Zwicker Arena";
+    const c = card("Tournaments");
+    if (!data.tournaments.length) {
+      c.appendChild(h("p", { class: "muted" }, "No tournaments yet: run one with `arena tournament run`."));
+    } else {
+      c.appendChild(h("table", { id: "tournaments" },
+        h("thead", null, h("tr", null, ["Name", "Status", "Variant", "Format", "Partners", "Bots", "Boards", "Created"]
+          .map(function (x, i) { return h("th", { class: i === 5 || i === 6 ? "num" : null }, x); }))),
+        h("tbody", null, data.tournaments.slice().reverse().map(function (t) {
+          return h("tr", null,
+            h("td", { class: "bot" }, link("t=" + t.id, t.name)),
+            h("td", null, badge(t.status)),
+            h("td", null, t.variant.preset),
+            h("td", null, t.format), h("td", null, t.partners),
+            h("td", { class: "num" }, t.bots),
+            h("td", { class: "num" }, t.boards_done + " / " + t.boards_total),
+            h("td", { class: "muted" }, when(t.created)));
+        }))));
+    }
+    main.appendChild(c);
+  }
+
+  function tournamentHead(t, sub) {
+    return h("div", { class: "page-head" }, h("h1", null, sub || t.name), badge(t.status),
+      sub ? null : h("span", { class: "muted" }, t.variant_text + ", " + t.format + " format, " + t.partners + " partners"));
+  }
+
+  function tournamentPage(data) {
+    const t = data.tournament;
+    setCrumbs([["", "Tournaments"], [null, t.name]]);
+    document.title = t.name + " · Zwicker Arena";
+    main.appendChild(tournamentHead(t));
+    main.appendChild(progress(t));
+
+    const grid = h("div", { class: "grid2" });
+    grid.appendChild(settingsCard(t));
+    grid.appendChild(latestCard(data.latest, t));
+    main.appendChild(grid);
+    main.appendChild(standingsCard(data.standings, t));
+    main.appendChild(crosstableCard(data.crosstable, data.standings, t));
+    main.appendChild(historyCard(data.history));
+    main.appendChild(matchesCard(data.matches, t));
+  }
+
+  function settingsCard(t) {
+    const st = t.settings || {};
+    const tc = st.time_control || {};
+    const rows = [
+      ["Variant", t.variant_text],
+      ["Seed", t.seed],
+      ["Boards per match", t.boards],
+      ["Matches", t.matches],
+      ["Format", t.format === "game" ? "game (a board is a game to the target)" : "deal (a board is one deal)"],
+      ["Partners", t.partners + (st.gauntlet ? ", gauntlet of " + st.gauntlet : "")],
+      ["Sandbox", (st.sandboxes || [st.sandbox]).filter(Boolean).join(", ") || "–"],
+      ["Time control", tc.move_s !== undefined ? tc.move_s * 1000 + " ms a move, " + tc.bank_s * 1000 + " ms bank" : "–"],
+      ["Bots", t.bots],
+      ["Created", when(t.created)], ["Started", when(t.started)], ["Finished", when(t.finished)],
+    ];
+    const dl = h("dl", { class: "settings", id: "settings" });
+    rows.forEach(function (r) { dl.appendChild(h("dt", null, r[0])); dl.appendChild(h("dd", null, r[1])); });
+    const c = card("Settings");
+    c.appendChild(dl);
+    return c;
+  }
+
+  function latestCard(latest, t) {
+    const c = card("Latest boards");
+    if (!latest.length) { c.appendChild(h("p", { class: "muted" }, "No board finished yet.")); return c; }
+    c.appendChild(h("table", { id: "latest" },
+      h("thead", null, h("tr", null, h("th", null, "Match"), h("th", null, "Board"), h("th", null, "Team A"),
+        h("th", null, "Team B"), h("th", { class: "num" }, "Margin A"))),
+      h("tbody", null, latest.map(function (b) {
+        return h("tr", null,
+          h("td", null, link("t=" + t.id + "&match=" + b.match_no, "#" + b.match_no)),
+          h("td", { class: "num" }, b.board_no),
+          h("td", { class: b.outcome === "win" ? "bot" : null }, team(b.team_a)),
+          h("td", { class: b.outcome === "loss" ? "bot" : null }, team(b.team_b)),
+          h("td", { class: "num" }, signed(b.margin)));
+      }))));
+    return c;
+  }
+
+  // The Elo and its interval on one axis shared by every row.
+  function eloScale(rows, width) {
+    let lo = 0, hi = 0;
+    rows.forEach(function (r) {
+      lo = Math.min(lo, r.elo, r.ci_low === null ? r.elo : r.ci_low);
+      hi = Math.max(hi, r.elo, r.ci_high === null ? r.elo : r.ci_high);
+    });
+    const pad = Math.max(20, (hi - lo) * 0.05);
+    lo -= pad; hi += pad;
+    return { lo: lo, hi: hi, x: function (v) { return 6 + (v - lo) / (hi - lo) * (width - 12); } };
+  }
+  function niceTicks(lo, hi, n) {
+    const span = hi - lo, raw = span / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 5, 10].map(function (m) { return m * mag; }).find(function (st) { return span / st <= n; }) || 10 * mag;
+    const out = [];
+    for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) out.push(Math.round(v * 1e6) / 1e6);
+    return out;
+  }
+  function errorBar(r, sc, width) {
+    const y = 10, g = s("svg", { class: "bar", width: width, height: 20, viewBox: "0 0 " + width + " 20", role: "img",
+      "aria-label": "Elo " + elo(r.elo) + ", 95% interval " + elo(r.ci_low) + " to " + elo(r.ci_high) });
+    g.appendChild(s("line", { class: "zero", x1: sc.x(0), x2: sc.x(0), y1: 1, y2: 19 }));
+    if (r.ci_low !== null && r.ci_high !== null) {
+      g.appendChild(s("line", { class: "ci", x1: sc.x(r.ci_low), x2: sc.x(r.ci_high), y1: y, y2: y }));
+      g.appendChild(s("line", { class: "cap", x1: sc.x(r.ci_low), x2: sc.x(r.ci_low), y1: y - 5, y2: y + 5 }));
+      g.appendChild(s("line", { class: "cap", x1: sc.x(r.ci_high), x2: sc.x(r.ci_high), y1: y - 5, y2: y + 5 }));
+    }
+    g.appendChild(s("circle", { class: "dot", cx: sc.x(r.elo), cy: y, r: 4 }));
+    return g;
+  }
+  function axis(sc, width) {
+    const g = s("svg", { class: "bar", width: width, height: 16, viewBox: "0 0 " + width + " 16", "aria-hidden": "true" });
+    niceTicks(sc.lo, sc.hi, 4).forEach(function (v) {
+      g.appendChild(s("text", { x: sc.x(v), y: 12, "text-anchor": "middle" }, elo(v)));
+    });
+    return g;
+  }
+
+  function standingsCard(rows, t) {
+    const c = card("Standings");
+    const W = 240, sc = eloScale(rows, W);
+    c.appendChild(h("table", { id: "standings" },
+      h("thead", null, h("tr", null,
+        h("th", { class: "num" }, "#"), h("th", null, "Bot"), h("th", { class: "num" }, "Elo"),
+        h("th", { class: "num" }, "95% interval"), h("th", null, axis(sc, W)), h("th", { class: "num", title: "likelihood of superiority over the next bot down" }, "LOS"),
+        h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, "W"), h("th", { class: "num" }, "D"),
+        h("th", { class: "num" }, "L"), h("th", { class: "num" }, "Margin / board"), h("th", { class: "num" }, "Faults"))),
+      h("tbody", null, rows.map(function (r) {
+        return h("tr", { "data-bot": r.bot },
+          h("td", { class: "num" }, r.rank),
+          h("td", { class: "bot" }, link("t=" + t.id + "&bot=" + r.bot_id, r.bot)),
+          h("td", { class: "num", "data-col": "elo" }, elo(r.elo)),
+          h("td", { class: "num muted" }, r.ci_low === null ? "–" : elo(r.ci_low) + " … " + elo(r.ci_high)),
+          h("td", null, errorBar(r, sc, W)),
+          h("td", { class: "num" }, r.los_next === null || !r.boards ? "–" : pct(r.los_next)),
+          h("td", { class: "num", "data-col": "boards" }, r.boards),
+          h("td", { class: "num", "data-col": "wins" }, r.wins),
+          h("td", { class: "num", "data-col": "draws" }, r.draws),
+          h("td", { class: "num", "data-col": "losses" }, r.losses),
+          h("td", { class: "num", "data-col": "margin" }, signed(r.avg_margin, 1)),
+          h("td", { class: "num", "data-col": "faults" }, r.faults, r.fault_flag ? h("span", { class: "badge fault", title: "faulted in more than 10% of its tables" }, "!") : null));
+      }))));
+    c.appendChild(h("p", { class: "muted" },
+      "Elo: Bradley–Terry fit over all boards (0 = the random bot, else the mean), 95% interval from a bootstrap over boards. " +
+      "LOS: likelihood of superiority over the next bot down."));
+    return c;
+  }
+
+  function heatColour(p) {
+    // red (0) through pale grey (1/2) to green (1)
+    const d = Math.min(1, Math.abs(p - 0.5) * 2);
+    const hue = p < 0.5 ? 4 : 140;
+    return "hsl(" + hue + ", " + Math.round(20 + 50 * d) + "%, " + Math.round(96 - 26 * d) + "%)";
+  }
+
+  function crosstableCard(ct, standings, t) {
+    const c = card("Crosstable");
+    const ids = {};
+    standings.forEach(function (r) { ids[r.bot] = r.bot_id; });
+    const table = h("table", { class: "heat", id: "crosstable" },
+      h("thead", null, h("tr", null, h("th", null, "#"), h("th", null, "Bot"),
+        ct.bots.map(function (b, i) { return h("th", { class: "col", title: b }, String(i + 1)); }))));
+    const body = h("tbody");
+    ct.rows.forEach(function (row, i) {
+      const tr = h("tr", null, h("td", { class: "num" }, i + 1),
+        h("td", { class: "bot" }, link("t=" + t.id + "&bot=" + ids[row.bot], row.bot)));
+      ct.bots.forEach(function (other) {
+        const cell = row.results[other];
+        if (other === row.bot) { tr.appendChild(h("td", { class: "cell self" })); return; }
+        if (!cell) { tr.appendChild(h("td", { class: "cell" }, h("span", { class: "muted" }, "·"))); return; }
+        tr.appendChild(h("td", {
+          class: "cell", style: "background:" + heatColour(cell.pct),
+          title: row.bot + " v " + other + ": " + cell.wins + "-" + cell.draws + "-" + cell.losses + " in " + cell.boards +
+            " boards, score " + pct(cell.pct) + " (95%: " + pct(cell.ci_low) + "–" + pct(cell.ci_high) + "), margin " + signed(cell.margin),
+        }, h("span", { class: "pct" }, pct(cell.pct)),
+          h("span", { class: "ci" }, Math.round(100 * cell.ci_low) + "–" + Math.round(100 * cell.ci_high))));
+      });
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+    c.appendChild(table);
+    c.appendChild(h("p", { class: "muted" },
+      "Each cell: the row bot's score against the column bot (win 1, draw ½ per board) and its 95% interval (Wilson); the boards and W-D-L show on hovering."));
+    return c;
+  }
+
+  const PALETTE = ["#2456a6", "#d1495b", "#2a9d8f", "#e9a23b", "#6a4c93", "#3d7d2e", "#c05299", "#1b98e0",
+    "#8c564b", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e", "#9467bd", "#2ca02c", "#e377c2", "#393b79", "#637939",
+    "#8c6d31", "#843c39"];
+
+  function historyCard(hist) {
+    const c = card("Elo as the boards came in");
+    c.classList.add("chart");
+    if (!hist.seq.length) {
+      c.appendChild(h("p", { class: "muted" }, "No board has finished yet."));
+      return c;
+    }
+    const W = 900, H = 300, L = 48, R = 12, T = 10, B = 28;
+    let lo = Infinity, hi = -Infinity;
+    hist.bots.forEach(function (b) { b.elo.forEach(function (e) { if (e !== null) { lo = Math.min(lo, e); hi = Math.max(hi, e); } }); });
+    if (lo === hi) { lo -= 10; hi += 10; }
+    const first = hist.seq[0], last = hist.seq[hist.seq.length - 1];
+    const x = function (q) { return L + (last === first ? 0 : (q - first) / (last - first)) * (W - L - R); };
+    const y = function (e) { return T + (hi - e) / (hi - lo) * (H - T - B); };
+    const g = s("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "each bot's Elo fitted on the boards played so far", id: "history" });
+    niceTicks(lo, hi, 6).forEach(function (v) {
+      g.appendChild(s("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#e3e6eb" }));
+      g.appendChild(s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, elo(v)));
+    });
+    niceTicks(first, last, 8).forEach(function (q) {
+      g.appendChild(s("text", { x: x(q), y: H - 8, "text-anchor": "middle" }, String(q)));
+    });
+    const legend = h("div", { class: "legend" });
+    const order = hist.bots.slice().sort(function (a, b) { return (b.elo[b.elo.length - 1] || 0) - (a.elo[a.elo.length - 1] || 0); });
+    order.forEach(function (b, i) {
+      const colour = PALETTE[i % PALETTE.length];
+      const pts = b.elo.map(function (e, k) { return e === null ? null : x(hist.seq[k]).toFixed(1) + "," + y(e).toFixed(1); })
+        .filter(function (p) { return p !== null; }).join(" ");
+      g.appendChild(s("polyline", { points: pts, fill: "none", stroke: colour, "stroke-width": 2, "stroke-linejoin": "round" },
+        s("title", null, b.bot)));
+      legend.appendChild(h("span", null, h("span", { class: "swatch", style: "background:" + colour }), b.bot));
+    });
+    c.appendChild(g);
+    c.appendChild(legend);
+    c.appendChild(h("p", { class: "muted" }, "The headline fit (same prior, anchor and scale) on the first boards at each point, " +
+      "in the order they are stored (match, board): it ends on the standings' Elo, and its path depends on that order. " +
+      hist.boards + " boards" + (hist.computed ? " so far, as the tournament plays." : ".")));
+    return c;
+  }
+
+  function matchesTable(matches, t, id) {
+    return h("table", { id: id || "matches" },
+      h("thead", null, h("tr", null, h("th", { class: "num" }, "#"), h("th", null, "Team A"), h("th", null, "Team B"),
+        h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, "W-D-L (A)"), h("th", { class: "num" }, "Margin A"),
+        h("th", { class: "num" }, "Faults"))),
+      h("tbody", null, matches.map(function (m) {
+        return h("tr", null,
+          h("td", { class: "num" }, link("t=" + t.id + "&match=" + m.match_no, "#" + m.match_no)),
+          h("td", null, team(m.team_a)), h("td", null, team(m.team_b)),
+          h("td", { class: "num" }, m.boards_done + " / " + m.boards),
+          h("td", { class: "num" }, m.wins + "-" + m.draws + "-" + m.losses),
+          h("td", { class: "num" }, signed(m.margin)),
+          h("td", { class: "num" }, m.faults || ""));
+      })));
+  }
+
+  function matchesCard(matches, t) {
+    const c = card("Matches");
+    if (matches.length <= 40) { c.appendChild(matchesTable(matches, t)); return c; }
+    const done = matches.filter(function (m) { return m.boards_done === m.boards; }).length;
+    c.appendChild(h("details", null, h("summary", null, "All " + matches.length + " matches (" + done + " finished)"),
+      matchesTable(matches, t)));
+    return c;
+  }
+
+  // ---- a bot ------------------------------------------------------------------------------
+  function botPage(data) {
+    const t = data.tournament, b = data.bot, r = data.standing;
+    setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], [null, b.label]]);
+    document.title = b.label + " · " + t.name + " · Zwicker Arena";
+    main.appendChild(h("div", { class: "page-head" }, h("h1", { id: "bot-name" }, b.label),
+      h("span", { class: "muted" }, "version " + b.version + " · " + b.kind + " · sha256 " + b.sha256.slice(0, 12))));
+
+    const grid = h("div", { class: "grid2" });
+    const sum = card("In " + t.name);
+    const dl = h("dl", { class: "settings" });
+    [["Rank", r.rank + " of " + t.bots], ["Elo", elo(r.elo) + (r.ci_low === null ? "" : "  (95%: " + elo(r.ci_low) + " … " + elo(r.ci_high) + ")")],
+      ["Boards", r.boards], ["W-D-L", r.wins + "-" + r.draws + "-" + r.losses], ["Margin per board", signed(r.avg_margin, 1)],
+      ["Faults", r.faults + " of " + r.tables + " tables" + (r.fault_flag ? " (more than 10%)" : "")]]
+      .forEach(function (x) { dl.appendChild(h("dt", null, x[0])); dl.appendChild(h("dd", null, x[1])); });
+    sum.appendChild(dl);
+    grid.appendChild(sum);
+    const said = card("Announced itself as");
+    if (!data.announced.length) said.appendChild(h("p", { class: "muted" }, "It has not played yet."));
+    data.announced.forEach(function (a) {
+      said.appendChild(h("p", { class: "announced" }, h("span", { class: "says" }, a.name === null ? "(nothing)" : a.name),
+        " version ", h("span", { class: "says" }, a.version === null ? "(nothing)" : a.version),
+        h("span", { class: "muted" }, "  at " + a.seats + " seats")));
+    });
+    said.appendChild(h("p", { class: "muted" }, "Registered from " + b.source + " on " + when(b.added) + "."));
+    grid.appendChild(said);
+    main.appendChild(grid);
+
+    const opp = card("Results per opponent");
+    opp.appendChild(h("table", { id: "opponents" },
+      h("thead", null, h("tr", null, h("th", null, "Opponent"), h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, "W-D-L"),
+        h("th", { class: "num" }, "Score"), h("th", null, "95% interval"), h("th", { class: "num" }, "Margin"))),
+      h("tbody", null, data.opponents.map(function (o) {
+        const W = 200, g = s("svg", { class: "bar", width: W, height: 20, viewBox: "0 0 " + W + " 20" });
+        const x = function (p) { return 6 + p * (W - 12); };
+        g.appendChild(s("line", { class: "zero", x1: x(0.5), x2: x(0.5), y1: 1, y2: 19 }));
+        g.appendChild(s("line", { class: "ci", x1: x(o.ci_low), x2: x(o.ci_high), y1: 10, y2: 10 }));
+        g.appendChild(s("circle", { class: "dot", cx: x(o.pct), cy: 10, r: 4 }));
+        return h("tr", null, h("td", { class: "bot" }, link("t=" + t.id + "&bot=" + o.bot_id, o.bot)),
+          h("td", { class: "num" }, o.boards), h("td", { class: "num" }, o.wins + "-" + o.draws + "-" + o.losses),
+          h("td", { class: "num" }, pct(o.pct)), h("td", null, g), h("td", { class: "num" }, signed(o.margin)));
+      }))));
+    main.appendChild(opp);
+
+    const mc = card("Matches");
+    mc.appendChild(matchesTable(data.matches, t, "bot-matches"));
+    main.appendChild(mc);
+
+    const fc = card("Faults");
+    fc.id = "faults";
+    if (!data.faults.length) fc.appendChild(h("p", { class: "muted" }, "No faults."));
+    if (data.fault_count > data.faults.length)
+      fc.appendChild(h("p", { class: "muted" }, "The first " + data.faults.length + " of " + data.fault_count + " faults:"));
+    data.faults.forEach(function (f) {
+      const last = f.deal_ids[f.deal_ids.length - 1];
+      fc.appendChild(h("div", { class: "fault" },
+        h("div", null, badge(f.status, "fault"), " ",
+          link("t=" + t.id + "&match=" + f.match_no, "match " + f.match_no), ", board " + f.board_no +
+          (f.swapped ? " (sides swapped)" : "") + ", seat " + f.seat + ": ",
+          h("span", { class: "detail" }, f.detail),
+          last !== undefined ? h("span", null, " · ", link("deal=" + last + "&seat=" + f.seat, "replay where it stopped")) : null),
+        f.stderr ? h("pre", { class: "stderr" }, (f.stderr_cut ? "…" : "") + f.stderr)
+          : h("p", { class: "muted" }, "(nothing on stderr)")));
+    });
+    main.appendChild(fc);
+  }
+
+  // ---- a match ------------------------------------------------------------------------------
+  function matchPage(data) {
+    const t = data.tournament, m = data.match;
+    setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], [null, "match " + m.match_no]]);
+    document.title = "Match " + m.match_no + " · " + t.name + " · Zwicker Arena";
+    const who = function (names) {
+      return Array.from(new Set(names)).map(function (n, i) {
+        return [i ? " + " : "", data.bot_ids[n] !== undefined ? link("t=" + t.id + "&bot=" + data.bot_ids[n], n) : n];
+      });
+    };
+    main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Match " + m.match_no),
+      h("span", null, who(m.team_a), " (A) v ", who(m.team_b), " (B)"),
+      h("span", { class: "muted" },
+        m.match_no > 1 ? link("t=" + t.id + "&match=" + (m.match_no - 1), "← previous") : null,
+        m.match_no < t.matches ? [" ", link("t=" + t.id + "&match=" + (m.match_no + 1), "next →")] : null)));
+    const c = card("Boards");
+    const body = h("tbody");
+    let total = 0;
+    m.boards.forEach(function (b) {
+      if (b.margin !== null) total += b.margin;
+      b.tables.forEach(function (tb, k) {
+        body.appendChild(h("tr", null,
+          k === 0 ? h("td", { class: "num", rowspan: b.tables.length }, b.board_no) : null,
+          k === 0 ? h("td", { class: "mono muted", rowspan: b.tables.length }, b.seed) : null,
+          h("td", null, tb.swapped ? "B holds side 0" : "A holds side 0"),
+          h("td", null, tb.seats.join(", ")),
+          h("td", { class: "num" }, tb.points.join(" – ")),
+          k === 0 ? h("td", { class: "num", rowspan: b.tables.length }, b.margin === null ? "…" : signed(b.margin)) : null,
+          k === 0 ? h("td", { rowspan: b.tables.length }, b.outcome || "playing") : null,
+          h("td", null, tb.faults.map(function (f) { return h("div", null, badge(f.status, "fault"), " seat " + f.seat + ": ", f.detail); })),
+          h("td", null, tb.deal_ids.map(function (d, i) { return [i ? " " : "", link("deal=" + d, "deal " + d)]; }))));
+      });
+    });
+    c.appendChild(h("table", { id: "boards" },
+      h("thead", null, h("tr", null, ["Board", "Seed", "Table", "Seats 0–" + (m.boards.length && m.boards[0].tables[0] ? m.boards[0].tables[0].seats.length - 1 : 3),
+        "Points (side 0 – 1)", "Margin A", "Result A", "Faults", "Replay"].map(function (x) { return h("th", null, x); }))),
+      body));
+    c.appendChild(h("p", { class: "muted" }, "Team A's margin over the match: " + signed(total) + "."));
+    main.appendChild(c);
+  }
+
+  // ---- cards ----------------------------------------------------------------------------
+  const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+  function cardEl(code, opts) {
+    opts = opts || {};
+    if (code === null) return h("span", { class: "cardface back" + (opts.small ? " small" : ""), title: "a hidden card" });
+    let rank, suit, cls;
+    if (code[0] === "X") {
+      rank = code === "XW" ? "W" : code.slice(1); suit = "\u2605"; cls = "joker";
+    } else {
+      rank = code[0] === "T" ? "10" : code[0]; suit = SUITS[code[1]] || "?"; cls = code[1] === "D" || code[1] === "H" ? "red" : "black";
+    }
+    return h("span", { class: "cardface " + cls + (opts.small ? " small" : "") + (opts.fresh ? " new" : ""),
+      title: code, "data-card": code }, h("span", { class: "r" }, rank), h("span", { class: "s" }, suit));
+  }
+
+  // ---- the replay viewer ------------------------------------------------------------------
+  function replayPage(d, r) {
+    const n = d.frames.length - 1;
+    const state = { step: clampStep(r.step, n), seat: parseSeat(r.seat, d.players) };
+    setCrumbs([["", "Tournaments"], ["t=" + d.tournament_id, d.tournament],
+      ["t=" + d.tournament_id + "&match=" + d.match, "match " + d.match], [null, "deal " + d.deal_id]]);
+    document.title = "Deal " + d.deal_id + " · " + d.tournament + " · Zwicker Arena";
+    const sides = d.players === 4 || d.players === 6 ? 2 : d.players;
+    const sideOf = function (seat) { return sides === d.players ? seat : seat % 2; };
+
+    main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Deal " + d.deal_id),
+      h("span", { class: "muted" }, "match " + d.match + ", board " + d.board + (d.swapped ? " (sides swapped)" : "") +
+        (d.number ? ", deal " + (d.number + 1) + " of the game" : "") + " · " + d.variant + " · seed " + d.seed + " · dealer seat " + d.dealer)));
+
+    const seatsCard = h("section", { class: "card" }, h("h2", null, "Seats"), h("table", { id: "seats" },
+      h("thead", null, h("tr", null, ["Seat", "Side", "Bot", "Announced itself as", "Ended"].map(function (x) { return h("th", null, x); }))),
+      h("tbody", null, d.seats.map(function (q) {
+        return h("tr", null, h("td", { class: "num" }, q.seat), h("td", { class: "num" }, sideOf(q.seat)),
+          h("td", { class: "bot" }, q.bot), h("td", null, h("span", { class: "says" }, q.says)),
+          h("td", null, q.status === "ok" ? "ok" : [badge(q.status, "fault"), " ", q.detail]));
+      }))));
+
+    // controls
+    const stepText = h("span", { class: "stepno", id: "stepno" });
+    const range = h("input", { type: "range", min: 0, max: n, value: state.step, id: "step-range", "aria-label": "move" });
+    const jump = h("input", { type: "number", min: 0, max: n, id: "jump", "aria-label": "go to move" });
+    const btn = function (label, title, id, fn) { return h("button", { type: "button", title: title, id: id, onclick: fn }, label); };
+    const first = btn("\u00AB", "first (Home)", "first", function () { go(0); });
+    const back = btn("\u25C0", "back (\u2190)", "back", function () { go(state.step - 1); });
+    const fwd = btn("\u25B6", "forward (\u2192)", "forward", function () { go(state.step + 1); });
+    const end = btn("\u00BB", "last (End)", "last", function () { go(n); });
+    range.addEventListener("input", function () { go(Number(range.value)); });
+    jump.addEventListener("change", function () {
+      if (jump.value === "") return;
+      go(Number(jump.value));
+      jump.value = "";
+      jump.blur();  // so that the arrow keys step again
+    });
+    const views = h("span", { class: "views", id: "views" });
+    const viewButtons = [];
+    for (let v = -1; v < d.players; v++) {
+      const b = h("button", { type: "button", "data-seat": v, onclick: function () { state.seat = v < 0 ? null : v; draw(); } },
+        v < 0 ? "All hands" : "Seat " + v);
+      viewButtons.push(b);
+      views.appendChild(b);
+    }
+    const controls = h("div", { class: "controls" }, first, back, stepText, fwd, end, range,
+      h("label", { class: "muted" }, "move ", jump), views);
+    const layout = h("div", { class: "replay" });
+    const left = h("div");
+    const felt = h("div", { class: "felt" + (d.players === 4 ? "" : " ring"), id: "felt" });
+    const score = h("div", { id: "score" });
+    left.appendChild(h("section", { class: "card" }, controls, felt,
+      h("p", { class: "keys" }, h("kbd", null, "\u2190"), " ", h("kbd", null, "\u2192"), " step, ",
+        h("kbd", null, "Home"), " ", h("kbd", null, "End"), " first and last; the address names the deal, view and move, to share.")));
+    left.appendChild(score);
+    left.appendChild(seatsCard);
+    const list = h("ol", { class: "moves", id: "movelist" });
+    list.appendChild(h("li", { "data-step": 0, onclick: function () { go(0); } }, h("span", { class: "n" }, "0"), h("span", null, "the deal")));
+    d.frames.slice(1).forEach(function (f, i) {
+      list.appendChild(h("li", { "data-step": i + 1, onclick: function () { go(i + 1); } },
+        h("span", { class: "n" }, String(i + 1)), h("span", { class: "s" }, "S" + f.move.seat),
+        h("span", { class: "mono" }, f.move.text), f.move.zwick ? badge("zwick", "zwick") : null));
+    });
+    layout.appendChild(left);
+    layout.appendChild(h("section", { class: "card" }, h("h2", null, "Moves"), list));
+    main.appendChild(layout);
+
+    const POS = { 0: "south", 1: "west", 2: "north", 3: "east" };
+    function seatName(seat) {
+      const x = d.seats.find(function (q) { return q.seat === seat; });
+      return x ? x.bot : "?";
+    }
+    function hand(seat, f, fresh) {
+      const shown = state.seat === null || state.seat === seat;
+      const cards = f.hands[seat];
+      const box = h("div", { class: "seat" + (f.to_move === seat ? " tomove" : ""), "data-seat": seat });
+      if (d.players === 4) {
+        const rot = state.seat === null ? 0 : state.seat;
+        box.classList.add("pos-" + POS[(seat - rot + 4) % 4]);
+      }
+      const info = d.seats.find(function (q) { return q.seat === seat; }) || {};
+      box.appendChild(h("div", { class: "who" }, h("span", { class: "seatno" }, "Seat " + seat), h("span", null, seatName(seat)),
+        h("span", { class: "muted" }, sides === d.players ? "" : "side " + sideOf(seat)),
+        seat === d.dealer ? badge("dealer", "") : null,
+        info.status && info.status !== "ok" ? badge(info.status, "fault") : null,
+        f.to_move === seat ? badge("to move", "running") : null));
+      const row = h("div", { class: "hand" });
+      if (!cards.length) row.appendChild(h("div", { class: "empty" }, "no cards"));
+      cards.forEach(function (c) { row.appendChild(shown ? cardEl(c) : cardEl(null)); });
+      box.appendChild(row);
+      return box;
+    }
+    function unitEl(u, i, fresh) {
+      if (typeof u === "string")
+        return h("div", { class: "unit", "data-unit": i }, h("span", { class: "idx" }, String(i)), cardEl(u, { fresh: fresh }));
+      return h("div", { class: "unit build", "data-unit": i }, h("span", { class: "idx" }, String(i)),
+        h("div", { class: "pile" }, u.build.map(function (c, k) { return cardEl(c, { fresh: fresh && k === u.build.length - 1 }); })),
+        h("span", { class: "tag", title: "a build of " + u.value + ", last built by seat " + u.by }, "= " + u.value + " · seat " + u.by));
+    }
+    function moveText(f) {
+      const m = f.move;
+      const who = "Move " + state.step + ": seat " + m.seat + " (" + seatName(m.seat) + ") ";
+      const out = h("div", { class: "lastmove", id: "lastmove" });
+      if (m.type === "capture") {
+        out.appendChild(document.createTextNode(who + "captures "));
+        m.took.forEach(function (cards) { cards.forEach(function (c) { out.appendChild(cardEl(c, { small: true })); }); });
+        out.appendChild(document.createTextNode(" with "));
+        out.appendChild(cardEl(m.card, { small: true }));
+        if (m.value !== null) out.appendChild(document.createTextNode(" at " + m.value));
+      } else if (m.type === "build") {
+        out.appendChild(document.createTextNode(who + "builds "));
+        out.appendChild(cardEl(m.card, { small: true }));
+        out.appendChild(document.createTextNode(" onto "));
+        (m.onto_cards || []).forEach(function (c) { out.appendChild(cardEl(c, { small: true })); });
+        out.appendChild(document.createTextNode(" announcing " + m.value));
+      } else {
+        out.appendChild(document.createTextNode(who + "trails "));
+        out.appendChild(cardEl(m.card, { small: true }));
+      }
+      out.appendChild(h("span", { class: "muted" }, "  " + m.text + (m.ms !== null && m.ms !== undefined ? " · " + (m.ms < 1 ? m.ms.toFixed(2) : m.ms.toFixed(1)) + " ms" : "")));
+      if (m.zwick) { out.appendChild(document.createTextNode(" ")); out.appendChild(badge("Zwick!", "zwick")); }
+      if (m.leftovers) out.appendChild(h("div", { class: "muted" }, "The deal is over: the " + m.leftovers +
+        (m.leftovers === 1 ? " card" : " cards") + " left on the table go to side " + m.leftovers_to + ", the last to capture."));
+      return out;
+    }
+
+    function draw() {
+      const f = d.frames[state.step];
+      stepText.textContent = "move " + state.step + " / " + n;
+      range.value = state.step;
+      first.disabled = back.disabled = state.step === 0;
+      fwd.disabled = end.disabled = state.step === n;
+      viewButtons.forEach(function (b) {
+        const v = Number(b.getAttribute("data-seat"));
+        b.classList.toggle("on", (v < 0 && state.seat === null) || v === state.seat);
+      });
+      clear(felt);
+      for (let seat = 0; seat < d.players; seat++) felt.appendChild(hand(seat, f));
+      const center = h("div", { class: "center" });
+      const fresh = f.move && f.move.type !== "capture";
+      const units = h("div", { class: "units", id: "table-units" });
+      if (!f.table.length) units.appendChild(h("div", { class: "empty muted" }, "The table is empty."));
+      f.table.forEach(function (u, i) {
+        const isNew = fresh && (f.move.type === "trail" ? i === f.table.length - 1 : i === f.move.onto);
+        units.appendChild(unitEl(u, i, isNew));
+      });
+      center.appendChild(h("div", { class: "tableinfo" },
+        h("span", null, "Stock: " + f.stock),
+        h("span", null, "Taken: " + f.taken.map(function (x, i) { return "side " + i + " " + x; }).join(", ")),
+        h("span", null, "Zwicks: " + f.zwicks.map(function (x, i) { return "side " + i + " " + x; }).join(", "))));
+      center.appendChild(units);
+      if (f.move) center.appendChild(moveText(f));
+      else center.appendChild(h("div", { class: "lastmove", id: "lastmove" }, "The deal as dealt: seat " + f.to_move + " (" + seatName(f.to_move) + ") plays first."));
+      felt.appendChild(center);
+      list.querySelectorAll("li.on").forEach(function (li) { li.classList.remove("on"); });
+      const li = list.querySelector('li[data-step="' + state.step + '"]');
+      if (li) {
+        li.classList.add("on");
+        const top = li.offsetTop - list.offsetTop;
+        if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - li.offsetHeight) list.scrollTop = top - list.clientHeight / 2;
+      }
+      drawScore(state.step === n);
+      const hash = "deal=" + d.deal_id + (state.seat === null ? "" : "&seat=" + state.seat) + "&step=" + state.step;
+      if (location.hash.replace(/^#/, "") !== hash) history.replaceState(null, "", "#" + hash);
+    }
+
+    function drawScore(atEnd) {
+      clear(score);
+      if (!atEnd) return;
+      const c = card("Score");
+      c.id = "breakdown";
+      if (d.breakdown) {
+        const body = h("tbody");
+        d.breakdown.forEach(function (side, i) {
+          const seats = [];
+          for (let q = 0; q < d.players; q++) if (sideOf(q) === i) seats.push(seatName(q));
+          body.appendChild(h("tr", null, h("td", { class: "bot" }, "Side " + i), h("td", null, Array.from(new Set(seats)).join(", ")),
+            h("td", { class: "num" }, side.cards),
+            h("td", null, side.point_cards.map(function (pc) { return h("span", { title: pc[0] + ": " + pc[1] }, cardEl(pc[0], { small: true })); })),
+            h("td", { class: "num" }, side.card_points), h("td", { class: "num" }, side.most_cards),
+            h("td", { class: "num" }, side.zwicks + " (" + side.zwick_points + ")"),
+            h("td", { class: "num bot" }, side.total)));
+        });
+        c.appendChild(h("table", { class: "breakdown" },
+          h("thead", null, h("tr", null, ["Side", "Bots", "Cards", "Point cards", "Card points", "Most cards", "Zwicks (points)", "Total"]
+            .map(function (x, k) { return h("th", { class: k === 2 || k > 3 ? "num" : null }, x); }))), body));
+      } else {
+        c.appendChild(h("p", null, "The deal stopped here."));
+      }
+      if (d.forfeit) {
+        c.appendChild(h("p", { class: "error" }, "Seat " + d.forfeit.seat + " faulted (" + d.forfeit.status + ": ",
+          h("span", null, d.forfeit.detail || ""), "); side " + d.forfeit.side + " forfeits the table."));
+      }
+      if (d.points) c.appendChild(h("p", { class: "muted" }, "Stored points: " + d.points.join(" – ") + "."));
+      score.appendChild(c);
+    }
+
+    function go(k) {
+      state.step = Math.max(0, Math.min(n, k | 0));
+      draw();
+    }
+    current.fromHash = function (r2) {
+      state.step = clampStep(r2.step, n);
+      state.seat = parseSeat(r2.seat, d.players);
+      draw();
+    };
+    current.onKey = function (e) {
+      if (e.target && e.target.tagName === "INPUT") return;  // the number box and the slider have their own keys
+      if (e.key === "ArrowRight") { go(state.step + 1); e.preventDefault(); }
+      else if (e.key === "ArrowLeft") { go(state.step - 1); e.preventDefault(); }
+      else if (e.key === "Home") { go(0); e.preventDefault(); }
+      else if (e.key === "End") { go(n); e.preventDefault(); }
+    };
+    draw();
+  }
+  function clampStep(text, n) {
+    const k = text === null || text === undefined || text === "" ? 0 : parseInt(text, 10);
+    return isNaN(k) ? 0 : Math.max(0, Math.min(n, k));
+  }
+  function parseSeat(text, players) {
+    if (text === null || text === undefined || text === "") return null;
+    const k = parseInt(text, 10);
+    return isNaN(k) || k < 0 || k >= players ? null : k;
+  }
+
+  document.addEventListener("keydown", function (e) { if (current && current.onKey) current.onKey(e); });
+  window.addEventListener("hashchange", navigate);
+  navigate();
+  poll();
+})();

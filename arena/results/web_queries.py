@@ -1,0 +1,174 @@
+"""Queries the browser pages need beyond `read`: a read-only connection, a cheap token that
+changes whenever the results do, a thinned rating history, the latest boards, a bot's faults
+with their stderr, and what a bot announced itself as.
+
+Kept apart from `read` so that the listings the CLI shares stay as they are; like `read`,
+nothing here writes (the connection cannot).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import sqlite_utils
+
+from arena.errors import ArenaError
+from arena.results import ratings, read
+from arena.results.read import _bot_labels
+from arena.results.schema import _SQLITE_MAGIC, BUSY_TIMEOUT_MS, migrations
+
+STDERR_EXCERPT = 2000
+"""Characters of a faulted seat's stderr shown on a bot's page (its tail: where the error is)."""
+
+
+def open_readonly(path: str | os.PathLike[str]) -> sqlite_utils.Database:
+    """The arena database opened read-only (`mode=ro`): a server can never change results,
+    and a tournament that is writing meanwhile is read as whole committed tables (WAL)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ArenaError(f"no arena database at {path}")
+    with open(path, "rb") as f:
+        if f.read(16) != _SQLITE_MAGIC:
+            raise ArenaError(f"{path} is not an SQLite database")
+    uri = f"file:{path.resolve().as_posix()}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    db = sqlite_utils.Database(conn)
+    try:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "tournaments" not in tables or not migrations.applied(db):
+            raise ArenaError(f"{path} is an SQLite database but not an arena database")
+        if migrations.pending(db):
+            raise ArenaError(f"{path} was written by an older arena: open it once with any arena command that writes"
+                             " (e.g. `arena bot list`) to migrate it")
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise ArenaError(f"{path} is corrupt or unreadable: {exc}") from None
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+@contextmanager
+def snapshot(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """One read transaction: every query inside sees the same committed state, so a page built
+    while a tournament writes never counts 16 boards in its header and 18 in its standings."""
+    db.execute("BEGIN")
+    try:
+        yield db
+    finally:
+        db.execute("COMMIT")
+
+
+def data_version(db: sqlite_utils.Database) -> str:
+    """A token that changes whenever anything a page shows may have: a new table, a status, new
+    ratings. Each part is an indexed lookup, so a live page can ask for it every second."""
+    (tables,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM tables").fetchone()
+    (tournaments, statuses) = db.execute(
+        "SELECT COUNT(*), COALESCE(GROUP_CONCAT(status, ','), '') FROM tournaments").fetchone()
+    (rated,) = db.execute("SELECT COALESCE(MAX(computed), '') FROM ratings").fetchone()
+    (bots,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM bots").fetchone()
+    return f"{tables}.{tournaments}.{bots}.{hash((statuses, rated)) & 0xFFFFFFFF:08x}"
+
+
+def history_sampled(db: sqlite_utils.Database, tid: int, points: int = 50) -> dict:
+    """The headline fit over growing prefixes of the deals (the ratings' progression, on the
+    headline's scale and ending on it): the stored one when it covers every finished board, else
+    (a tournament still playing) computed now. Each bot's Elo at each point (None before it has
+    played); `seq`: the boards in each prefix; `computed`: not stored yet."""
+    (boards,) = db.execute("SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id"
+                           " WHERE m.tournament_id = ?", [tid]).fetchone()
+    stored = read.progression(db, tid)
+    labels = _bot_labels(db, tid)
+    if stored and max(r["boards"] for r in stored) >= boards:
+        computed = False
+        by_point: dict[int, tuple[int, dict[int, float]]] = {}
+        for r in stored:
+            by_point.setdefault(r["point"], (r["boards"], {}))[1][r["bot_id"]] = r["elo"]
+        steps = [by_point[p] for p in sorted(by_point)]
+    else:
+        computed = True
+        inputs = read.rating_inputs(db, tid)
+        steps = ratings.progression(inputs["results"], inputs["bots"], anchor=inputs["anchor"], points=points)
+    bots = sorted(labels)
+    return {"boards": boards, "computed": computed, "seq": [n for n, _ in steps],
+            "bots": [{"bot_id": b, "bot": labels[b], "elo": [elos.get(b) for _, elos in steps]} for b in bots]}
+
+
+def latest_boards(db: sqlite_utils.Database, tid: int, limit: int = 12) -> list[dict]:
+    """The boards finished last, newest first, with both teams' labels."""
+    labels = _bot_labels(db, tid)
+    return [
+        {"match_no": r[0], "board_no": r[1], "margin": r[2], "outcome": r[3], "completed": r[4],
+         "team_a": [labels[r[5]], labels[r[6]]], "team_b": [labels[r[7]], labels[r[8]]]}
+        for r in db.execute(
+            "SELECT m.match_no, b.board_no, b.margin, b.outcome, b.completed, m.a0, m.a1, m.b0, m.b1"
+            " FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
+            " ORDER BY b.id DESC LIMIT ?",
+            [tid, limit],
+        )
+    ]
+
+
+def bot_faults(db: sqlite_utils.Database, tid: int, bot_id: int, limit: int = 200) -> list[dict]:
+    """The seats where `bot_id` faulted in a tournament, with the tail of its stderr and the
+    deal ids of that table (the last one is where it stopped)."""
+    rows = db.execute(
+        "SELECT s.table_id, s.seat, s.status, s.detail, substr(s.stderr, -?) AS tail, length(s.stderr),"
+        " m.match_no, t.board_no, t.swapped FROM seats s JOIN tables t ON t.id = s.table_id"
+        " JOIN matches m ON m.id = t.match_id"
+        " WHERE m.tournament_id = ? AND s.bot_id = ? AND s.status != 'ok' ORDER BY t.id, s.seat LIMIT ?",
+        [STDERR_EXCERPT, tid, bot_id, limit],
+    ).fetchall()
+    deals: dict[int, list[int]] = {}
+    if rows:
+        ids = sorted({r[0] for r in rows})
+        marks = ",".join("?" * len(ids))
+        for table_id, deal_id in db.execute(
+                f"SELECT table_id, id FROM deals WHERE table_id IN ({marks}) ORDER BY table_id, number", ids):
+            deals.setdefault(table_id, []).append(deal_id)
+    return [
+        {"table_id": r[0], "seat": r[1], "status": r[2], "detail": r[3], "stderr": r[4],
+         "stderr_cut": r[5] > STDERR_EXCERPT, "match_no": r[6], "board_no": r[7], "swapped": bool(r[8]),
+         "deal_ids": deals.get(r[0], [])}
+        for r in rows
+    ]
+
+
+def fault_count(db: sqlite_utils.Database, tid: int, bot_id: int) -> int:
+    """How many seats `bot_id` faulted at in a tournament (bot_faults lists at most a page)."""
+    (n,) = db.execute(
+        "SELECT COUNT(*) FROM seats s JOIN tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
+        " WHERE m.tournament_id = ? AND s.bot_id = ? AND s.status != 'ok'", [tid, bot_id]).fetchone()
+    return n
+
+
+def announced(db: sqlite_utils.Database, tid: int, bot_id: int) -> list[dict]:
+    """What a bot said it was in its handshakes (name, version; untrusted text), most said first."""
+    return [
+        {"name": r[0], "version": r[1], "seats": r[2]}
+        for r in db.execute(
+            "SELECT s.name, s.version, COUNT(*) FROM seats s JOIN tables t ON t.id = s.table_id"
+            " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ? AND s.bot_id = ?"
+            " GROUP BY s.name, s.version ORDER BY COUNT(*) DESC LIMIT 20",
+            [tid, bot_id],
+        )
+    ]
+
+
+def bot_labels(db: sqlite_utils.Database, tid: int) -> dict[int, str]:
+    """Bot id -> the label every listing shows (name, or name@version when two versions play)."""
+    return _bot_labels(db, tid)
+
+
+def bot_row(db: sqlite_utils.Database, bot_id: int) -> dict:
+    """The registry's row of a bot: name, version, kind, sha256, source, added."""
+    rows = list(db.query("SELECT id, name, version, kind, sha256, source, added FROM bots WHERE id = ?", [bot_id]))
+    if not rows:
+        raise ArenaError(f"unknown bot id {bot_id}")
+    return rows[0]

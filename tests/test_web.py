@@ -1,0 +1,340 @@
+"""The browser pages' data, server and static site, without a browser (tests/test_web_browser.py
+drives the pages in Chromium). The tournament is real: the bundled bots, played by the CLI."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import engine
+from arena.cli import _register, app
+from arena.errors import ArenaError
+from arena.report import frames, pages
+from arena.report.server import STATIC, ArenaServer, PageCache
+from arena.report.site import data_file, write_site
+from arena.results import read, registry, schema, web_queries, write
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "bots"
+_register()
+
+
+def arena(*args: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> Path:
+    """A finished tournament of four bundled bots, 3 boards a match, played by `arena tournament run`."""
+    db = tmp_path_factory.mktemp("web") / "arena.db"
+    for name in ("random", "greedy", "sweeper", "builder"):
+        arena("bot", "add", str(BOTS / f"{name}_bot.py"), "--name", name, "--db", str(db))
+    arena("tournament", "run", "--bots", "random,greedy,sweeper,builder", "--boards", "3", "--seed", "5",
+          "--name", "cup", "--sandbox", "none", "--quiet", "--db", str(db))
+    return db
+
+
+@pytest.fixture
+def ro(played):
+    db = web_queries.open_readonly(played)
+    yield db
+    db.close()
+
+
+def test_a_read_only_connection_cannot_write(ro):
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        ro.execute("UPDATE tournaments SET name = 'changed'")
+
+
+def test_read_only_open_refuses_what_is_not_an_arena_database(tmp_path):
+    (tmp_path / "text.db").write_text("hello")
+    with pytest.raises(ArenaError, match="not an SQLite database"):
+        web_queries.open_readonly(tmp_path / "text.db")
+    other = sqlite3.connect(tmp_path / "other.db")
+    other.execute("CREATE TABLE t (x)")
+    other.close()
+    with pytest.raises(ArenaError, match="not an arena database"):
+        web_queries.open_readonly(tmp_path / "other.db")
+    with pytest.raises(ArenaError, match="no arena database"):
+        web_queries.open_readonly(tmp_path / "missing.db")
+
+
+def test_tournament_page_holds_the_listings(ro):
+    t = read.get_tournament(ro, "cup")
+    p = pages.page(ro, f"t/{t['id']}")
+    assert p["standings"] == read.standings(ro, t["id"])
+    assert p["matches"] == read.matches(ro, t["id"])
+    assert p["tournament"]["seed"] == "5" and p["tournament"]["boards_done"] == 18 == p["tournament"]["boards_total"]
+    assert p["tournament"]["variant_text"] == "jensen"
+    assert p["tournament"]["settings"]["sandbox"] == "none"
+    assert len(p["latest"]) == 12 and {b["match_no"] for b in p["latest"][:3]} == {6}
+    # every cell's interval holds its score and lies in 0..1
+    cells = [c for row in p["crosstable"]["rows"] for c in row["results"].values()]
+    assert len(cells) == 12
+    assert all(0 <= c["ci_low"] <= c["pct"] <= c["ci_high"] <= 1 and c["ci_high"] - c["ci_low"] > 0.2 for c in cells)
+
+
+def test_the_score_interval_does_not_vanish_at_all_wins():
+    cell = pages.score_interval({"boards": 4, "wins": 4, "draws": 0, "losses": 0, "margin": 40})
+    assert cell["pct"] == 1 and cell["ci_high"] == 1 and 0.4 < cell["ci_low"] < 0.6
+    even = pages.score_interval({"boards": 100, "wins": 40, "draws": 20, "losses": 40, "margin": 0})
+    assert even["pct"] == 0.5 and even["ci_low"] == pytest.approx(1 - even["ci_high"])
+
+
+def test_history_is_the_stored_progression_and_ends_on_the_headline(ro):
+    tid = read.get_tournament(ro, "cup")["id"]
+    hist = web_queries.history_sampled(ro, tid)
+    stored = read.progression(ro, tid)
+    assert hist["computed"] is False and hist["seq"] == sorted({r["boards"] for r in stored})
+    for b in hist["bots"]:
+        mine = {r["boards"]: r["elo"] for r in stored if r["bot_id"] == b["bot_id"]}
+        assert b["elo"] == [mine.get(n) for n in hist["seq"]]
+    headline = {r["bot"]: r["elo"] for r in read.standings(ro, tid)}
+    assert {b["bot"]: b["elo"][-1] for b in hist["bots"]} == pytest.approx(headline)
+
+
+def test_history_of_a_tournament_still_playing_is_computed_alike(played, ro, tmp_path):
+    """Before the end stores it, the progression is computed from the boards so far, the same way."""
+    tid = read.get_tournament(ro, "cup")["id"]
+    stored = web_queries.history_sampled(ro, tid)
+    copy = tmp_path / "copy.db"
+    target = sqlite3.connect(copy)
+    ro.conn.backup(target)
+    target.close()
+    with schema.open_db(copy, create=False) as db:
+        db.execute("DELETE FROM rating_progression")
+        db.conn.commit()
+        computed = web_queries.history_sampled(db, tid)
+    assert (stored["computed"], computed["computed"]) == (False, True)
+    assert computed["seq"] == stored["seq"]
+    for a, b in zip(computed["bots"], stored["bots"]):
+        assert a["bot"] == b["bot"] and a["elo"] == pytest.approx(b["elo"])
+
+
+def test_deal_frames_replay_the_stored_deal(ro):
+    d = read.get_deal(ro, 7)
+    p = pages.page(ro, "deal/7")
+    assert len(p["frames"]) == len(d["moves"]) + 1
+    assert p["breakdown"] == d["breakdown"] and p["seed"] == str(d["seed"])
+    state = engine.deal(d["variant"], d["seed"], d["dealer"])
+    deck = 55  # jensen: 52 cards and three jokers
+    for k, f in enumerate(p["frames"]):
+        if k:
+            state = state.apply(d["moves"][k - 1]["move"])
+            assert f["move"]["seat"] == d["moves"][k - 1]["seat"]
+        assert f["hands"] == [list(h) for h in state.hands]
+        cards = sum(map(len, f["hands"])) + f["stock"] + sum(f["taken"])
+        cards += sum(len(u["build"]) if isinstance(u, dict) else 1 for u in f["table"])
+        assert cards == deck
+    assert p["frames"][-1]["over"] and p["tournament_id"] == d["tournament_id"]
+    # the table's last cards went to the side that captured last, said with the last move
+    last, before = p["frames"][-1], p["frames"][-2]
+    left = sum(len(u["build"]) if isinstance(u, dict) else 1 for u in before["table"])
+    left += 1 if last["move"]["type"] != "capture" else -sum(map(len, last["move"]["took"]))
+    assert last["move"]["leftovers"] == left and (left == 0) == (last["move"]["leftovers_to"] is None)
+
+
+def test_a_capture_lists_what_it_took():
+    doc = {"deal_id": 1, "tournament": "t", "match": 1, "board": 0, "swapped": False, "number": 0,
+           "variant": "jensen", "seed": 7, "dealer": 0, "seats": [], "complete": False, "points": [0, 0],
+           "forfeit": None, "moves": []}
+    state = engine.deal("jensen", 7, 0)
+    while True:  # play trails until someone can capture, then capture
+        captures = [m for m in state.legal_moves() if m.type == "capture"]
+        move = captures[0] if captures else next(m for m in state.legal_moves() if m.type == "trail")
+        doc["moves"].append({"seat": state.to_move, "move": move.to_dict(), "ms": 1.0})
+        before = state
+        state = state.apply(move)
+        if captures:
+            break
+    last = frames.deal_frames(doc)["frames"][-1]["move"]
+    assert last["type"] == "capture" and last["took"] == [
+        [u] if isinstance(u, str) else list(u.cards) for i, u in enumerate(before.table) if i in move.take]
+
+
+def test_unknown_pages_are_one_clear_error(ro):
+    with pytest.raises(pages.UnknownPage):
+        pages.page(ro, "t/1/nothing")
+    with pytest.raises(ArenaError, match="unknown tournament"):
+        pages.page(ro, "t/99")
+    with pytest.raises(ArenaError, match="unknown deal"):
+        pages.page(ro, "deal/100000")
+
+
+def test_the_page_cache_answers_at_once_and_refreshes_behind():
+    """A page is built while its first viewer waits; after that a viewer gets the last build while
+    refresh() (the watcher) builds the next; stale() names what the data has moved past."""
+    cache, built = PageCache(size=2), []
+
+    def build(tag, version):
+        return lambda: built.append(tag) or (version, tag.encode())
+
+    assert cache.get("a", build("a1", "v1")) == b"a1"
+    assert cache.get("a", build("a2", "v2")) == b"a1"  # no wait for a rebuild
+    assert cache.stale("v1") == [] and cache.stale("v2") == ["a"]
+    cache.refresh("a", build("a3", "v2"))
+    assert cache.get("a", build("a4", "v2")) == b"a3" and cache.stale("v2") == []
+    cache.get("b", build("b1", "v2"))
+    cache.get("c", build("c1", "v2"))  # size 2: "a" goes
+    assert cache.get("a", build("a5", "v2")) == b"a5"
+    assert built == ["a1", "a3", "b1", "c1", "a5"]
+
+
+@pytest.fixture
+def server(played):
+    srv = ArenaServer(played, 0)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+    thread.join()
+
+
+def get(srv: ArenaServer, path: str, host: str = "127.0.0.1") -> tuple[int, dict, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=30)
+    conn.request("GET", path, headers={"Host": f"{host}:{srv.server_address[1]}"})
+    r = conn.getresponse()
+    body = r.read()
+    conn.close()
+    return r.status, dict(r.getheaders()), body
+
+
+def test_the_server_serves_the_app_and_its_data(server, played):
+    status, headers, body = get(server, "/")
+    assert status == 200 and b'src="static/app.js"' in body and "script-src 'self'" in headers["Content-Security-Policy"]
+    assert get(server, "/mode.js")[2] == b'window.ZA_MODE = "api";\n'
+    assert get(server, "/static/app.js")[0] == 200
+    status, _, body = get(server, "/api/tournaments")
+    assert status == 200 and [t["name"] for t in json.loads(body)["tournaments"]] == ["cup"]
+    status, _, body = get(server, "/api/t/1")
+    with schema.open_db(played) as db:
+        assert json.loads(body)["standings"] == json.loads(json.dumps(read.standings(db, 1)))
+    version = json.loads(get(server, "/api/version")[2])["version"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+\.[0-9a-f]{8}", version)
+
+
+def test_the_server_refuses_other_hosts_and_other_files(server):
+    assert get(server, "/api/version", host="attacker.example")[0] == 421
+    for path in ("/static/../server.py", "/static/%2e%2e/server.py", "/static/nothing.js", "/etc/passwd"):
+        assert get(server, path)[0] == 404, path
+    status, _, body = get(server, "/api/t/99")
+    assert status == 404 and "unknown tournament" in json.loads(body)["error"]
+
+
+def test_the_version_changes_when_a_table_lands(tmp_path):
+    db = schema.open_db(tmp_path / "a.db")
+    src = tmp_path / "a.py"
+    src.write_text("# a\n")
+    a = registry.add_bot(db, src, name="a")["id"]
+    src.write_text("# b\n")
+    b = registry.add_bot(db, src, name="b")["id"]
+    tid = write.create_tournament(db, "t", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",
+                                  boards=1, settings={}, bot_ids=[a, b], matches=[([a, a], [b, b])])
+    ro = web_queries.open_readonly(tmp_path / "a.db")
+    before = web_queries.data_version(ro)
+    write.set_status(db, tid, "running")
+    running = web_queries.data_version(ro)
+    from tests.test_storage import fake_table
+
+    write.record_table(db, tid, 1, 0, False, 1, fake_table([a, a], [b, b], False, (20, 10)))
+    assert len({before, running, web_queries.data_version(ro)}) == 3
+    ro.close()
+    db.close()
+
+
+def test_a_served_page_catches_up_with_new_tables(tmp_path):
+    """The server answers from its last build at once, and its watcher rebuilds the page when a
+    table lands: the page's data_version then is the database's."""
+    db = schema.open_db(tmp_path / "a.db")
+    src = tmp_path / "a.py"
+    src.write_text("# a\n")
+    a = registry.add_bot(db, src, name="a")["id"]
+    src.write_text("# b\n")
+    b = registry.add_bot(db, src, name="b")["id"]
+    tid = write.create_tournament(db, "t", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",
+                                  boards=2, settings={}, bot_ids=[a, b], matches=[([a, a], [b, b])])
+    write.set_status(db, tid, "running")
+    srv = ArenaServer(tmp_path / "a.db", 0)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        before = json.loads(get(srv, f"/api/t/{tid}")[2])
+        assert before["tournament"]["boards_done"] == 0
+        from tests.test_storage import fake_table
+
+        for swapped in (False, True):
+            write.record_table(db, tid, 1, 0, swapped, 1, fake_table([a, a], [b, b], swapped, (20, 10)))
+        now = json.loads(get(srv, "/api/version")[2])["version"]
+        assert now != before["data_version"]
+        for _ in range(600):  # the watcher looks every second; give it a minute at most
+            after = json.loads(get(srv, f"/api/t/{tid}")[2])
+            if after["data_version"] == now:
+                break
+            srv._stop.wait(0.1)
+        assert after["data_version"] == now and after["tournament"]["boards_done"] == 1
+        assert [r["boards"] for r in after["standings"]] == [1, 1]
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join()
+        db.close()
+
+
+def test_the_report_is_a_folder_of_scripts(played, tmp_path):
+    out = tmp_path / "site"
+    with schema.open_db(played) as db:
+        counts = write_site(db, "cup", out)
+        deal_ids = [r[0] for r in db.execute("SELECT id FROM deals")]
+        standings = read.standings(db, 1)
+    assert counts == {"pages": 2 + 4 + 6, "deals": 36} and len(deal_ids) == 36
+    assert (out / "mode.js").read_text() == 'window.ZA_MODE = "files";\n'
+    assert (out / "index.html").read_bytes() == (STATIC / "index.html").read_bytes()
+    files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert {data_file(f"deal/{d}") for d in deal_ids} <= files
+    text = (out / data_file("t/1")).read_text()
+    m = re.fullmatch(r'ZA_DATA\("t/1", (.*)\);\n', text, re.S)
+    assert m and json.loads(m[1])["standings"] == json.loads(json.dumps(standings))
+    # nothing refers outside the folder (the SVG namespace is a name, not a fetch)
+    for name in files:
+        body = (out / name).read_text()
+        assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", body), name
+
+
+def test_the_app_never_parses_html():
+    """Untrusted text reaches the page only as text: no HTML-parsing sink in the app."""
+    source = (STATIC / "app.js").read_text()
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function",
+                 "createContextualFragment", "DOMParser"):
+        assert sink not in source, sink
+
+
+def test_report_command(played, tmp_path):
+    out = tmp_path / "r"
+    result = CliRunner().invoke(app, ["report", "cup", "--db", str(played), "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output == f"wrote {out / 'index.html'} (12 pages, 36 deals)\n"
+    result = CliRunner().invoke(app, ["report", "nope", "--db", str(played), "--output", str(out)])
+    assert result.exit_code != 0 and "unknown tournament 'nope'" in str(result.exception)
+
+
+def test_serving_a_missing_database_is_one_clear_error(tmp_path):
+    result = CliRunner().invoke(app, ["serve", "--db", str(tmp_path / "none.db"), "--port", "0"])
+    assert result.exit_code != 0 and "no arena database at" in str(result.exception)
+
+
+def test_web_commands_have_help_with_an_example():
+    for argv in (["serve"], ["report"]):
+        out = CliRunner().invoke(app, [*argv, "--help"]).output
+        assert "Example: arena " in out and "--db" in out, argv

@@ -1,0 +1,309 @@
+"""The results pages in a real browser: Debian's Chromium driven by Playwright, on tournaments
+played by the real `arena` command. Screenshots go to results/screenshots/ (ignored by git)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import engine
+from arena.report.site import write_site
+from arena.results import read, schema
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip("needs Debian's chromium package (make test installs it as root)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright package (pip install -e '.[test]')")
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "bots"
+XSS_BOT = Path(__file__).resolve().parent / "web" / "xss_bot.py"
+XSS_NAME = "<img src=x onerror=alert(1)>"
+SHOTS = ROOT / "results" / "screenshots"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WAIT_MS = 120_000  # how long a page may take to show what a test waits for (not a speed check)
+
+
+def arena(*args: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page that records script errors (a test fails on any) and turns alert() into a mark."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script("window.alert = function () { window.__xss = 'alert'; };")
+    p = context.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    p.on("dialog", lambda d: (errors.append(f"dialog: {d.message}"), d.dismiss()))
+    yield p
+    context.close()
+    assert not errors, errors
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+class Server:
+    """`arena serve --port 0` as a subprocess; `url` is the address it prints."""
+
+    def __init__(self, db: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--db", str(db), "--port", "0"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        line = self.proc.stdout.readline()
+        m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+        assert m, (line, self.proc.stderr.read() if self.proc.poll() is not None else "")
+        self.url = m[1]
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def cup(tmp_path_factory) -> Path:
+    """A finished tournament: random, greedy and the bot that speaks markup, 2 boards a match."""
+    db = tmp_path_factory.mktemp("browser") / "arena.db"
+    arena("bot", "add", str(BOTS / "random_bot.py"), "--name", "random", "--db", str(db))
+    arena("bot", "add", str(BOTS / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
+    arena("bot", "add", str(XSS_BOT), "--name", "xss", "--db", str(db))
+    arena("tournament", "run", "--bots", "random,greedy,xss", "--boards", "2", "--seed", "11", "--name", "cup",
+          "--sandbox", "none", "--quiet", "--db", str(db))
+    return db
+
+
+@pytest.fixture(scope="module")
+def served(cup):
+    server = Server(cup)
+    yield server.url
+    server.close()
+
+
+def _number(text: str) -> float:
+    return float(text.replace("−", "-").replace("+", "").strip() or "nan")
+
+
+def standings_rows(page) -> list[dict]:
+    return page.eval_on_selector_all("#standings tbody tr", """rows => rows.map(r => ({
+        bot: r.getAttribute('data-bot'),
+        cells: Object.fromEntries([...r.querySelectorAll('[data-col]')].map(c => [c.dataset.col, c.firstChild.textContent]))
+    }))""")
+
+
+def check_standings_against(page, db_path: Path, name: str) -> None:
+    with schema.open_db(db_path, create=False) as db:
+        expected = read.standings(db, read.get_tournament(db, name)["id"])
+    shown = standings_rows(page)
+    assert [r["bot"] for r in shown] == [r["bot"] for r in expected]
+    for got, want in zip(shown, expected):
+        c = got["cells"]
+        assert abs(_number(c["elo"]) - want["elo"]) <= 0.5, (got, want)
+        assert [int(c[k]) for k in ("boards", "wins", "draws", "losses", "faults")] == \
+            [want[k] for k in ("boards", "wins", "draws", "losses", "faults")]
+        assert _number(c["margin"]) == pytest.approx(want["avg_margin"], abs=0.051)
+
+
+def test_the_live_page_follows_a_real_tournament(tmp_path, page):
+    """While `arena tournament run` plays, the open page's standings change without a reload;
+    at the end they are the database's."""
+    db = tmp_path / "arena.db"
+    for name in ("random", "greedy", "sweeper", "builder", "first"):
+        arena("bot", "add", str(BOTS / f"{name}_bot.py"), "--name", name, "--db", str(db))
+    server = Server(db)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", "run", "--all", "--boards", "16", "--seed", "2", "--name", "live",
+         "--sandbox", "none", "--processes", "1", "--concurrency", "1", "--quiet", "--db", str(db)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        page.goto(server.url)
+        page.wait_for_selector("#tournaments a", timeout=WAIT_MS)  # the list shows it once it exists
+        page.click("#tournaments a")
+        page.wait_for_selector("#standings tbody tr")
+        page.wait_for_function("() => document.querySelectorAll('#standings tbody tr').length === 5")
+        page.evaluate("window.__same_page = true")
+        first = page.text_content("[data-test=progress]")
+        first_rows = standings_rows(page)
+        assert first_rows and first.split(" of ")[0] != first.split(" of ")[1].split(" ")[0], (
+            f"the tournament ended before the page opened: {first}")
+        page.wait_for_selector("#live", state="visible", timeout=WAIT_MS)
+        page.wait_for_function(
+            "rows => JSON.stringify([...document.querySelectorAll('#standings tbody tr [data-col=boards]')]"
+            ".map(c => c.textContent)) !== rows",
+            arg=json.dumps([r["cells"]["boards"] for r in first_rows], separators=(",", ":")), timeout=WAIT_MS)
+        assert page.text_content("[data-test=progress]") != first
+        shot(page, "live-running")
+        assert run.wait(timeout=WAIT_MS / 1000) == 0, run.stderr.read()
+        page.wait_for_selector(".page-head .badge.finished", timeout=WAIT_MS)
+        page.wait_for_selector("#history", timeout=WAIT_MS)
+        assert page.evaluate("window.__same_page") is True  # never reloaded
+        assert page.text_content("[data-test=progress]").startswith("160 of 160 boards")
+        assert not page.is_visible("#live")
+        check_standings_against(page, db, "live")
+        shot(page, "live-finished")
+    finally:
+        if run.poll() is None:
+            run.terminate()
+            run.wait()
+        run.stderr.close()
+        server.close()
+
+
+def test_standings_and_crosstable_match_the_database(page, served, cup):
+    page.goto(served + "#t=1")
+    page.wait_for_selector("#standings tbody tr")
+    check_standings_against(page, cup, "cup")
+    with schema.open_db(cup, create=False) as db:
+        ct = read.crosstable(db, 1)
+    cells = page.eval_on_selector_all("#crosstable tbody tr", "rows => rows.map(r => [...r.querySelectorAll('td.cell')]"
+                                      ".map(c => c.getAttribute('title')))")
+    for row, shown in zip(ct["rows"], cells):
+        for other, title in zip(ct["bots"], shown):
+            c = row["results"].get(other)
+            if c is None:
+                assert title is None
+            else:
+                assert title.startswith(f"{row['bot']} v {other}: {c['wins']}-{c['draws']}-{c['losses']} in {c['boards']} boards")
+    shot(page, "tournament")
+
+
+def hand_cards(page, seat: int) -> list[str | None]:
+    return page.eval_on_selector_all(f"#felt .seat[data-seat='{seat}'] .hand .cardface",
+                                     "cs => cs.map(c => c.getAttribute('data-card'))")
+
+
+def test_stepping_through_a_replay(page, served, cup):
+    with schema.open_db(cup, create=False) as db:
+        deal_id = next(r[0] for r in db.execute(
+            "SELECT d.id FROM deals d JOIN seats s ON s.table_id = d.table_id AND s.seat = 0"
+            " JOIN bots b ON b.id = s.bot_id WHERE b.name != 'xss' AND d.complete = 1 ORDER BY d.id"))
+        d = read.get_deal(db, deal_id)
+    states = [engine.deal(d["variant"], d["seed"], d["dealer"])]
+    for m in d["moves"]:
+        states.append(states[-1].apply(m["move"]))
+    n = len(d["moves"])
+
+    def at(step: int) -> None:
+        page.wait_for_function(f"() => document.querySelector('#stepno')?.textContent === 'move {step} / {n}'")
+        assert page.evaluate("location.hash").endswith(f"step={step}")
+        for seat in range(4):
+            if page.locator(f"#felt .seat[data-seat='{seat}'] .cardface.back").count() == 0:
+                assert hand_cards(page, seat) == list(states[step].hands[seat])
+        table = page.eval_on_selector_all("#table-units .unit", "us => us.map(u => [...u.querySelectorAll('.cardface')]"
+                                          ".map(c => c.getAttribute('data-card')))")
+        assert table == [list(u.cards) if isinstance(u, engine.Build) else [u] for u in states[step].table]
+
+    page.goto(served + f"#deal={deal_id}")
+    at(0)
+    assert page.is_disabled("#back") and page.is_disabled("#first")
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    at(3)
+    page.click("#forward")
+    at(4)
+    page.click("#movelist li[data-step='10']")
+    at(10)
+    page.fill("#jump", "20")
+    page.press("#jump", "Enter")
+    at(20)
+    page.keyboard.press("ArrowLeft")
+    at(19)
+    page.click("#views button[data-seat='2']")
+    page.wait_for_function("() => location.hash.includes('seat=2')")
+    for seat in (0, 1, 3):
+        assert hand_cards(page, seat) == [None] * len(states[19].hands[seat])
+    assert hand_cards(page, 2) == list(states[19].hands[2])
+    shot(page, "replay-seat-view")
+    page.keyboard.press("End")
+    at(n)
+    assert page.is_disabled("#forward")
+    totals = page.eval_on_selector_all("#breakdown tbody tr", "rs => rs.map(r => r.lastElementChild.textContent)")
+    assert [int(x) for x in totals] == d["points"] == states[n].score()
+    shot(page, "replay-end")
+
+    # a shared address opens at its view and step
+    page.goto(served + f"#deal={deal_id}&seat=1&step=5")
+    at(5)
+    assert page.get_attribute("#views button[data-seat='1']", "class") == "on"
+    assert hand_cards(page, 0) == [None] * len(states[5].hands[0])
+
+
+def xss_checks(page, base: str, bot_id: int) -> None:
+    """Visit every page that shows the bot's words; each shows them as text and runs none."""
+    page.goto(base + f"#t=1&bot={bot_id}")
+    page.wait_for_selector("#faults pre.stderr")
+    assert XSS_NAME in page.eval_on_selector_all(".announced .says", "ss => ss.map(s => s.textContent)")
+    assert page.is_visible(f"text={XSS_NAME}")
+    assert page.text_content("#faults pre.stderr").strip().endswith('<img src=x onerror="window.__xss = 3"><b>not bold</b>')
+    shot(page, "xss-bot-page")
+    deal = page.get_attribute("#faults a[href^='#deal=']", "href")
+    for target, ready in (("#t=1", "#crosstable"), ("#t=1&match=1", "#boards"), (deal, "#seats")):
+        page.goto(base + target)
+        page.wait_for_selector(ready)
+        if target == deal:
+            said = page.eval_on_selector_all("#seats .says", "ss => ss.map(s => s.textContent)")
+            assert f"{XSS_NAME} <script>window.__xss = 2</script>" in said
+            page.keyboard.press("End")  # where the crashed bot stopped: the forfeit, no score
+            page.wait_for_selector("#breakdown")
+            assert "The deal stopped here." in page.text_content("#breakdown")
+            assert re.search(r"Seat \d faulted \(crash: closed its output", page.text_content("#breakdown"))
+    for target, ready in (("#t=1&bot=%d" % bot_id, "#faults"), (deal, "#seats"), ("#t=1", "#crosstable")):
+        page.goto(base + target)
+        page.wait_for_selector(ready)
+        assert page.evaluate("document.images.length") == 0
+        assert page.evaluate("document.querySelectorAll('main b, main script, main img').length") == 0
+        assert page.evaluate("window.__xss") is None
+
+
+def test_untrusted_text_stays_text_when_served(page, served, cup):
+    with schema.open_db(cup, create=False) as db:
+        bot_id = db.execute("SELECT id FROM bots WHERE name = 'xss'").fetchone()[0]
+    xss_checks(page, served, bot_id)
+
+
+def test_untrusted_text_stays_text_in_the_report(page, cup, tmp_path):
+    """The report has no Content-Security-Policy to fall back on: only the escaping protects it."""
+    out = tmp_path / "site"
+    with schema.open_db(cup, create=False) as db:
+        write_site(db, "cup", out)
+        bot_id = db.execute("SELECT id FROM bots WHERE name = 'xss'").fetchone()[0]
+    xss_checks(page, (out / "index.html").as_uri(), bot_id)
+
+
+def test_the_report_opens_from_disk(page, cup, tmp_path):
+    out = tmp_path / "site"
+    with schema.open_db(cup, create=False) as db:
+        write_site(db, "cup", out)
+    page.goto((out / "index.html").as_uri())
+    page.click("#tournaments a")
+    page.wait_for_selector("#standings tbody tr")
+    check_standings_against(page, cup, "cup")
+    page.click("#matches a >> nth=0")
+    page.wait_for_selector("#boards a[href^='#deal=']")
+    page.click("#boards a[href^='#deal=']")
+    page.wait_for_selector("#stepno")
+    page.keyboard.press("End")
+    page.wait_for_selector("#breakdown")
+    shot(page, "report-replay")
+    assert os.path.exists(out / "index.html")
