@@ -101,7 +101,7 @@ def test_open_creates_folder_wal_and_records_migrations(tmp_path):
     db = open_db(path)
     assert path.exists()
     assert db.journal_mode == "wal"
-    assert [m.name for m in schema.migrations.applied(db)] == ["0001_initial"]
+    assert [m.name for m in schema.migrations.applied(db)] == [m.name for m in schema.migrations._migrations]
     assert db.execute("PRAGMA busy_timeout").fetchone()[0] == schema.BUSY_TIMEOUT_MS
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     for table in ("bots", "tournaments", "tournament_bots", "matches", "boards", "tables", "seats",
@@ -109,7 +109,7 @@ def test_open_creates_folder_wal_and_records_migrations(tmp_path):
         assert db[table].exists(), table
     db.close()
     again = open_db(path, create=False)
-    assert len(schema.migrations.applied(again)) == 1
+    assert len(schema.migrations.applied(again)) == len(schema.migrations._migrations)  # none twice
     again.close()
 
 
@@ -193,7 +193,9 @@ def test_add_bot_stores_a_content_addressed_copy(db, tmp_path):
     assert stored.read_text() == "print('greedy v1')\n"
     assert add_bot(db, src)["id"] == bot["id"]  # same content: the same version
     src.write_text("print('greedy v2')\n")
-    v2 = add_bot(db, src)
+    with pytest.raises(ArenaError, match="is not the registered bot 'greedy' .* --new-version"):
+        add_bot(db, src)  # other content never silently becomes the next version
+    v2 = add_bot(db, src, new_version=True)
     assert (v2["version"], v2["id"] != bot["id"]) == (2, True)
     assert stored.read_text() == "print('greedy v1')\n"  # the old copy stays for old results
     assert get_bot(db, "greedy")["id"] == v2["id"]
@@ -219,7 +221,7 @@ def test_add_bot_folder_hashes_sorted_contents(db, tmp_path):
     (folder / "__pycache__" / "x.pyc").write_bytes(b"other junk")  # caches do not count
     assert add_bot(db, folder)["id"] == bot["id"]
     (folder / "lib" / "search.py").write_text("DEPTH = 4\n")
-    assert add_bot(db, folder)["version"] == 2
+    assert add_bot(db, folder, new_version=True)["version"] == 2
 
 
 def test_unknown_and_bad_bots_are_one_clear_error(db, tmp_path):
@@ -406,7 +408,7 @@ def test_the_bundled_random_bot_anchors_even_beside_another_random(db, tmp_path)
     """A JavaScript random_bot.cjs registered by its path is "random" too (a later version): the
     scale stays anchored on the bundled bots/random_bot.py."""
     bundled = add_bot(db, read.BUNDLED_RANDOM)["id"]
-    other = add_bot(db, make_bot(tmp_path, "random_bot", "# another random\n"))
+    other = add_bot(db, make_bot(tmp_path, "random_bot", "# another random\n"), new_version=True)
     alpha = add_bot(db, make_bot(tmp_path, "alpha", "# alpha\n"))["id"]
     assert (other["name"], other["version"]) == ("random", 2)
     ids = [alpha, bundled, other["id"]]
@@ -475,7 +477,8 @@ def test_ratings_are_stored_with_history_and_replaced(db, three):
     assert [h["bot_id"] for h in head] == [a, b, r]
     stored = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? ORDER BY method, elo DESC", [tid]))
     assert {x["method"] for x in stored} == {schema.BT_METHOD, schema.SEQ_METHOD}
-    assert all(x["boards"] == 6 for x in stored)
+    assert all(x["boards"] == 4 for x in stored)  # each bot's own: 2 matches of 2 (of the 6 boards)
+    assert all(json.loads(x["params"])["tournament_boards"] == 6 for x in stored)
     bt = [x for x in stored if x["method"] == schema.BT_METHOD]
     assert bt[0]["los_next"] > 0.5 and bt[-1]["los_next"] is None
     assert json.loads(bt[0]["params"])["anchor_bot_id"] == r

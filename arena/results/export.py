@@ -7,8 +7,11 @@ import csv
 import io
 import json
 from collections.abc import Iterator
+from typing import TextIO
 
 import sqlite_utils
+
+from arena.errors import json_visible
 
 from arena.results.read import (
     _bot_labels,
@@ -58,27 +61,30 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
         yield {c: row[c] for c in EXPORT_COLUMNS}
 
 
-def export_csv(db: sqlite_utils.Database, tid: int) -> str:
-    """The tables of a tournament as CSV text, a header line first."""
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
+def write_csv(db: sqlite_utils.Database, tid: int, out: TextIO) -> None:
+    """The tables of a tournament as CSV, a header line first, written row by row."""
+    writer = csv.DictWriter(out, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for row in export_rows(db, tid):
         writer.writerow(row)
+
+
+def export_csv(db: sqlite_utils.Database, tid: int) -> str:
+    """The tables of a tournament as CSV text (small tournaments; `write_csv` streams)."""
+    buf = io.StringIO()
+    write_csv(db, tid, buf)
     return buf.getvalue()
 
 
-def export_document(db: sqlite_utils.Database, tid: int) -> dict:
-    """The whole tournament as one JSON-safe document: settings, bots, standings, every deal."""
-    t = get_tournament(db, tid)
+def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
+    """Every played table with its seats and deals, one at a time, in canonical order."""
     labels = _bot_labels(db, tid)
-    tables: list[dict] = []
     for tr in db.query(
         "SELECT t.*, m.match_no FROM tables t JOIN matches m ON m.id = t.match_id"
         " WHERE m.tournament_id = ? ORDER BY m.match_no, t.board_no, t.swapped",
         [tid],
     ):
-        tables.append({
+        yield {
             "table_id": tr["id"], "match_no": tr["match_no"], "board_no": tr["board_no"],
             "swapped": bool(tr["swapped"]), "board_seed": tr["board_seed"],
             "points": [tr["points0"], tr["points1"]],
@@ -97,14 +103,37 @@ def export_document(db: sqlite_utils.Database, tid: int) -> dict:
                 }
                 for d in db.query("SELECT * FROM deals WHERE table_id = ? ORDER BY number", [tr["id"]])
             ],
-        })
+        }
+
+
+def _boards(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
+    labels = _bot_labels(db, tid)
+    for b in board_results(db, tid):
+        yield {**b, "seed": str(b["seed"]), "team_a": [labels[x] for x in b["team_a"]],
+               "team_b": [labels[x] for x in b["team_b"]]}
+
+
+def _head(db: sqlite_utils.Database, tid: int) -> dict:
+    t = get_tournament(db, tid)
     t["seed"] = str(t["seed"])  # JSON readers lose precision on integers above 2**53
-    return {
-        "schema": 1,
-        "tournament": t,
-        "standings": standings(db, tid),
-        "matches": matches(db, tid),
-        "boards": [{**b, "seed": str(b["seed"]), "team_a": [labels[x] for x in b["team_a"]],
-                    "team_b": [labels[x] for x in b["team_b"]]} for b in board_results(db, tid)],
-        "tables": tables,
-    }
+    return {"schema": 1, "tournament": t, "standings": standings(db, tid), "matches": matches(db, tid)}
+
+
+def export_document(db: sqlite_utils.Database, tid: int) -> dict:
+    """The whole tournament as one JSON-safe document: settings, bots, standings, every deal
+    (in memory: small tournaments and tests; `write_json` streams the same document)."""
+    return {**_head(db, tid), "boards": list(_boards(db, tid)), "tables": list(_tables(db, tid))}
+
+
+def write_json(db: sqlite_utils.Database, tid: int, out: TextIO) -> None:
+    """`export_document` written piece by piece, a board or a table at a time, so memory does
+    not grow with the tournament (one item per line after the head)."""
+    head = json_visible(json.dumps(_head(db, tid), indent=1, ensure_ascii=False))
+    out.write(head[:-2] + ",\n")  # the head's closing "\n}" is written at the end
+    for key, items in (("boards", _boards(db, tid)), ("tables", _tables(db, tid))):
+        out.write(f' "{key}": [')
+        sep = "\n"
+        for item in items:
+            out.write(sep + json_visible(json.dumps(item, ensure_ascii=False, separators=(",", ":"))))
+            sep = ",\n"
+        out.write("\n ]" + (",\n" if key == "boards" else "\n}\n"))

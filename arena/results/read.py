@@ -14,7 +14,8 @@ import sqlite_utils
 from arena.errors import ArenaError
 from arena.results import ratings as _ratings
 from arena.results.registry import bot_sha256
-from arena.results.schema import BT_METHOD
+from arena.results.lock import is_running
+from arena.results.schema import BT_METHOD, db_path
 
 
 def _tournament_row(row: dict) -> dict:
@@ -44,6 +45,8 @@ def get_tournament(db: sqlite_utils.Database, name: str | int | None = None) -> 
         raise ArenaError(f"unknown tournament '{name}' (known: {_known_tournaments(db)})")
     t = _tournament_row(rows[0])
     tid = t["id"]
+    if t["status"] == "running" and not is_running(db_path(db), tid):
+        t["status"] = "interrupted"  # its run died (kill -9, a crash) without saying so
     t["bots"] = [
         dict(r)
         for r in db.query(
@@ -149,24 +152,27 @@ def _faults(db: sqlite_utils.Database, tid: int) -> dict[int, tuple[int, int]]:
 
 
 def _stored_ratings(db: sqlite_utils.Database, tid: int) -> dict[int, dict] | None:
-    """The stored headline ratings, or None when missing or older than the last board."""
+    """The stored headline ratings, or None when missing or older than the last board (the
+    tournament's board count they saw is in their params; older rows lack it: recomputed)."""
     rows = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? AND method = ?", [tid, BT_METHOD]))
     (n,) = db.execute(
         "SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?", [tid]
     ).fetchone()
-    if not rows or any(r["boards"] != n for r in rows):
+    if not rows or any(json.loads(r["params"]).get("tournament_boards") != n for r in rows):
         return None
     return {r["bot_id"]: r for r in rows}
 
 
-def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
-    """The table: rank, bot, Elo with its 95% interval, boards, W/D/L, margin, faults.
+def standings(db: sqlite_utils.Database, tid: int, *, bootstrap: int | None = None) -> list[dict]:
+    """The table: rank, bot, Elo with its 95% interval, boards, W/D/L, margin, faults; `anchor`
+    marks the bot whose Elo is 0 by definition (its interval is then the others' doing).
 
-    Uses the stored ratings when they are up to date; otherwise computes them (not stored).
+    Uses the stored ratings when they are up to date; otherwise computes them (not stored;
+    `bootstrap` resamples, fewer for a quick interim table).
     """
     rated = _stored_ratings(db, tid)
     if rated is None:
-        headline = compute_ratings(db, tid)["headline"]
+        headline = compute_ratings(db, tid, bootstrap=bootstrap or BOOTSTRAP)["headline"]
         rated = {
             h.bot: {"elo": h.elo, "ci_low": h.ci_low, "ci_high": h.ci_high, "los_next": h.los_next}
             for h in headline
@@ -183,6 +189,7 @@ def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
                 result = b["outcome"] if sign == 1 else {"win": "loss", "loss": "win", "draw": "draw"}[b["outcome"]]
                 s[{"win": "wins", "draw": "draws", "loss": "losses"}[result]] += 1
     faults = _faults(db, tid)
+    anchor = _anchor_bot(db, tid)
     rows = []
     for bot, label in labels.items():
         s = stats[bot]
@@ -193,6 +200,7 @@ def standings(db: sqlite_utils.Database, tid: int) -> list[dict]:
             "los_next": r["los_next"], "boards": s["boards"], "wins": s["wins"], "draws": s["draws"],
             "losses": s["losses"], "avg_margin": s["margin"] / s["boards"] if s["boards"] else 0.0,
             "tables": tables, "faults": faulted, "fault_flag": tables > 0 and faulted > 0.1 * tables,
+            "anchor": bot == anchor,
         })
     rows.sort(key=lambda r: (-r["elo"], str(r["bot_id"])))  # the ratings' order, so LOS is the next row
     for rank, row in enumerate(rows, start=1):
@@ -232,18 +240,7 @@ def crosstable(db: sqlite_utils.Database, tid: int) -> dict:
 def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list[dict]:
     """Every match with both teams, boards done and team A's W/D/L and margin; `bot` filters."""
     labels = _bot_labels(db, tid)
-    bot_id = None
-    if bot is not None:
-        by_label = {v: k for k, v in labels.items()}
-        if bot in by_label:
-            bot_id = by_label[bot]
-        else:
-            candidates = [k for k, v in labels.items() if v.split("@")[0] == bot]
-            if len(candidates) != 1:
-                raise ArenaError(
-                    f"unknown bot '{bot}' in this tournament (known: {', '.join(sorted(labels.values()))})"
-                )
-            bot_id = candidates[0]
+    bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
     per_board = int(db.execute("SELECT boards FROM tournaments WHERE id = ?", [tid]).fetchone()[0])
     faults = {
         match_id: n
@@ -274,6 +271,37 @@ def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list
     return out
 
 
+def faults(db: sqlite_utils.Database, tid: int, *, match_no: int | None = None, bot: str | None = None) -> list[dict]:
+    """Every seat that faulted, in play order: where, which bot, its status, the arena's detail
+    and the tail of the bot's stderr (as stored: unchanged, for the caller to show safely)."""
+    labels = _bot_labels(db, tid)
+    bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
+    rows = db.query(
+        "SELECT m.match_no, t.board_no, t.swapped, s.seat, s.bot_id, s.name, s.status, s.detail, s.stderr"
+        " FROM seats s JOIN tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
+        " WHERE m.tournament_id = ? AND s.status != 'ok' AND (? IS NULL OR m.match_no = ?)"
+        " AND (? IS NULL OR s.bot_id = ?) ORDER BY m.match_no, t.board_no, t.swapped, s.seat",
+        [tid, match_no, match_no, bot_id, bot_id],
+    )
+    return [{"match_no": r["match_no"], "board_no": r["board_no"], "swapped": bool(r["swapped"]), "seat": r["seat"],
+             "bot": labels[r["bot_id"]], "announced": r["name"], "status": r["status"], "detail": r["detail"],
+             "stderr": r["stderr"]} for r in rows]
+
+
+def _bot_in(db: sqlite_utils.Database, tid: int, labels: dict[int, str], bot: str) -> int:
+    """A bot of this tournament by its label, its bare name or a path to its file."""
+    by_label = {v: k for k, v in labels.items()}
+    if bot in by_label:
+        return by_label[bot]
+    candidates = [k for k, v in labels.items() if v.split("@")[0] == bot]
+    if not candidates and Path(bot).expanduser().exists():
+        sha = bot_sha256(Path(bot).expanduser())
+        candidates = [r[0] for r in db.execute("SELECT id FROM bots WHERE sha256 = ?", [sha]) if r[0] in labels]
+    if len(candidates) != 1:
+        raise ArenaError(f"unknown bot '{bot}' in this tournament (known: {', '.join(sorted(labels.values()))})")
+    return candidates[0]
+
+
 def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
     """One match, board by board, with each table's points, faults and deal ids (for replay)."""
     m = _match(db, tid, match_no)
@@ -287,12 +315,14 @@ def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
             "outcome": boards[t["board_no"]]["outcome"] if t["board_no"] in boards else None,
             "tables": [],
         })
-        seats = list(db.query("SELECT seat, bot_id, status, detail FROM seats WHERE table_id = ? ORDER BY seat", [t["id"]]))
+        seats = list(db.query("SELECT seat, bot_id, status, detail, stderr FROM seats WHERE table_id = ? ORDER BY seat",
+                              [t["id"]]))
         b["tables"].append({
             "table_id": t["id"], "swapped": bool(t["swapped"]), "points": [t["points0"], t["points1"]],
             "forfeit": None if t["forfeit"] is None else json.loads(t["forfeit"]),
             "seats": [labels[s["bot_id"]] for s in seats],
-            "faults": [{"seat": s["seat"], "status": s["status"], "detail": s["detail"]} for s in seats if s["status"] != "ok"],
+            "faults": [{"seat": s["seat"], "bot": labels[s["bot_id"]], "status": s["status"], "detail": s["detail"],
+                        "stderr": s["stderr"]} for s in seats if s["status"] != "ok"],
             "deal_ids": [r[0] for r in db.execute("SELECT id FROM deals WHERE table_id = ? ORDER BY number", [t["id"]])],
             "duration_s": t["duration_s"],
         })

@@ -171,6 +171,14 @@ def _m0001_initial(db: sqlite_utils.Database) -> None:
     )
 
 
+@migrations(name="0002_bot_state")
+def _m0002_bot_state(db: sqlite_utils.Database) -> None:
+    """Bots can be disabled (left out of --all) and removed (their stored copy deleted, the
+    row kept while results name it)."""
+    db.execute("ALTER TABLE bots ADD COLUMN disabled TEXT")  # when it was disabled; NULL: enabled
+    db.execute("ALTER TABLE bots ADD COLUMN removed TEXT")  # when its copy was removed; NULL: stored
+
+
 # --------------------------------------------------------------------------------------------
 # Opening
 
@@ -181,8 +189,13 @@ def default_db_path() -> Path:
     return Path(env) if env else DEFAULT_DB
 
 
-def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True) -> sqlite_utils.Database:
-    """Open (and create or migrate) the arena database, refusing any file that is not ours."""
+def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True,
+            readonly: bool = False) -> sqlite_utils.Database:
+    """Open (and create or migrate) the arena database, refusing any file that is not ours.
+
+    `readonly`: for a command that only reads. A file the user may not write is then opened
+    read-only (older schemas migrated in a copy in memory), so every listing works on it.
+    """
     path = Path(path) if path is not None else default_db_path()
     exists = path.exists()
     if exists and path.is_dir():
@@ -191,12 +204,23 @@ def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True) 
         raise ArenaError(f"no arena database at {path} (run a tournament or `arena bot add` first)")
     fresh = not exists or path.stat().st_size == 0
     if not fresh:
-        with open(path, "rb") as f:
-            if f.read(16) != _SQLITE_MAGIC:
-                raise ArenaError(f"{path} is not an SQLite database")
+        try:
+            with open(path, "rb") as f:
+                magic = f.read(16)
+        except PermissionError:
+            raise ArenaError(f"{path} is not readable for you") from None
+        if magic != _SQLITE_MAGIC:
+            raise ArenaError(f"{path} is not an SQLite database")
+    if exists and not writable(path):
+        if readonly:
+            return _open_readonly(path)
+        raise ArenaError(f"{path} is read-only for you: this command writes to it (listings still work)")
     if not exists:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite_utils.Database(path)
+        _make_folder(path)
+    try:
+        db = sqlite_utils.Database(path)
+    except sqlite3.OperationalError as exc:
+        raise ArenaError(f"cannot open {path}: {exc}") from None
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -204,12 +228,7 @@ def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True) 
             if not create:
                 raise ArenaError(f"{path} is an empty SQLite database, not an arena database")
             db.enable_wal()
-        elif Migrations.migrations_table not in tables or not migrations.applied(db):
-            raise ArenaError(f"{path} is an SQLite database but not an arena database")
-        known = {m.name for m in migrations._migrations}
-        unknown = [m.name for m in migrations.applied(db) if m.name not in known]
-        if unknown:
-            raise ArenaError(f"{path} was written by a newer arena (migration {unknown[-1]})")
+        _check_ours(db, path, tables)
         db.execute("PRAGMA foreign_keys = ON")
         db.execute("PRAGMA synchronous = NORMAL")
         # One transaction around all of it (sqlite-utils creates its migrations table before the
@@ -219,6 +238,8 @@ def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True) 
             migrations.apply(db)
     except sqlite3.DatabaseError as exc:
         db.close()
+        if "readonly" in str(exc):
+            raise ArenaError(f"{path} is read-only here: {exc}") from None
         raise ArenaError(f"{path} is corrupt or unreadable: {exc}") from None
     except BaseException:
         db.close()
@@ -226,11 +247,88 @@ def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True) 
     return db
 
 
-def _db_folder(db: sqlite_utils.Database) -> Path:
+def writable(path: Path) -> bool:
+    """Whether this user may write the database: the file and, for WAL's -wal and -shm files
+    (unless both are there to write), its folder."""
+    if not os.access(path, os.W_OK):
+        return False
+    side = [Path(f"{path}-wal"), Path(f"{path}-shm")]
+    if all(p.exists() and os.access(p, os.W_OK) for p in side):
+        return True
+    return os.access(path.parent if str(path.parent) else Path("."), os.W_OK | os.X_OK)
+
+
+def _make_folder(path: Path) -> None:
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ArenaError(f"cannot create the arena database {path}: {exc.strerror.lower()} "
+                         f"({exc.filename})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ArenaError(f"cannot create the arena database {path}: {folder} is not writable for you")
+
+
+def _check_ours(db: sqlite_utils.Database, path: Path, tables: set[str]) -> None:
+    if tables and (Migrations.migrations_table not in tables or not migrations.applied(db)):
+        raise ArenaError(f"{path} is an SQLite database but not an arena database")
+    known = {m.name for m in migrations._migrations}
+    unknown = [m.name for m in migrations.applied(db) if m.name not in known]
+    if unknown:
+        raise ArenaError(f"{path} was written by a newer arena (migration {unknown[-1]})")
+
+
+def _open_readonly(path: Path) -> sqlite_utils.Database:
+    """A database this user may not write: read-only (or immutable, when WAL's shared-memory
+    file cannot be made: then no one can be writing it), migrated in memory if it is older."""
+    uri = Path(os.path.abspath(path)).as_uri()
+    conn = None
+    try:
+        for mode in ("mode=ro", "immutable=1"):
+            try:
+                conn = sqlite3.connect(f"{uri}?{mode}", uri=True)
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                break
+            except sqlite3.OperationalError:
+                if conn is not None:
+                    conn.close()
+                conn = None
+        if conn is None:
+            raise ArenaError(f"{path} cannot be opened read-only")
+        db = sqlite_utils.Database(conn)
+        _check_ours(db, path, tables)
+        if migrations.pending(db):
+            memory = sqlite3.connect(":memory:")
+            conn.backup(memory)
+            conn.close()
+            conn = memory
+            db = sqlite_utils.Database(conn)
+            with db.atomic():
+                migrations.apply(db)
+        db.execute("PRAGMA query_only = ON")
+    except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
+        raise ArenaError(f"{path} is corrupt or unreadable: {exc}") from None
+    db.arena_folder = path.parent  # type: ignore[attr-defined]  # (bot copies live beside it)
+    db.arena_path = path  # type: ignore[attr-defined]
+    return db
+
+
+def db_path(db: sqlite_utils.Database) -> Path | None:
+    """The file the database was opened from (None in memory)."""
+    known = getattr(db, "arena_path", None)
+    if known is not None:
+        return Path(known)
     for _seq, name, file in db.execute("PRAGMA database_list"):
         if name == "main" and file:
-            return Path(file).parent
-    return Path.cwd()
+            return Path(file)
+    return None
+
+
+def _db_folder(db: sqlite_utils.Database) -> Path:
+    path = db_path(db)
+    return path.parent if path is not None else Path.cwd()
 
 
 def _now() -> str:

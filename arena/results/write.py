@@ -80,6 +80,22 @@ def create_tournament(
     return tid
 
 
+def delete_tournament(db: sqlite_utils.Database, tid: int) -> None:
+    """Delete a tournament with everything recorded for it, in one transaction."""
+    in_matches = "SELECT id FROM matches WHERE tournament_id = ?"
+    in_tables = f"SELECT id FROM tables WHERE match_id IN ({in_matches})"
+    with db.atomic():
+        db.execute(f"DELETE FROM deals WHERE table_id IN ({in_tables})", [tid])
+        db.execute(f"DELETE FROM seats WHERE table_id IN ({in_tables})", [tid])
+        for table in ("rating_history", "ratings"):
+            db.execute(f"DELETE FROM {table} WHERE tournament_id = ?", [tid])
+        db.execute(f"DELETE FROM tables WHERE match_id IN ({in_matches})", [tid])
+        db.execute(f"DELETE FROM boards WHERE match_id IN ({in_matches})", [tid])
+        for table in ("matches", "tournament_bots"):
+            db.execute(f"DELETE FROM {table} WHERE tournament_id = ?", [tid])
+        db.execute("DELETE FROM tournaments WHERE id = ?", [tid])
+
+
 def set_status(db: sqlite_utils.Database, tid: int, status: str) -> None:
     """Move a tournament to `status`; the first `running` stamps started, `finished` finished."""
     if status not in STATUSES:
@@ -260,8 +276,12 @@ def compute_and_store_ratings(
     headline: list[ratings.Rating] = r["headline"]
     n = len(r["boards"])
     now = _now()
+    played = {bot: 0 for bot in r["bots"]}  # each bot's own boards (a board counts once per bot)
+    for b in r["boards"]:
+        for bot in set(b["team_a"]) | set(b["team_b"]):
+            played[bot] = played.get(bot, 0) + 1
     bt_params = _dumps({
-        "bootstrap": bootstrap, "seed": seed, "anchor_bot_id": r["anchor"],
+        "bootstrap": bootstrap, "seed": seed, "anchor_bot_id": r["anchor"], "tournament_boards": n,
         "draws": "half a win", "prior": "one virtual draw against a 0-rated opponent",
     })
     with db.atomic():
@@ -270,9 +290,11 @@ def compute_and_store_ratings(
         db.conn.executemany(
             "INSERT INTO ratings (tournament_id, bot_id, method, elo, ci_low, ci_high, los_next, boards,"
             " params, computed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(tid, h.bot, BT_METHOD, h.elo, h.ci_low, h.ci_high, h.los_next, n, bt_params, now) for h in headline]
+            [(tid, h.bot, BT_METHOD, h.elo, h.ci_low, h.ci_high, h.los_next, played.get(h.bot, 0), bt_params, now)
+             for h in headline]
             + [
-                (tid, bot, SEQ_METHOD, elo, None, None, None, n, _dumps({"k": k, "start": 0.0}), now)
+                (tid, bot, SEQ_METHOD, elo, None, None, None, played.get(bot, 0),
+                 _dumps({"k": k, "start": 0.0, "tournament_boards": n}), now)
                 for bot, elo in r["sequential"].items()
             ],
         )
