@@ -173,18 +173,37 @@ class Terminal(io.StringIO):
 async def test_the_progress_line_counts_boards_deals_and_faults(tmp_path, out):
     db = schema.open_db(tmp_path / "p.db")
     tid = runner.prepare(db, "p", DETERMINISTIC[:2], runner.Settings(boards=5, seed=3))
-    progress = runner.Progress(tables_total=0, out=out())
-    await runner.run(db, tid, concurrency=2, progress=progress)
-    text = progress.out.getvalue()
-    shape = r"\[[#.]{24}\] boards (\d+)/5  \d+\.\d deals/s  ETA \d+:\d\d  faults 0"
-    if out is Terminal:  # one line, rewritten in place (last with the final rate), ended at the end
-        assert text.startswith("\r") and text.endswith("\n") and text.count("\n") == 1
-        lines = text.strip().split("\r")
-    else:  # a log: a line at each tenth of the way, the last one once
-        lines = text.splitlines()
-    done = [int(re.fullmatch(shape, line).group(1)) for line in lines]
+    reports = []
+    progress = runner.Progress(out=out(), width=60, report_every=2,
+                               report=lambda: reports.append(1) or f"REPORT {len(reports)}")
+    await runner.run(db, tid, concurrency=2, progress=progress)  # a room stores 5 boards at once:
+    text = progress.out.getvalue()  # 0 -> 2 boards (a report), -> 5 (the end: the standings follow)
+    shape = r"(\[[#.]+\] )?boards (\d+)/5  \d+\.\d deals/s  ETA (\d+:\d\d|--:--)  faults 0"
+    if out is Terminal:  # one line redrawn in place, the rest of the old one cleared; reports above it
+        assert text.startswith("\r") and text.endswith("\x1b[K\n")
+        last = text.rstrip("\n").split("\n")[-1]
+        draws = [d for d in last.split("\r") if d]
+        assert all(d.endswith("\x1b[K") and len(d) - 3 <= 59 for d in draws)
+        lines = [d[:-3] for d in draws]
+        assert [line for line in text.split("\n") if "REPORT" in line] == ["\r\x1b[KREPORT 1"]
+    else:  # a log: a line at each tenth of the way, the last one once; reports as lines
+        lines = [line for line in text.splitlines() if not line.startswith("REPORT")]
+        assert [line for line in text.splitlines() if line.startswith("REPORT")] == ["REPORT 1"]
+    done = [int(re.fullmatch(shape, line).group(2)) for line in lines]
     assert done == sorted(done) and done[-1] == 5
     assert out is Terminal or len(done) == len(set(done))
+
+
+def test_the_progress_line_after_a_resume_counts_only_this_run():
+    """Half stored before: the speed and ETA come from this run's tables, not the stored ones."""
+    progress = runner.Progress(out=io.StringIO(), width=80)
+    progress.begin(tables_total=40, tables_done=20)
+    assert "ETA --:--" in progress.line()  # nothing played here yet: no guess
+    progress.started -= 10.0  # ten seconds into this run
+    progress.update(tables=10, deals=10, faults=0)  # 10 tables in 10 s, 10 left: about 10 s
+    line = progress.line()
+    assert "boards 15/20" in line and re.search(r"ETA 0:(09|10)", line), line
+    assert len(runner.Progress(out=io.StringIO()).line(width=30)) <= 29  # a narrow terminal: cut
 
 
 async def test_mixed_partners_and_whole_games(tmp_path):
