@@ -152,7 +152,7 @@ def _start_and_wait_for_a_room(db: Path, *extra: str) -> subprocess.Popen:
             pytest.fail(f"the run ended early: {proc.communicate()}")
         try:
             with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
-                if c.execute("SELECT COUNT(*) FROM tables").fetchone()[0]:
+                if c.execute("SELECT COUNT(*) FROM board_tables").fetchone()[0]:
                     return proc
         except sqlite3.OperationalError:
             pass  # not created yet
@@ -240,6 +240,6 @@ def test_bot_text_reaches_no_terminal_raw_and_is_stored_unchanged(folder):
     assert "\\x1b[2J\\x1b[Hstderr forged" in outputs[2].stdout  # shown, made visible
     assert "'\\x1b]0;pwned\\x07evil" in outputs[0].stdout
     with sqlite3.connect(db) as c:
-        assert c.execute("SELECT DISTINCT name, version FROM seats WHERE status != 'ok'").fetchall() == [
+        assert c.execute("SELECT DISTINCT announced_name, announced_version FROM seats WHERE status != 'ok'").fetchall() == [
             (escapes.NAME, escapes.VERSION)]
-        assert "\x1b[2J\x1b[Hstderr forged" in c.execute("SELECT stderr FROM seats WHERE status != 'ok'").fetchone()[0]
+        assert "\x1b[2J\x1b[Hstderr forged" in c.execute("SELECT stderr_tail FROM seats WHERE status != 'ok'").fetchone()[0]

@@ -420,9 +420,10 @@ async def test_a_tournament_with_hostile_bots_finishes_with_their_faults_counted
     assert done["status"] == "finished" and done["boards_done"] == opponents * 2
 
     rows = db.execute(
-        "SELECT t.id, t.forfeit, t.points0, t.points1, s.seat, s.status, s.detail, s.stderr, b.name, t.board_no,"
+        "SELECT t.id, t.forfeit, t.side0_points, t.side1_points, s.seat, s.status, s.detail, s.stderr_tail, b.name,"
+        " t.board_no,"
         " (SELECT COUNT(*) FROM deals d WHERE d.table_id = t.id AND d.complete)"
-        " FROM tables t JOIN matches m ON m.id = t.match_id JOIN seats s ON s.table_id = t.id"
+        " FROM board_tables t JOIN matches m ON m.id = t.match_id JOIN seats s ON s.table_id = t.id"
         " JOIN bots b ON b.id = s.bot_id WHERE m.tournament_id = ? ORDER BY t.id, s.seat", [tid]).fetchall()
     tables: dict[int, list] = {}
     for row in rows:

@@ -158,7 +158,7 @@ def test_ctrl_c_stops_the_shards_and_their_bots_and_the_run_resumes(open_dir):
         except ArenaError:  # not there yet, or still empty
             db = None
         if db is not None:
-            stored = db.execute("SELECT COUNT(*) FROM tables").fetchone()[0]
+            stored = db.execute("SELECT COUNT(*) FROM board_tables").fetchone()[0]
             db.close()
             if stored:
                 break
@@ -168,7 +168,8 @@ def test_ctrl_c_stops_the_shards_and_their_bots_and_the_run_resumes(open_dir):
     code, err = finish(proc)
     if code == 0:
         pytest.skip("the run ended before it could be interrupted")
-    assert (code, err) == (130, "arena: interrupted\n")
+    assert code == 130 and err.startswith("arena: interrupted: ") and err.count("\n") == 1, err
+    assert err.endswith(f"resume with: arena tournament run --resume cup --db {interrupted}\n")
     assert shards and not any(Path(f"/proc/{pid}").exists() for pid in shards)
     db = schema.open_db(interrupted, create=False)
     assert read.get_tournament(db, "cup")["status"] == "interrupted"

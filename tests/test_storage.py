@@ -104,7 +104,7 @@ def test_open_creates_folder_wal_and_records_migrations(tmp_path):
     assert [m.name for m in schema.migrations.applied(db)] == [m.name for m in schema.migrations._migrations]
     assert db.execute("PRAGMA busy_timeout").fetchone()[0] == schema.BUSY_TIMEOUT_MS
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-    for table in ("bots", "tournaments", "tournament_bots", "matches", "boards", "tables", "seats",
+    for table in ("bots", "tournaments", "tournament_bots", "matches", "boards", "board_tables", "seats",
                   "deals", "ratings", "rating_history"):
         assert db[table].exists(), table
     db.close()
@@ -330,7 +330,7 @@ def test_recording_a_table_twice_does_not_count_twice(db, three):
     with pytest.raises(TableAlreadyRecorded, match="match 1, board 1, swapped=False"):
         record_table(db, tid, 1, 1, False, 3, t)
     assert len(board_results(db, tid)) == 1
-    assert db["tables"].count == 2 and db["seats"].count == 8 and db["deals"].count == 2
+    assert db["board_tables"].count == 2 and db["seats"].count == 8 and db["deals"].count == 2
 
 
 def test_a_failed_write_leaves_nothing(db, three):
@@ -340,12 +340,12 @@ def test_a_failed_write_leaves_nothing(db, three):
     with pytest.raises(ValueError, match="rejected by the database"):
         record_table(db, tid, 1, 1, False, 3, broken)
     assert done_tables(db, tid) == set()
-    assert (db["tables"].count, db["seats"].count, db["deals"].count) == (0, 0, 0)
+    assert (db["board_tables"].count, db["seats"].count, db["deals"].count) == (0, 0, 0)
     bad = fake_table([a, a], [b, b], False, (20, 10))
     del bad["deals"][0]["moves"]
     with pytest.raises(KeyError):
         record_table(db, tid, 1, 1, False, 3, bad)
-    assert (db["tables"].count, db["seats"].count) == (0, 0)
+    assert (db["board_tables"].count, db["seats"].count) == (0, 0)
 
 
 def test_wrong_bots_at_a_table_are_refused(db, three):
@@ -376,7 +376,7 @@ def test_get_deal_has_everything_to_replay(db, three):
     tid, (a, b, r), sched = three
     t = fake_table([a, a], [b, b], True, (9, 21), fault=(1, "timeout"), deals=2)
     table_id = record_table(db, tid, 1, 2, True, 77, t)
-    deal_ids = [x["id"] for x in db["deals"].rows_where("table_id = ?", [table_id], order_by="number")]
+    deal_ids = [x["id"] for x in db["deals"].rows_where("table_id = ?", [table_id], order_by="deal_no")]
     d = get_deal(db, deal_ids[1])
     assert d["variant"] == {"preset": "jensen", "players": 4}
     assert (d["seed"], d["dealer"], d["number"]) == (BIG_SEED - 1, 0, 1)
@@ -560,7 +560,7 @@ def test_a_reader_sees_a_table_whole_or_not_at_all(db, three, tmp_path):
     tid, (a, b, r), sched = three
     reader = sqlite3.connect(tmp_path / "results" / "arena.db", isolation_level=None)
     reader.execute("BEGIN")
-    counts = "SELECT (SELECT COUNT(*) FROM tables), (SELECT COUNT(*) FROM seats), (SELECT COUNT(*) FROM deals)"
+    counts = "SELECT (SELECT COUNT(*) FROM board_tables), (SELECT COUNT(*) FROM seats), (SELECT COUNT(*) FROM deals)"
     assert reader.execute(counts).fetchone() == (0, 0, 0)
     record_table(db, tid, 1, 1, False, 3, fake_table([a, a], [b, b], False, (20, 10), deals=2))
     assert reader.execute(counts).fetchone() == (0, 0, 0)  # its snapshot; the writer was not blocked

@@ -123,7 +123,7 @@ def boards_of(db, tid):
 
 def table_points(db, tid):
     return sorted(db.execute(
-        "SELECT m.match_no, t.board_no, t.swapped, t.points0, t.points1 FROM tables t"
+        "SELECT m.match_no, t.board_no, t.swapped, t.side0_points, t.side1_points FROM board_tables t"
         " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid]).fetchall())
 
 
@@ -212,17 +212,17 @@ async def test_mixed_partners_and_whole_games(tmp_path):
     tid = runner.prepare(db, "mixed", four, runner.Settings(boards=1, partners="mixed"))
     result = await runner.run(db, tid)
     assert result["boards_done"] == 3
-    seats = db.execute("SELECT DISTINCT t.id, COUNT(DISTINCT s.bot_id) FROM seats s JOIN tables t ON t.id = s.table_id"
+    seats = db.execute("SELECT DISTINCT t.id, COUNT(DISTINCT s.bot_id) FROM seats s JOIN board_tables t ON t.id = s.table_id"
                        " GROUP BY t.id").fetchall()
     assert all(count == 4 for _, count in seats)  # four different bots at every table
 
     tid = runner.prepare(db, "games", DETERMINISTIC[1:], runner.Settings(boards=1, format="game",
                                                                variant=engine.variant("jensen", target=31).to_dict()))
     await runner.run(db, tid)
-    deals = db.execute("SELECT COUNT(*) FROM deals d JOIN tables tb ON tb.id = d.table_id"
+    deals = db.execute("SELECT COUNT(*) FROM deals d JOIN board_tables tb ON tb.id = d.table_id"
                        " JOIN matches m ON m.id = tb.match_id WHERE m.tournament_id = ?", [tid]).fetchone()[0]
     assert deals > 2  # each table played deals until a side passed 31
-    for p0, p1 in db.execute("SELECT t.points0, t.points1 FROM tables t JOIN matches m ON m.id = t.match_id "
+    for p0, p1 in db.execute("SELECT t.side0_points, t.side1_points FROM board_tables t JOIN matches m ON m.id = t.match_id "
                              "WHERE m.tournament_id = ?", [tid]):
         assert max(p0, p1) >= 31
 
@@ -297,7 +297,7 @@ def count_tables(path):
     except ArenaError:  # not created yet, or still empty
         return 0
     try:
-        return db.execute("SELECT COUNT(*) FROM tables").fetchone()[0]
+        return db.execute("SELECT COUNT(*) FROM board_tables").fetchone()[0]
     finally:
         db.close()
 

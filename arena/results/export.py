@@ -33,10 +33,11 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
     t = get_tournament(db, tid)
     labels = _bot_labels(db, tid)
     for r in db.query(
-        "SELECT t.*, m.match_no, m.a0, m.a1, m.b0, m.b1, b.margin AS board_margin, b.outcome,"
+        "SELECT t.*, m.match_no, m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id,"
+        " b.team_a_margin AS board_margin, b.team_a_outcome AS outcome,"
         " (SELECT COUNT(*) FROM deals d WHERE d.table_id = t.id) AS deals,"
         " (SELECT json_group_array(bot_id) FROM (SELECT bot_id FROM seats s WHERE s.table_id = t.id ORDER BY seat)) AS seat_bots"
-        " FROM tables t JOIN matches m ON m.id = t.match_id"
+        " FROM board_tables t JOIN matches m ON m.id = t.match_id"
         " LEFT JOIN boards b ON b.match_id = t.match_id AND b.board_no = t.board_no"
         " WHERE m.tournament_id = ? ORDER BY m.match_no, t.board_no, t.swapped",
         [tid],
@@ -44,13 +45,13 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
         seat_bots = [labels[b] for b in json.loads(r["seat_bots"])]
         forfeit = json.loads(r["forfeit"]) if r["forfeit"] else {}
         a_side = 1 if r["swapped"] else 0
-        points = [r["points0"], r["points1"]]
+        points = [r["side0_points"], r["side1_points"]]
         row = {
             "tournament": t["name"], "match_no": r["match_no"], "board_no": r["board_no"],
             "swapped": int(r["swapped"]), "board_seed": r["board_seed"],
-            "team_a": "+".join(labels[x] for x in (r["a0"], r["a1"])),
-            "team_b": "+".join(labels[x] for x in (r["b0"], r["b1"])),
-            "points0": r["points0"], "points1": r["points1"],
+            "team_a": "+".join(labels[x] for x in (r["team_a_bot1_id"], r["team_a_bot2_id"])),
+            "team_b": "+".join(labels[x] for x in (r["team_b_bot1_id"], r["team_b_bot2_id"])),
+            "points0": r["side0_points"], "points1": r["side1_points"],
             "team_a_margin": points[a_side] - points[1 - a_side],
             "board_margin": r["board_margin"], "board_outcome": r["outcome"],
             "forfeit_seat": forfeit.get("seat"), "forfeit_status": forfeit.get("status"),
@@ -80,28 +81,29 @@ def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
     """Every played table with its seats and deals, one at a time, in canonical order."""
     labels = _bot_labels(db, tid)
     for tr in db.query(
-        "SELECT t.*, m.match_no FROM tables t JOIN matches m ON m.id = t.match_id"
+        "SELECT t.*, m.match_no FROM board_tables t JOIN matches m ON m.id = t.match_id"
         " WHERE m.tournament_id = ? ORDER BY m.match_no, t.board_no, t.swapped",
         [tid],
     ):
         yield {
             "table_id": tr["id"], "match_no": tr["match_no"], "board_no": tr["board_no"],
             "swapped": bool(tr["swapped"]), "board_seed": tr["board_seed"],
-            "points": [tr["points0"], tr["points1"]],
+            "points": [tr["side0_points"], tr["side1_points"]],
             "forfeit": json.loads(tr["forfeit"]) if tr["forfeit"] else None,
             "started": tr["started"], "duration_s": tr["duration_s"],
             "seats": [
-                {**{k: s[k] for k in ("seat", "name", "version", "status", "detail", "stderr", "moves",
-                                       "think_ms_total", "think_ms_max")}, "bot": labels[s["bot_id"]]}
+                {"seat": s["seat"], "name": s["announced_name"], "version": s["announced_version"],
+                 **{k: s[k] for k in ("status", "detail")}, "stderr": s["stderr_tail"],
+                 **{k: s[k] for k in ("moves", "think_ms_total", "think_ms_max")}, "bot": labels[s["bot_id"]]}
                 for s in db.query("SELECT * FROM seats WHERE table_id = ? ORDER BY seat", [tr["id"]])
             ],
             "deals": [
                 {
-                    "deal_id": d["id"], "number": d["number"], "seed": d["seed"], "dealer": d["dealer"],
+                    "deal_id": d["id"], "number": d["deal_no"], "seed": d["seed"], "dealer": d["dealer"],
                     "points": json.loads(d["points"]), "breakdown": json.loads(d["breakdown"]),
                     "moves": json.loads(d["moves"]), "complete": bool(d["complete"]),
                 }
-                for d in db.query("SELECT * FROM deals WHERE table_id = ? ORDER BY number", [tr["id"]])
+                for d in db.query("SELECT * FROM deals WHERE table_id = ? ORDER BY deal_no", [tr["id"]])
             ],
         }
 

@@ -21,6 +21,7 @@ from arena.results.schema import BT_METHOD, db_path
 def _tournament_row(row: dict) -> dict:
     row = dict(row)
     row["seed"] = int(row["seed"])
+    row["boards"] = row.pop("boards_per_match")
     row["variant"] = json.loads(row["variant"])
     row["settings"] = json.loads(row["settings"])
     return row
@@ -61,7 +62,7 @@ def get_tournament(db: sqlite_utils.Database, name: str | int | None = None) -> 
         "SELECT COUNT(*) FROM boards JOIN matches m ON m.id = boards.match_id WHERE m.tournament_id = ?", [tid]
     ).fetchone()
     (t["tables_done"],) = db.execute(
-        "SELECT COUNT(*) FROM tables JOIN matches m ON m.id = tables.match_id WHERE m.tournament_id = ?", [tid]
+        "SELECT COUNT(*) FROM board_tables t JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid]
     ).fetchone()
     return t
 
@@ -77,7 +78,8 @@ def schedule(db: sqlite_utils.Database, tid: int) -> list[dict]:
     return [
         {"match_no": r[0], "team_a": [r[1], r[2]], "team_b": [r[3], r[4]]}
         for r in db.execute(
-            "SELECT match_no, a0, a1, b0, b1 FROM matches WHERE tournament_id = ? ORDER BY match_no", [tid]
+            "SELECT match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id, team_b_bot2_id FROM matches"
+            " WHERE tournament_id = ? ORDER BY match_no", [tid]
         )
     ]
 
@@ -87,7 +89,7 @@ def done_tables(db: sqlite_utils.Database, tid: int) -> set[tuple[int, int, bool
     return {
         (match_no, board_no, bool(swapped))
         for match_no, board_no, swapped in db.execute(
-            "SELECT m.match_no, t.board_no, t.swapped FROM tables t JOIN matches m ON m.id = t.match_id"
+            "SELECT m.match_no, t.board_no, t.swapped FROM board_tables t JOIN matches m ON m.id = t.match_id"
             " WHERE m.tournament_id = ?",
             [tid],
         )
@@ -99,11 +101,12 @@ def board_results(db: sqlite_utils.Database, tid: int) -> list[dict]:
     return [
         {
             "board_id": r["id"], "match_no": r["match_no"], "board_no": r["board_no"], "seed": int(r["seed"]),
-            "team_a": [r["a0"], r["a1"]], "team_b": [r["b0"], r["b1"]],
-            "margin": r["margin"], "outcome": r["outcome"],
+            "team_a": [r["team_a_bot1_id"], r["team_a_bot2_id"]], "team_b": [r["team_b_bot1_id"], r["team_b_bot2_id"]],
+            "margin": r["team_a_margin"], "outcome": r["team_a_outcome"],
         }
         for r in db.query(
-            "SELECT b.id, m.match_no, b.board_no, b.seed, m.a0, m.a1, m.b0, m.b1, b.margin, b.outcome"
+            "SELECT b.id, m.match_no, b.board_no, b.seed, m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id,"
+            " m.team_b_bot2_id, b.team_a_margin, b.team_a_outcome"
             " FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
             " ORDER BY m.match_no, b.board_no",
             [tid],
@@ -116,8 +119,9 @@ def rating_history(db: sqlite_utils.Database, tid: int) -> list[dict]:
     return [
         dict(r)
         for r in db.query(
-            "SELECT h.seq, h.board_id, h.bot_id, b.name || '@' || b.version AS bot, h.elo"
-            " FROM rating_history h JOIN bots b ON b.id = h.bot_id WHERE h.tournament_id = ? ORDER BY h.seq, h.bot_id",
+            "SELECT h.board_seq AS seq, h.board_id, h.bot_id, b.name || '@' || b.version AS bot, h.elo"
+            " FROM rating_history h JOIN bots b ON b.id = h.bot_id WHERE h.tournament_id = ?"
+            " ORDER BY h.board_seq, h.bot_id",
             [tid],
         )
     ]
@@ -143,7 +147,7 @@ def _faults(db: sqlite_utils.Database, tid: int) -> dict[int, tuple[int, int]]:
         for bot, tables, faults in db.execute(
             "SELECT bot_id, COUNT(*), SUM(faulted) FROM ("
             "  SELECT s.bot_id, s.table_id, MAX(s.status != 'ok') AS faulted FROM seats s"
-            "  JOIN tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
+            "  JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
             "  WHERE m.tournament_id = ? GROUP BY s.bot_id, s.table_id"
             ") GROUP BY bot_id",
             [tid],
@@ -241,29 +245,30 @@ def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list
     """Every match with both teams, boards done and team A's W/D/L and margin; `bot` filters."""
     labels = _bot_labels(db, tid)
     bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
-    per_board = int(db.execute("SELECT boards FROM tournaments WHERE id = ?", [tid]).fetchone()[0])
+    per_board = int(db.execute("SELECT boards_per_match FROM tournaments WHERE id = ?", [tid]).fetchone()[0])
     faults = {
         match_id: n
         for match_id, n in db.execute(
-            "SELECT t.match_id, COUNT(*) FROM seats s JOIN tables t ON t.id = s.table_id"
+            "SELECT t.match_id, COUNT(*) FROM seats s JOIN board_tables t ON t.id = s.table_id"
             " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ? AND s.status != 'ok' GROUP BY t.match_id",
             [tid],
         )
     }
     out = []
     for m in db.query(
-        "SELECT m.*, COUNT(b.id) AS boards_done, COALESCE(SUM(b.outcome = 'win'), 0) AS wins,"
-        " COALESCE(SUM(b.outcome = 'draw'), 0) AS draws, COALESCE(SUM(b.outcome = 'loss'), 0) AS losses,"
-        " COALESCE(SUM(b.margin), 0) AS margin FROM matches m LEFT JOIN boards b ON b.match_id = m.id"
+        "SELECT m.*, COUNT(b.id) AS boards_done, COALESCE(SUM(b.team_a_outcome = 'win'), 0) AS wins,"
+        " COALESCE(SUM(b.team_a_outcome = 'draw'), 0) AS draws, COALESCE(SUM(b.team_a_outcome = 'loss'), 0) AS losses,"
+        " COALESCE(SUM(b.team_a_margin), 0) AS margin FROM matches m LEFT JOIN boards b ON b.match_id = m.id"
         " WHERE m.tournament_id = ? GROUP BY m.id ORDER BY m.match_no",
         [tid],
     ):
-        members = {m["a0"], m["a1"], m["b0"], m["b1"]}
+        team_a, team_b = [m["team_a_bot1_id"], m["team_a_bot2_id"]], [m["team_b_bot1_id"], m["team_b_bot2_id"]]
+        members = {*team_a, *team_b}
         if bot_id is not None and bot_id not in members:
             continue
         out.append({
             "match_no": m["match_no"],
-            "team_a": [labels[m["a0"]], labels[m["a1"]]], "team_b": [labels[m["b0"]], labels[m["b1"]]],
+            "team_a": [labels[x] for x in team_a], "team_b": [labels[x] for x in team_b],
             "boards": per_board, "boards_done": m["boards_done"],
             "wins": m["wins"], "draws": m["draws"], "losses": m["losses"], "margin": m["margin"],
             "faults": faults.get(m["id"], 0),
@@ -277,15 +282,15 @@ def faults(db: sqlite_utils.Database, tid: int, *, match_no: int | None = None, 
     labels = _bot_labels(db, tid)
     bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
     rows = db.query(
-        "SELECT m.match_no, t.board_no, t.swapped, s.seat, s.bot_id, s.name, s.status, s.detail, s.stderr"
-        " FROM seats s JOIN tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
+        "SELECT m.match_no, t.board_no, t.swapped, s.seat, s.bot_id, s.announced_name, s.status, s.detail,"
+        " s.stderr_tail FROM seats s JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
         " WHERE m.tournament_id = ? AND s.status != 'ok' AND (? IS NULL OR m.match_no = ?)"
         " AND (? IS NULL OR s.bot_id = ?) ORDER BY m.match_no, t.board_no, t.swapped, s.seat",
         [tid, match_no, match_no, bot_id, bot_id],
     )
     return [{"match_no": r["match_no"], "board_no": r["board_no"], "swapped": bool(r["swapped"]), "seat": r["seat"],
-             "bot": labels[r["bot_id"]], "announced": r["name"], "status": r["status"], "detail": r["detail"],
-             "stderr": r["stderr"]} for r in rows]
+             "bot": labels[r["bot_id"]], "announced": r["announced_name"], "status": r["status"],
+             "detail": r["detail"], "stderr": r["stderr_tail"]} for r in rows]
 
 
 def _bot_in(db: sqlite_utils.Database, tid: int, labels: dict[int, str], bot: str) -> int:
@@ -308,27 +313,28 @@ def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
     labels = _bot_labels(db, tid)
     boards = {r["board_no"]: r for r in db.query("SELECT * FROM boards WHERE match_id = ?", [m["id"]])}
     detail: dict[int, dict] = {}
-    for t in db.query("SELECT * FROM tables WHERE match_id = ? ORDER BY board_no, swapped", [m["id"]]):
+    for t in db.query("SELECT * FROM board_tables WHERE match_id = ? ORDER BY board_no, swapped", [m["id"]]):
         b = detail.setdefault(t["board_no"], {
             "board_no": t["board_no"], "seed": int(t["board_seed"]),
-            "margin": boards[t["board_no"]]["margin"] if t["board_no"] in boards else None,
-            "outcome": boards[t["board_no"]]["outcome"] if t["board_no"] in boards else None,
+            "margin": boards[t["board_no"]]["team_a_margin"] if t["board_no"] in boards else None,
+            "outcome": boards[t["board_no"]]["team_a_outcome"] if t["board_no"] in boards else None,
             "tables": [],
         })
-        seats = list(db.query("SELECT seat, bot_id, status, detail, stderr FROM seats WHERE table_id = ? ORDER BY seat",
-                              [t["id"]]))
+        seats = list(db.query("SELECT seat, bot_id, status, detail, stderr_tail AS stderr FROM seats WHERE table_id = ?"
+                              " ORDER BY seat", [t["id"]]))
         b["tables"].append({
-            "table_id": t["id"], "swapped": bool(t["swapped"]), "points": [t["points0"], t["points1"]],
+            "table_id": t["id"], "swapped": bool(t["swapped"]), "points": [t["side0_points"], t["side1_points"]],
             "forfeit": None if t["forfeit"] is None else json.loads(t["forfeit"]),
             "seats": [labels[s["bot_id"]] for s in seats],
             "faults": [{"seat": s["seat"], "bot": labels[s["bot_id"]], "status": s["status"], "detail": s["detail"],
                         "stderr": s["stderr"]} for s in seats if s["status"] != "ok"],
-            "deal_ids": [r[0] for r in db.execute("SELECT id FROM deals WHERE table_id = ? ORDER BY number", [t["id"]])],
+            "deal_ids": [r[0] for r in db.execute("SELECT id FROM deals WHERE table_id = ? ORDER BY deal_no", [t["id"]])],
             "duration_s": t["duration_s"],
         })
     return {
         "match_no": match_no,
-        "team_a": [labels[m["a0"]], labels[m["a1"]]], "team_b": [labels[m["b0"]], labels[m["b1"]]],
+        "team_a": [labels[m["team_a_bot1_id"]], labels[m["team_a_bot2_id"]]],
+        "team_b": [labels[m["team_b_bot1_id"]], labels[m["team_b_bot2_id"]]],
         "boards": [detail[k] for k in sorted(detail)],
     }
 
@@ -336,9 +342,9 @@ def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
 def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
     """Everything needed to replay a stored deal: variant, seed, dealer, moves, seats, bots."""
     rows = list(db.query(
-        "SELECT d.*, t.id AS table_id, t.board_no, t.swapped, t.points0, t.points1, t.forfeit,"
+        "SELECT d.*, t.id AS table_id, t.board_no, t.swapped, t.side0_points, t.side1_points, t.forfeit,"
         " m.match_no, m.tournament_id, tn.name AS tournament, tn.variant, tn.format"
-        " FROM deals d JOIN tables t ON t.id = d.table_id JOIN matches m ON m.id = t.match_id"
+        " FROM deals d JOIN board_tables t ON t.id = d.table_id JOIN matches m ON m.id = t.match_id"
         " JOIN tournaments tn ON tn.id = m.tournament_id WHERE d.id = ?",
         [deal_id],
     ))
@@ -350,7 +356,8 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
     seats = [
         {
             "seat": s["seat"], "bot_id": s["bot_id"], "bot": s["bot"], "bot_version": s["bot_version"],
-            "name": s["name"], "version": s["version"], "status": s["status"], "detail": s["detail"],
+            "name": s["announced_name"], "version": s["announced_version"], "status": s["status"],
+            "detail": s["detail"],
         }
         for s in db.query(
             "SELECT s.*, b.name AS bot, b.version AS bot_version FROM seats s JOIN bots b ON b.id = s.bot_id"
@@ -361,11 +368,11 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
     return {
         "id": d["id"], "tournament": d["tournament"], "tournament_id": d["tournament_id"],
         "format": d["format"], "match_no": d["match_no"], "board_no": d["board_no"],
-        "swapped": bool(d["swapped"]), "table_id": d["table_id"], "number": d["number"],
+        "swapped": bool(d["swapped"]), "table_id": d["table_id"], "number": d["deal_no"],
         "variant": json.loads(d["variant"]), "seed": int(d["seed"]), "dealer": d["dealer"],
         "points": json.loads(d["points"]), "breakdown": json.loads(d["breakdown"]),
         "moves": json.loads(d["moves"]), "complete": bool(d["complete"]), "seats": seats,
-        "table_points": [d["points0"], d["points1"]],
+        "table_points": [d["side0_points"], d["side1_points"]],
         "forfeit": None if d["forfeit"] is None else json.loads(d["forfeit"]),
     }
 

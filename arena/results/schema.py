@@ -179,6 +179,97 @@ def _m0002_bot_state(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE bots ADD COLUMN removed TEXT")  # when its copy was removed; NULL: stored
 
 
+RENAMES = (
+    ("TABLE", "tables", None, "board_tables"),
+    ("COLUMN", "tournaments", "boards", "boards_per_match"),
+    ("COLUMN", "matches", "a0", "team_a_bot1_id"),
+    ("COLUMN", "matches", "a1", "team_a_bot2_id"),
+    ("COLUMN", "matches", "b0", "team_b_bot1_id"),
+    ("COLUMN", "matches", "b1", "team_b_bot2_id"),
+    ("COLUMN", "boards", "margin", "team_a_margin"),
+    ("COLUMN", "boards", "outcome", "team_a_outcome"),
+    ("COLUMN", "board_tables", "points0", "side0_points"),
+    ("COLUMN", "board_tables", "points1", "side1_points"),
+    ("COLUMN", "seats", "name", "announced_name"),
+    ("COLUMN", "seats", "version", "announced_version"),
+    ("COLUMN", "seats", "stderr", "stderr_tail"),
+    ("COLUMN", "deals", "number", "deal_no"),
+    ("COLUMN", "rating_history", "seq", "board_seq"),
+)
+"""Migration 0003's renames: (what, table, old column, new name); docs/database.md lists them."""
+
+VIEWS = {
+    "bot_boards": """
+        SELECT m.tournament_id, b.id AS board_id, x.bot_id, 'A' AS team,
+               b.team_a_margin AS margin, b.team_a_outcome AS outcome
+        FROM boards b JOIN matches m ON m.id = b.match_id
+        JOIN (SELECT id, team_a_bot1_id AS bot_id FROM matches
+              UNION SELECT id, team_a_bot2_id FROM matches) x ON x.id = m.id
+        UNION ALL
+        SELECT m.tournament_id, b.id, x.bot_id, 'B', -b.team_a_margin,
+               CASE b.team_a_outcome WHEN 'win' THEN 'loss' WHEN 'loss' THEN 'win' ELSE 'draw' END
+        FROM boards b JOIN matches m ON m.id = b.match_id
+        JOIN (SELECT id, team_b_bot1_id AS bot_id FROM matches
+              UNION SELECT id, team_b_bot2_id FROM matches) x ON x.id = m.id""",
+    "standings": """
+        SELECT t.name AS tournament, bt.name || '@' || bt.version AS bot,
+               ROUND(r.elo, 1) AS elo, ROUND(r.ci_low, 1) AS elo_low_95, ROUND(r.ci_high, 1) AS elo_high_95,
+               ROUND(r.los_next, 3) AS los_next, COALESCE(s.boards, 0) AS boards, COALESCE(s.wins, 0) AS wins,
+               COALESCE(s.draws, 0) AS draws, COALESCE(s.losses, 0) AS losses, s.avg_margin,
+               (SELECT COUNT(DISTINCT st.table_id) FROM seats st JOIN board_tables x ON x.id = st.table_id
+                JOIN matches m ON m.id = x.match_id
+                WHERE m.tournament_id = tb.tournament_id AND st.bot_id = tb.bot_id AND st.status != 'ok')
+               AS faulted_tables,
+               tb.tournament_id, tb.bot_id
+        FROM tournament_bots tb JOIN tournaments t ON t.id = tb.tournament_id JOIN bots bt ON bt.id = tb.bot_id
+        LEFT JOIN ratings r ON r.tournament_id = tb.tournament_id AND r.bot_id = tb.bot_id
+                            AND r.method = 'bradley-terry-mle'
+        LEFT JOIN (SELECT tournament_id, bot_id, COUNT(*) AS boards, SUM(outcome = 'win') AS wins,
+                          SUM(outcome = 'draw') AS draws, SUM(outcome = 'loss') AS losses,
+                          ROUND(AVG(margin), 1) AS avg_margin
+                   FROM bot_boards GROUP BY tournament_id, bot_id) s
+               ON s.tournament_id = tb.tournament_id AND s.bot_id = tb.bot_id
+        ORDER BY tb.tournament_id, r.elo DESC""",
+    "crosstable": """
+        SELECT t.name AS tournament, x.name || '@' || x.version AS bot, y.name || '@' || y.version AS opponent,
+               COUNT(*) AS boards, SUM(p.outcome = 'win') AS wins, SUM(p.outcome = 'draw') AS draws,
+               SUM(p.outcome = 'loss') AS losses,
+               SUM(CASE p.outcome WHEN 'win' THEN 1.0 WHEN 'draw' THEN 0.5 ELSE 0.0 END) AS score,
+               SUM(p.margin) AS margin, p.tournament_id, p.bot_id, q.bot_id AS opponent_id
+        FROM bot_boards p JOIN bot_boards q ON q.board_id = p.board_id AND q.team != p.team
+        JOIN tournaments t ON t.id = p.tournament_id JOIN bots x ON x.id = p.bot_id JOIN bots y ON y.id = q.bot_id
+        GROUP BY p.tournament_id, p.bot_id, q.bot_id""",
+    "board_results": """
+        SELECT t.name AS tournament, m.match_no, b.board_no, b.seed,
+               a1.name || '@' || a1.version || CASE WHEN m.team_a_bot2_id != m.team_a_bot1_id
+                   THEN '+' || a2.name || '@' || a2.version ELSE '' END AS team_a,
+               b1.name || '@' || b1.version || CASE WHEN m.team_b_bot2_id != m.team_b_bot1_id
+                   THEN '+' || b2.name || '@' || b2.version ELSE '' END AS team_b,
+               b.team_a_margin, b.team_a_outcome,
+               (SELECT COUNT(*) FROM seats s JOIN board_tables x ON x.id = s.table_id
+                WHERE x.match_id = m.id AND x.board_no = b.board_no AND s.status != 'ok') AS faults,
+               b.completed, b.id AS board_id, m.id AS match_id, m.tournament_id
+        FROM boards b JOIN matches m ON m.id = b.match_id JOIN tournaments t ON t.id = m.tournament_id
+        JOIN bots a1 ON a1.id = m.team_a_bot1_id JOIN bots a2 ON a2.id = m.team_a_bot2_id
+        JOIN bots b1 ON b1.id = m.team_b_bot1_id JOIN bots b2 ON b2.id = m.team_b_bot2_id
+        ORDER BY m.tournament_id, m.match_no, b.board_no""",
+}
+"""Migration 0003's views, for reading the results in Datasette or sqlite3 (bots as name@version)."""
+
+
+@migrations(name="0003_readable_names")
+def _m0003_readable_names(db: sqlite_utils.Database) -> None:
+    """Names that read without the source at hand (in Datasette): no table called `tables`,
+    no columns a0..b1; and views for the standings, the crosstable and each board's result."""
+    for what, table, old, new in RENAMES:
+        if what == "TABLE":
+            db.execute(f"ALTER TABLE {table} RENAME TO {new}")
+        else:
+            db.execute(f"ALTER TABLE {table} RENAME COLUMN {old} TO {new}")
+    for name, sql in VIEWS.items():
+        db.execute(f"CREATE VIEW {name} AS {sql}")
+
+
 # --------------------------------------------------------------------------------------------
 # Opening
 

@@ -66,7 +66,7 @@ def create_tournament(
         raise ArenaError(f"tournament '{name}' already exists")
     with db.atomic():
         tid = db.execute(
-            "INSERT INTO tournaments (name, seed, variant, format, partners, boards, settings,"
+            "INSERT INTO tournaments (name, seed, variant, format, partners, boards_per_match, settings,"
             " status, created) VALUES (?, ?, ?, ?, ?, ?, ?, 'created', ?)",
             [name, str(seed), _dumps(variant), format, partners, boards, _dumps(settings), _now()],
         ).lastrowid
@@ -74,7 +74,8 @@ def create_tournament(
             db.execute("INSERT INTO tournament_bots VALUES (?, ?)", [tid, bot_id])
         for match_no, (team_a, team_b) in enumerate(matches, start=1):
             db.execute(
-                "INSERT INTO matches (tournament_id, match_no, a0, a1, b0, b1) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO matches (tournament_id, match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id,"
+                " team_b_bot2_id) VALUES (?, ?, ?, ?, ?, ?)",
                 [tid, match_no, *team_a, *team_b],
             )
     return tid
@@ -83,13 +84,13 @@ def create_tournament(
 def delete_tournament(db: sqlite_utils.Database, tid: int) -> None:
     """Delete a tournament with everything recorded for it, in one transaction."""
     in_matches = "SELECT id FROM matches WHERE tournament_id = ?"
-    in_tables = f"SELECT id FROM tables WHERE match_id IN ({in_matches})"
+    in_tables = f"SELECT id FROM board_tables WHERE match_id IN ({in_matches})"
     with db.atomic():
         db.execute(f"DELETE FROM deals WHERE table_id IN ({in_tables})", [tid])
         db.execute(f"DELETE FROM seats WHERE table_id IN ({in_tables})", [tid])
         for table in ("rating_history", "ratings"):
             db.execute(f"DELETE FROM {table} WHERE tournament_id = ?", [tid])
-        db.execute(f"DELETE FROM tables WHERE match_id IN ({in_matches})", [tid])
+        db.execute(f"DELETE FROM board_tables WHERE match_id IN ({in_matches})", [tid])
         db.execute(f"DELETE FROM boards WHERE match_id IN ({in_matches})", [tid])
         for table in ("matches", "tournament_bots"):
             db.execute(f"DELETE FROM {table} WHERE tournament_id = ?", [tid])
@@ -141,8 +142,8 @@ def _check_table(match: dict, swapped: bool, table: dict) -> None:
     points = table["points"]
     if len(points) != 2:
         raise ValueError(f"a table has two sides, got points {points!r}")
-    team_a = {match["a0"], match["a1"]}
-    team_b = {match["b0"], match["b1"]}
+    team_a = {match["team_a_bot1_id"], match["team_a_bot2_id"]}
+    team_b = {match["team_b_bot1_id"], match["team_b_bot2_id"]}
     a_side = 1 if swapped else 0
     seen = set()
     for s in table["seats"]:
@@ -182,7 +183,7 @@ def record_table(
     try:
         with db.atomic():
             table_id = db.execute(
-                "INSERT INTO tables (match_id, board_no, swapped, board_seed, points0, points1,"
+                "INSERT INTO board_tables (match_id, board_no, swapped, board_seed, side0_points, side1_points,"
                 " forfeit, started, duration_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     match["id"], board_no, int(bool(swapped)), str(board_seed), p0, p1,
@@ -191,7 +192,7 @@ def record_table(
                 ],
             ).lastrowid
             db.conn.executemany(
-                "INSERT INTO seats (table_id, seat, bot_id, name, version, status, detail, stderr,"
+                "INSERT INTO seats (table_id, seat, bot_id, announced_name, announced_version, status, detail, stderr_tail,"
                 " moves, think_ms_total, think_ms_max) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
@@ -205,7 +206,7 @@ def record_table(
                 ],
             )
             db.conn.executemany(
-                "INSERT INTO deals (table_id, number, seed, dealer, points, breakdown, moves, complete)"
+                "INSERT INTO deals (table_id, deal_no, seed, dealer, points, breakdown, moves, complete)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
@@ -218,7 +219,7 @@ def record_table(
             _complete_board(db, match["id"], board_no)
     except sqlite3.IntegrityError as exc:
         if db.execute(
-            "SELECT 1 FROM tables WHERE match_id = ? AND board_no = ? AND swapped = ?",
+            "SELECT 1 FROM board_tables WHERE match_id = ? AND board_no = ? AND swapped = ?",
             [match["id"], board_no, int(bool(swapped))],
         ).fetchone():
             raise TableAlreadyRecorded(
@@ -231,7 +232,7 @@ def record_table(
 def _complete_board(db: sqlite_utils.Database, match_id: int, board_no: int) -> None:
     """Inside record_table's transaction: once both tables are in, write the board's result."""
     rows = db.execute(
-        "SELECT swapped, points0, points1, board_seed FROM tables WHERE match_id = ? AND board_no = ?",
+        "SELECT swapped, side0_points, side1_points, board_seed FROM board_tables WHERE match_id = ? AND board_no = ?",
         [match_id, board_no],
     ).fetchall()
     if len(rows) < 2:
@@ -244,7 +245,8 @@ def _complete_board(db: sqlite_utils.Database, match_id: int, board_no: int) -> 
         margin += (p1 - p0) if swapped else (p0 - p1)
     outcome = "win" if margin > 0 else "loss" if margin < 0 else "draw"
     db.execute(
-        "INSERT INTO boards (match_id, board_no, seed, margin, outcome, completed) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO boards (match_id, board_no, seed, team_a_margin, team_a_outcome, completed)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
         [match_id, board_no, rows[0][3], margin, outcome, _now()],
     )
 
@@ -299,7 +301,7 @@ def compute_and_store_ratings(
             ],
         )
         db.conn.executemany(
-            "INSERT INTO rating_history (tournament_id, seq, board_id, bot_id, elo) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO rating_history (tournament_id, board_seq, board_id, bot_id, elo) VALUES (?, ?, ?, ?, ?)",
             [
                 (tid, seq, r["boards"][seq - 1]["board_id"], bot, elo)
                 for seq, after in enumerate(r["history"], start=1)
