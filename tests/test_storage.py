@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 
@@ -503,6 +504,9 @@ def test_export_csv_and_json(db, three):
     assert doc["tournament"]["seed"] == str(BIG_SEED)
     assert len(doc["tables"]) == 6 and doc["tables"][0]["deals"][0]["moves"][0]["ms"] == 1.2
     assert [s["bot"] for s in doc["standings"]] == ["alpha", "beta", "random"]
+    streamed = io.StringIO()
+    export.write_json(db, tid, streamed)  # a board or table at a time: the same document
+    assert json.loads(streamed.getvalue()) == json.loads(json.dumps(doc))
 
 
 def test_a_stored_deal_replays_with_the_engine(db, three):

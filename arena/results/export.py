@@ -15,8 +15,8 @@ from arena.errors import json_visible
 
 from arena.results.read import (
     _bot_labels,
-    board_results,
     get_tournament,
+    iter_board_results,
     matches,
     standings,
 )
@@ -110,7 +110,7 @@ def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
 
 def _boards(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
     labels = _bot_labels(db, tid)
-    for b in board_results(db, tid):
+    for b in iter_board_results(db, tid):
         yield {**b, "seed": str(b["seed"]), "team_a": [labels[x] for x in b["team_a"]],
                "team_b": [labels[x] for x in b["team_b"]]}
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import sqlite_utils
@@ -98,7 +99,12 @@ def done_tables(db: sqlite_utils.Database, tid: int) -> set[tuple[int, int, bool
 
 def board_results(db: sqlite_utils.Database, tid: int) -> list[dict]:
     """Finished boards in canonical order (match_no, board_no), with both teams' bot ids."""
-    return [
+    return list(iter_board_results(db, tid))
+
+
+def iter_board_results(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
+    """`board_results` one at a time, for the listings and exports that only pass over them."""
+    return (
         {
             "board_id": r["id"], "match_no": r["match_no"], "board_no": r["board_no"], "seed": int(r["seed"]),
             "team_a": [r["team_a_bot1_id"], r["team_a_bot2_id"]], "team_b": [r["team_b_bot1_id"], r["team_b_bot2_id"]],
@@ -111,7 +117,7 @@ def board_results(db: sqlite_utils.Database, tid: int) -> list[dict]:
             " ORDER BY m.match_no, b.board_no",
             [tid],
         )
-    ]
+    )
 
 
 def rating_history(db: sqlite_utils.Database, tid: int) -> list[dict]:
@@ -183,7 +189,7 @@ def standings(db: sqlite_utils.Database, tid: int, *, bootstrap: int | None = No
         }
     labels = _bot_labels(db, tid)
     stats = {bot: {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0} for bot in labels}
-    for b in board_results(db, tid):
+    for b in iter_board_results(db, tid):
         a, bb = set(b["team_a"]), set(b["team_b"])
         for team, sign in ((a - bb, 1), (bb - a, -1)):
             for bot in team:
@@ -220,7 +226,7 @@ def crosstable(db: sqlite_utils.Database, tid: int) -> dict:
     order = [r["bot_id"] for r in standings(db, tid)]
     labels = _bot_labels(db, tid)
     cells: dict[tuple[int, int], dict] = {}
-    for b in board_results(db, tid):
+    for b in iter_board_results(db, tid):
         a, bb = set(b["team_a"]), set(b["team_b"])
         for x in a - bb:
             for y in bb - a:
