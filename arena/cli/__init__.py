@@ -9,6 +9,7 @@ with its control characters made visible.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Annotated, Any
 
@@ -96,6 +97,9 @@ def main(argv: list[str] | None = None) -> None:
             if all(isinstance(leaf, (ArenaError, ValueError, OSError, KeyboardInterrupt)) for leaf in found):
                 raise found[0] from None
             raise
+    except BrokenPipeError:  # `arena export ... | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
     except (ArenaError, ValueError, OSError) as exc:
         echo(f"arena: error: {visible(exc)}", err=True)
         sys.exit(2)
