@@ -172,9 +172,13 @@ def test_ctrl_c_says_what_is_stored_and_how_to_resume(folder):
     assert json.loads(arena("tournament", "list", "--json", "--db", db).stdout)[0]["status"] == "finished"
 
 
-def test_kill_9_leaves_no_lock_and_the_tournament_reads_interrupted(folder):
+def test_a_second_run_meets_the_first_and_kill_9_leaves_no_lock(folder):
     db = folder / "a.db"
     proc = _start_and_wait_for_a_room(db, "--quiet")
+    proc.send_signal(signal.SIGSTOP)  # frozen mid-run, lock held: no race with its end
+    second = arena("tournament", "run", "--resume", "k", "--db", db, code=None)
+    one_line_error(second, f"tournament 'k' is being played by another arena (pid {proc.pid})")
+    assert json.loads(arena("tournament", "list", "--json", "--db", db).stdout)[0]["status"] == "running"
     proc.kill()
     proc.communicate()
     listed = json.loads(arena("tournament", "list", "--json", "--db", db).stdout)[0]
@@ -210,7 +214,9 @@ def test_bot_management(folder, tmp_path):
     assert "random" not in arena("bot", "list", "--db", db).stdout
     arena("bot", "disable", "grabby@2", "--db", db)
     one_line_error(arena("tournament", "run", "--all", "--name", "u", "--db", db, code=None), "at least two bots")
+    assert Path(f"{db}.locks", "1").exists()  # the run's lock file (unlocked)
     arena("tournament", "delete", "t", "--db", db)
+    assert not Path(f"{db}.locks", "1").exists()
     assert json.loads(arena("tournament", "list", "--json", "--db", db).stdout) == []
     arena("bot", "remove", "grabby", "--db", db)
     assert json.loads(arena("bot", "list", "--json", "--db", db).stdout) == []

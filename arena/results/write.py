@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
+from pathlib import Path
 
 import sqlite_utils
 
@@ -19,6 +20,7 @@ from arena.results import ratings
 from arena.results.read import BOOTSTRAP, _match, compute_ratings
 from arena.results.schema import (
     BT_METHOD,
+    db_path,
     FORMATS,
     PARTNERS,
     SEQ_METHOD,
@@ -95,6 +97,9 @@ def delete_tournament(db: sqlite_utils.Database, tid: int) -> None:
         for table in ("matches", "tournament_bots"):
             db.execute(f"DELETE FROM {table} WHERE tournament_id = ?", [tid])
         db.execute("DELETE FROM tournaments WHERE id = ?", [tid])
+    path = db_path(db)
+    if path is not None:  # its run lock's file, if a run made one
+        Path(f"{path}.locks", str(tid)).unlink(missing_ok=True)
 
 
 def set_status(db: sqlite_utils.Database, tid: int, status: str) -> None:
