@@ -321,9 +321,13 @@ class Progress:
         return bool(isatty and isatty())
 
     def _width(self) -> int:
+        """The columns of the terminal the line goes to (stdout may be a file meanwhile)."""
         if self.width is not None:
             return self.width
-        return shutil.get_terminal_size((80, 24)).columns
+        try:
+            return os.get_terminal_size(self._out().fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            return shutil.get_terminal_size((80, 24)).columns
 
     def _print_above(self, text: str) -> None:
         out = self._out()
