@@ -109,7 +109,7 @@ def tournament_run(
         progress = None
         if not quiet and not finished:
             progress = runner.Progress(report_every=report_every,
-                                       report=lambda: _interim(database, tid, progress))
+                                       report=lambda: _interim(database, tid))
         try:
             t = trio.run(lambda: runner.run(database, tid, concurrency=concurrency, processes=processes,
                                              sandbox=mode, progress=progress))
@@ -147,12 +147,11 @@ def _header(t: dict, mode: str) -> str:
             f"sandbox {mode}")
 
 
-def _interim(database, tid: int, progress: runner.Progress | None) -> str:
+def _interim(database, tid: int) -> str:
     """The standings so far (a quicker bootstrap: they are a glance, not the result)."""
     rows = read.standings(database, tid, bootstrap=200)
-    done = progress.boards_done if progress is not None else "?"
-    total = progress.tables_total // 2 if progress is not None else "?"
-    return f"standings after {done}/{total} boards:\n" + standings_text(rows)
+    t = read.get_tournament(database, tid)  # boards with both tables in: what the standings count
+    return f"standings after {t['boards_done']}/{t['boards_total']} boards:\n" + standings_text(rows)
 
 
 def resume_command(name: str, db: Path | None) -> str:
