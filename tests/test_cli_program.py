@@ -249,3 +249,18 @@ def test_bot_text_reaches_no_terminal_raw_and_is_stored_unchanged(folder):
         assert c.execute("SELECT DISTINCT announced_name, announced_version FROM seats WHERE status != 'ok'").fetchall() == [
             (escapes.NAME, escapes.VERSION)]
         assert "\x1b[2J\x1b[Hstderr forged" in c.execute("SELECT stderr_tail FROM seats WHERE status != 'ok'").fetchone()[0]
+
+
+def test_a_run_shows_its_header_first_then_interim_standings_in_plain_lines(folder):
+    """Not a terminal: no redraws, a progress line per tenth of the way, the standings every 2 boards."""
+    bots = ",".join(str(BOTS / f"{n}_bot.py") for n in ("random", "greedy", "first"))
+    proc = arena("tournament", "run", "--bots", bots, "--boards", "2", "--name", "h", "--sandbox", "none",
+                 "--concurrency", "1", "--processes", "1", "--report-every", "2", "--db", folder / "a.db")
+    assert proc.stdout.splitlines()[:2] == [
+        "tournament 'h': 3 bots (first, greedy, random), 3 matches x 2 boards = 6 boards",
+        "seed 0, jensen, deal format, clone partners, sandbox none"]
+    assert "rank  bot" in proc.stdout.split("tournament 'h': 6 boards")[1]  # the final standings
+    assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
+    reports = [line for line in proc.stderr.splitlines() if line.startswith("standings after ")]
+    assert reports == ["standings after 2/6 boards:", "standings after 4/6 boards:"]
+    assert proc.stderr.splitlines()[-1].startswith("[########################] boards 6/6 ")
