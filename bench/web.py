@@ -88,25 +88,25 @@ def build(path: Path, bots: int, boards: int, bootstrap: int) -> dict:
                     points = (30 - p_a, p_a) if swapped else (p_a, 30 - p_a)
                     margin += p_a - (30 - p_a)
                     table_id = db.execute(
-                        "INSERT INTO tables (match_id, board_no, swapped, board_seed, points0, points1, forfeit,"
+                        "INSERT INTO board_tables (match_id, board_no, swapped, board_seed, side0_points, side1_points, forfeit,"
                         " started, duration_s) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)",
                         [mid, board_no, swapped, str(d["seed"]), *points, "2026-01-01T00:00:00.000+00:00", 0.05],
                     ).lastrowid
                     seats = write.seat_bots(team_a, team_b, bool(swapped))
                     fault = rng.random() < 0.002
                     db.conn.executemany(
-                        "INSERT INTO seats (table_id, seat, bot_id, name, version, status, detail, stderr, moves,"
+                        "INSERT INTO seats (table_id, seat, bot_id, announced_name, announced_version, status, detail, stderr_tail, moves,"
                         " think_ms_total, think_ms_max) VALUES (?, ?, ?, ?, '1', ?, ?, ?, 13, 12.5, 3.1)",
                         [(table_id, s, b, f"bot{b}", "timeout" if fault and s == 0 else "ok",
                           "no answer within 1.0 s" if fault and s == 0 else "",
                           "thinking...\n" * 40 if fault and s == 0 else "") for s, b in enumerate(seats)])
                     db.execute(
-                        "INSERT INTO deals (table_id, number, seed, dealer, points, breakdown, moves, complete)"
+                        "INSERT INTO deals (table_id, deal_no, seed, dealer, points, breakdown, moves, complete)"
                         " VALUES (?, 0, ?, ?, ?, ?, ?, 1)",
                         [table_id, str(d["seed"]), d["dealer"], _dumps(d["points"]), _dumps(d["breakdown"]),
                          _dumps(d["moves"])])
                 db.execute(
-                    "INSERT INTO boards (match_id, board_no, seed, margin, outcome, completed) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO boards (match_id, board_no, seed, team_a_margin, team_a_outcome, completed) VALUES (?, ?, ?, ?, ?, ?)",
                     [mid, board_no, str(d["seed"]), margin, "win" if margin > 0 else "loss" if margin < 0 else "draw",
                      "2026-01-01T00:00:00.000+00:00"])
     filled = time.perf_counter() - t0

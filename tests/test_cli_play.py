@@ -38,7 +38,7 @@ def test_play_json_has_every_move_and_matches_the_text():
     as_json = runner.invoke(app, args + ["--json"])
     assert as_json.exit_code == 0, as_json.output
     data = json.loads(as_json.stdout)  # stderr: the warning that seed 4 can be guessed
-    assert data["bots"] == [RANDOM, command] and data["seed"] == 4 and data["forfeits"] == []
+    assert data["bots"] == [RANDOM, command] and data["seed"] == "4" and data["forfeits"] == []
     assert len(data["boards"]) == 1 and len(data["boards"][0]["tables"]) == 2
     assert all(len(t["deals"][0]["moves"]) > 0 for t in data["boards"][0]["tables"])
     text = runner.invoke(app, args)

@@ -41,7 +41,7 @@ def played(dbpath, tmp_path):
     src.mkdir()
     for n in ("alpha", "beta", "random"):
         (src / f"{n}.py").write_text(f"# {n}\n")
-        run("bot", "add", src / f"{n}.py", "--db", dbpath)
+        run("bot", "add", src / f"{n}.py", "--db", dbpath, "--no-check")
     db = schema.open_db(dbpath)
     ids = {b["name"]: b["id"] for b in registry.list_bots(db)}
     a, b, r = ids["alpha"], ids["beta"], ids["random"]
@@ -68,13 +68,15 @@ def played(dbpath, tmp_path):
 def test_bot_add_and_list(dbpath, tmp_path):
     src = tmp_path / "greedy_bot.py"
     src.write_text("print('v1')\n")
-    out = run("bot", "add", src, "--name", "greedy", "--db", dbpath).output
+    out = run("bot", "add", src, "--name", "greedy", "--db", dbpath, "--no-check").output
     assert out.startswith("added greedy version 1 (id 1, sha256 ")
-    assert run("bot", "add", src, "--name", "greedy", "--db", dbpath).output.startswith(
+    assert run("bot", "add", src, "--name", "greedy", "--db", dbpath, "--no-check").output.startswith(
         "already registered as greedy version 1")
     src.write_text("print('v2')\n")
+    refused = run("bot", "add", src, "--name", "greedy", "--db", dbpath, "--no-check", ok=False)
+    assert refused.exit_code == 1 and "--new-version" in str(refused.exception)
     bot = json.loads(run("bot", "add", src, "--name", "greedy", "--command", "python3", "--db", dbpath,
-                         "--json").output)
+                         "--json", "--no-check", "--new-version").output)
     assert (bot["version"], bot["command"]) == (2, "python3")
     assert Path(bot["path"]).read_text() == "print('v2')\n"
     listed = json.loads(run("bot", "list", "--db", dbpath, "--json").output)
@@ -87,7 +89,7 @@ def test_env_chooses_the_database(dbpath, tmp_path, monkeypatch):
     monkeypatch.setenv("ARENA_DB", str(dbpath))
     src = tmp_path / "x.py"
     src.write_text("pass\n")
-    run("bot", "add", src)
+    run("bot", "add", src, "--no-check")
     assert dbpath.exists()
     assert json.loads(run("bot", "list", "--json").output)[0]["name"] == "x"
 
@@ -119,7 +121,7 @@ def test_standings_json_and_text(played):
     assert [bool(re.search(r" \d{1,3}\.\d% ", line)) for line in table] == [True, True, False]
     anchored = run("standings", "cup", "--db", played, "--errors", "anchor").output
     assert "relative to random, the anchor (--errors anchor)" in anchored
-    assert anchored.splitlines()[5].split()[3] == "(anchor)" and "anchor" in table[2]
+    assert anchored.splitlines()[5].split()[3] == "anchor" and "anchor" in table[2]
     pool = json.loads(run("standings", "--db", played, "--json", "--errors", "anchor").output)
     assert pool["standings"][2]["ci_low"] is None and rows[2]["ci_low"] is not None
     assert [r["elo"] for r in pool["standings"]] == [r["elo"] for r in rows]
@@ -181,7 +183,8 @@ def test_corrupt_database_is_one_line(played, capsys):
 
 
 def test_every_command_help_has_an_example():
-    for argv in (["bot", "add"], ["bot", "list"], ["tournament", "list"], ["standings"], ["crosstable"],
+    for argv in (["bot", "add"], ["bot", "list"], ["bot", "remove"], ["bot", "rename"], ["bot", "disable"],
+                 ["bot", "enable"], ["tournament", "list"], ["tournament", "delete"], ["standings"], ["crosstable"],
                  ["matches"], ["export"], ["sprt"], ["los"]):
         out = run(*argv, "--help").output
         assert "Example: arena " in out, argv
@@ -201,7 +204,7 @@ def test_real_process_exit_code(tmp_path):
 def test_standings_of_an_empty_tournament(dbpath, tmp_path):
     src = tmp_path / "solo.py"
     src.write_text("pass\n")
-    run("bot", "add", src, "--db", dbpath)
+    run("bot", "add", src, "--db", dbpath, "--no-check")
     with schema.open_db(dbpath) as db:
         write.create_tournament(db, "lonely", seed=1, variant={"preset": "jensen"}, format="deal",
                                   partners="clone", boards=1, settings={}, bot_ids=[1], matches=[])
@@ -217,7 +220,7 @@ def test_standings_mark_what_the_boards_cannot_rate(dbpath, tmp_path):
     src.mkdir()
     for n in ("alpha", "beta", "random"):
         (src / f"{n}.py").write_text(f"# {n}\n")
-        run("bot", "add", src / f"{n}.py", "--db", dbpath)
+        run("bot", "add", src / f"{n}.py", "--db", dbpath, "--no-check")
     with schema.open_db(dbpath) as db:
         a, b, r = (bot["id"] for bot in registry.list_bots(db))
         sched = [([a, a], [b, b]), ([a, a], [r, r]), ([b, b], [r, r])]

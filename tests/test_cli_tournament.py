@@ -55,6 +55,11 @@ def test_run_prints_standings_then_replay_and_resume(dbpath):
     assert frames[-1].startswith("score: ") and str(doc["points"]) in frames[-1]
     shown = run("replay", deal_id, "--seat", "0", "--db", dbpath).output
     assert "plays" in shown and "hand 1: " in shown and "score:" in shown
+    # For a bug report: the deal as a document (its seed a string), shown again from the file alone.
+    saved = dbpath.parent / "deal.json"
+    saved.write_text(run("replay", deal_id, "--json", "--db", dbpath).output)
+    assert json.loads(saved.read_text())["seed"] == str(doc["seed"])
+    assert run("replay", saved, "--seat", "0").output == shown
 
 
 @pytest.mark.parametrize("args, message", [

@@ -424,9 +424,10 @@ async def test_a_tournament_with_hostile_bots_finishes_with_their_faults_counted
     assert done["status"] == "finished" and done["boards_done"] == opponents * 2
 
     rows = db.execute(
-        "SELECT t.id, t.forfeit, t.points0, t.points1, s.seat, s.status, s.detail, s.stderr, b.name, t.board_no,"
+        "SELECT t.id, t.forfeit, t.side0_points, t.side1_points, s.seat, s.status, s.detail, s.stderr_tail, b.name,"
+        " t.board_no,"
         " (SELECT COUNT(*) FROM deals d WHERE d.table_id = t.id AND d.complete)"
-        " FROM tables t JOIN matches m ON m.id = t.match_id JOIN seats s ON s.table_id = t.id"
+        " FROM board_tables t JOIN matches m ON m.id = t.match_id JOIN seats s ON s.table_id = t.id"
         " JOIN bots b ON b.id = s.bot_id WHERE m.tournament_id = ? ORDER BY t.id, s.seat", [tid]).fetchall()
     tables: dict[int, list] = {}
     for row in rows:
@@ -506,7 +507,7 @@ async def test_a_tournament_without_a_seed_gives_no_bot_the_deals(tmp_path, open
         with trio.fail_after(60):  # a guard against a hang, not a timing assertion
             await runner.run(db, tid, concurrency=2, processes=1, sandbox=mode, limits=SMALL)
     seats = db.execute(
-        "SELECT tn.name, t.board_seed, t.swapped, s.seat, s.stderr FROM seats s JOIN tables t ON t.id = s.table_id"
+        "SELECT tn.name, t.board_seed, t.swapped, s.seat, s.stderr_tail FROM seats s JOIN board_tables t ON t.id = s.table_id"
         " JOIN matches m ON m.id = t.match_id JOIN tournaments tn ON tn.id = m.tournament_id"
         " JOIN bots b ON b.id = s.bot_id WHERE b.name = 'guesser' ORDER BY tn.id, t.swapped, s.seat").fetchall()
     assert len(seats) == 8  # two tournaments, two rooms each, two seats of the guesser in each
@@ -699,7 +700,7 @@ async def test_every_table_records_its_sandbox_and_the_standings_mark_one_withou
     finally:
         for left in Path("/tmp").glob(f"zwicker-whisper-{name.replace('-', '_')}_*"):
             left.unlink()
-    tables = db.execute("SELECT t.id, t.board_seed, t.sandbox FROM tables t JOIN matches m ON m.id = t.match_id"
+    tables = db.execute("SELECT t.id, t.board_seed, t.sandbox FROM board_tables t JOIN matches m ON m.id = t.match_id"
                         " WHERE m.tournament_id = ?", [tid]).fetchall()
     assert len(tables) == 2 and {t[2] for t in tables} == {mode}
     shared = mode == "rlimit"

@@ -100,7 +100,7 @@ def test_killed_mid_run_it_resumes_and_the_counts_go_on(tmp_path):
     first.stdout.close()
     first.stderr.close()
     db = schema.open_db(dbfile)
-    before = {r["id"]: r["started"] for r in db.query("SELECT id, started FROM tables WHERE board_no < 4")}
+    before = {r["id"]: r["started"] for r in db.query("SELECT id, started FROM board_tables WHERE board_no < 4")}
     assert len(before) == 8
     db.close()
     second = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
@@ -114,7 +114,7 @@ def test_killed_mid_run_it_resumes_and_the_counts_go_on(tmp_path):
     test = sprt_tests.get(db, tid)
     assert test["verdict"] == "H1" and sum(test["counts"]) == test["boards"]
     assert list(test["counts"]) == list(pentanomial(sprt_tests.board_scores(db, tid)[: test["boards"]]))
-    after = {r["id"]: r["started"] for r in db.query("SELECT id, started FROM tables WHERE board_no < 4")}
+    after = {r["id"]: r["started"] for r in db.query("SELECT id, started FROM board_tables WHERE board_no < 4")}
     assert after == before  # the boards played before the kill were kept, not played again
     db.close()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 
@@ -106,25 +107,12 @@ def test_open_creates_folder_wal_and_records_migrations(tmp_path):
     assert [m.name for m in schema.migrations.applied(db)] == [m.name for m in schema.migrations._migrations]
     assert db.execute("PRAGMA busy_timeout").fetchone()[0] == schema.BUSY_TIMEOUT_MS
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-    for table in ("bots", "tournaments", "tournament_bots", "matches", "boards", "tables", "seats",
+    for table in ("bots", "tournaments", "tournament_bots", "matches", "boards", "board_tables", "seats",
                   "deals", "ratings", "rating_progression"):
         assert db[table].exists(), table
     db.close()
     again = open_db(path, create=False)
     assert len(schema.migrations.applied(again)) == len(schema.migrations._migrations)
-    again.close()
-
-
-def test_a_database_of_the_first_schema_gains_each_table_s_sandbox(tmp_path):
-    path = tmp_path / "arena.db"
-    db = open_db(path)
-    db.execute("ALTER TABLE tables DROP COLUMN sandbox")  # as 0001_initial left it
-    db.execute("DELETE FROM _sqlite_migrations WHERE name = '0002_table_sandbox'")
-    db.conn.commit()
-    db.close()
-    again = open_db(path, create=False)
-    assert again["tables"].columns_dict["sandbox"] is str
-    assert "0002_table_sandbox" in [m.name for m in schema.migrations.applied(again)]
     again.close()
 
 
@@ -208,7 +196,9 @@ def test_add_bot_stores_a_content_addressed_copy(db, tmp_path):
     assert stored.read_text() == "print('greedy v1')\n"
     assert add_bot(db, src)["id"] == bot["id"]  # same content: the same version
     src.write_text("print('greedy v2')\n")
-    v2 = add_bot(db, src)
+    with pytest.raises(ArenaError, match="is not the registered bot 'greedy' .* --new-version"):
+        add_bot(db, src)  # other content never silently becomes the next version
+    v2 = add_bot(db, src, new_version=True)
     assert (v2["version"], v2["id"] != bot["id"]) == (2, True)
     assert stored.read_text() == "print('greedy v1')\n"  # the old copy stays for old results
     assert get_bot(db, "greedy")["id"] == v2["id"]
@@ -234,7 +224,7 @@ def test_add_bot_folder_hashes_sorted_contents(db, tmp_path):
     (folder / "__pycache__" / "x.pyc").write_bytes(b"other junk")  # caches do not count
     assert add_bot(db, folder)["id"] == bot["id"]
     (folder / "lib" / "search.py").write_text("DEPTH = 4\n")
-    assert add_bot(db, folder)["version"] == 2
+    assert add_bot(db, folder, new_version=True)["version"] == 2
 
 
 def test_unknown_and_bad_bots_are_one_clear_error(db, tmp_path):
@@ -343,7 +333,7 @@ def test_recording_a_table_twice_does_not_count_twice(db, three):
     with pytest.raises(TableAlreadyRecorded, match="match 1, board 1, swapped=False"):
         record_table(db, tid, 1, 1, False, 3, t)
     assert len(board_results(db, tid)) == 1
-    assert db["tables"].count == 2 and db["seats"].count == 8 and db["deals"].count == 2
+    assert db["board_tables"].count == 2 and db["seats"].count == 8 and db["deals"].count == 2
 
 
 def test_a_failed_write_leaves_nothing(db, three):
@@ -353,12 +343,12 @@ def test_a_failed_write_leaves_nothing(db, three):
     with pytest.raises(ValueError, match="rejected by the database"):
         record_table(db, tid, 1, 1, False, 3, broken)
     assert done_tables(db, tid) == set()
-    assert (db["tables"].count, db["seats"].count, db["deals"].count) == (0, 0, 0)
+    assert (db["board_tables"].count, db["seats"].count, db["deals"].count) == (0, 0, 0)
     bad = fake_table([a, a], [b, b], False, (20, 10))
     del bad["deals"][0]["moves"]
     with pytest.raises(KeyError):
         record_table(db, tid, 1, 1, False, 3, bad)
-    assert (db["tables"].count, db["seats"].count) == (0, 0)
+    assert (db["board_tables"].count, db["seats"].count) == (0, 0)
 
 
 def test_wrong_bots_at_a_table_are_refused(db, three):
@@ -389,7 +379,7 @@ def test_get_deal_has_everything_to_replay(db, three):
     tid, (a, b, r), sched = three
     t = fake_table([a, a], [b, b], True, (9, 21), fault=(1, "timeout"), deals=2)
     table_id = record_table(db, tid, 1, 2, True, 77, t)
-    deal_ids = [x["id"] for x in db["deals"].rows_where("table_id = ?", [table_id], order_by="number")]
+    deal_ids = [x["id"] for x in db["deals"].rows_where("table_id = ?", [table_id], order_by="deal_no")]
     d = get_deal(db, deal_ids[1])
     assert d["variant"] == {"preset": "jensen", "players": 4}
     assert (d["seed"], d["dealer"], d["number"]) == (BIG_SEED - 1, 0, 1)
@@ -421,7 +411,7 @@ def test_the_bundled_random_bot_anchors_even_beside_another_random(db, tmp_path)
     """A JavaScript random_bot.cjs registered by its path is "random" too (a later version): the
     scale stays anchored on the bundled bots/random_bot.py."""
     bundled = add_bot(db, read.BUNDLED_RANDOM)["id"]
-    other = add_bot(db, make_bot(tmp_path, "random_bot", "# another random\n"))
+    other = add_bot(db, make_bot(tmp_path, "random_bot", "# another random\n"), new_version=True)
     alpha = add_bot(db, make_bot(tmp_path, "alpha", "# alpha\n"))["id"]
     assert (other["name"], other["version"]) == ("random", 2)
     ids = [alpha, bundled, other["id"]]
@@ -494,7 +484,8 @@ def test_ratings_are_stored_with_progression_and_replaced(db, three):
     assert [h["bot_id"] for h in head] == [a, b, r]
     stored = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? ORDER BY errors, elo DESC", [tid]))
     assert {(x["method"], x["errors"]) for x in stored} == {(schema.BT_METHOD, "pool"), (schema.BT_METHOD, "anchor")}
-    assert all(x["boards"] == 6 for x in stored)
+    assert all(x["boards"] == 4 for x in stored)  # each bot's own: 2 matches of 2 (of the 6 boards)
+    assert all(json.loads(x["params"])["tournament_boards"] == 6 for x in stored)
     pool = [x for x in stored if x["errors"] == "pool"]
     anchored = [x for x in stored if x["errors"] == "anchor"]
     assert pool[0]["los_next"] > 0.5 and pool[-1]["los_next"] is None
@@ -559,6 +550,9 @@ def test_export_csv_and_json(db, three):
     compute_and_store_ratings(db, tid, bootstrap=10)
     last = [p for p in export.export_document(db, tid)["progression"] if p["boards"] == 3]
     assert {p["bot"]: p["elo"] for p in last} == pytest.approx({s["bot"]: s["elo"] for s in doc["standings"]})
+    streamed = io.StringIO()
+    export.write_json(db, tid, streamed)  # a board or table at a time: the same document
+    assert json.loads(streamed.getvalue()) == json.loads(json.dumps(export.export_document(db, tid)))
 
 
 def test_a_stored_deal_replays_with_the_engine(db, three):
@@ -616,7 +610,7 @@ def test_a_reader_sees_a_table_whole_or_not_at_all(db, three, tmp_path):
     tid, (a, b, r), sched = three
     reader = sqlite3.connect(tmp_path / "results" / "arena.db", isolation_level=None)
     reader.execute("BEGIN")
-    counts = "SELECT (SELECT COUNT(*) FROM tables), (SELECT COUNT(*) FROM seats), (SELECT COUNT(*) FROM deals)"
+    counts = "SELECT (SELECT COUNT(*) FROM board_tables), (SELECT COUNT(*) FROM seats), (SELECT COUNT(*) FROM deals)"
     assert reader.execute(counts).fetchone() == (0, 0, 0)
     record_table(db, tid, 1, 1, False, 3, fake_table([a, a], [b, b], False, (20, 10), deals=2))
     assert reader.execute(counts).fetchone() == (0, 0, 0)  # its snapshot; the writer was not blocked

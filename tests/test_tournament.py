@@ -123,7 +123,7 @@ def boards_of(db, tid):
 
 def table_points(db, tid):
     return sorted(db.execute(
-        "SELECT m.match_no, t.board_no, t.swapped, t.points0, t.points1 FROM tables t"
+        "SELECT m.match_no, t.board_no, t.swapped, t.side0_points, t.side1_points FROM board_tables t"
         " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid]).fetchall())
 
 
@@ -188,18 +188,37 @@ class Terminal(io.StringIO):
 async def test_the_progress_line_counts_boards_deals_and_faults(tmp_path, out):
     db = schema.open_db(tmp_path / "p.db")
     tid = runner.prepare(db, "p", DETERMINISTIC[:2], runner.Settings(boards=5, seed=3))
-    progress = runner.Progress(tables_total=0, out=out())
-    await runner.run(db, tid, concurrency=2, progress=progress)
-    text = progress.out.getvalue()
-    shape = r"\[[#.]{24}\] boards (\d+)/5  \d+\.\d deals/s  ETA \d+:\d\d  faults 0"
-    if out is Terminal:  # one line, rewritten in place (last with the final rate), ended at the end
-        assert text.startswith("\r") and text.endswith("\n") and text.count("\n") == 1
-        lines = text.strip().split("\r")
-    else:  # a log: a line at each tenth of the way, the last one once
-        lines = text.splitlines()
-    done = [int(re.fullmatch(shape, line).group(1)) for line in lines]
+    reports = []
+    progress = runner.Progress(out=out(), width=60, report_every=2,
+                               report=lambda: reports.append(1) or f"REPORT {len(reports)}")
+    await runner.run(db, tid, concurrency=2, progress=progress)  # a room stores 5 boards at once:
+    text = progress.out.getvalue()  # 0 -> 2 boards (a report), -> 5 (the end: the standings follow)
+    shape = r"(\[[#.]+\] )?boards (\d+)/5  \d+\.\d deals/s  ETA (\d+:\d\d|--:--)  faults 0"
+    if out is Terminal:  # one line redrawn in place, the rest of the old one cleared; reports above it
+        assert text.startswith("\r") and text.endswith("\x1b[K\n")
+        last = text.rstrip("\n").split("\n")[-1]
+        draws = [d for d in last.split("\r") if d]
+        assert all(d.endswith("\x1b[K") and len(d) - 3 <= 59 for d in draws)
+        lines = [d[:-3] for d in draws]
+        assert [line for line in text.split("\n") if "REPORT" in line] == ["\r\x1b[KREPORT 1"]
+    else:  # a log: a line at each tenth of the way, the last one once; reports as lines
+        lines = [line for line in text.splitlines() if not line.startswith("REPORT")]
+        assert [line for line in text.splitlines() if line.startswith("REPORT")] == ["REPORT 1"]
+    done = [int(re.fullmatch(shape, line).group(2)) for line in lines]
     assert done == sorted(done) and done[-1] == 5
     assert out is Terminal or len(done) == len(set(done))
+
+
+def test_the_progress_line_after_a_resume_counts_only_this_run():
+    """Half stored before: the speed and ETA come from this run's tables, not the stored ones."""
+    progress = runner.Progress(out=io.StringIO(), width=80)
+    progress.begin(tables_total=40, tables_done=20)
+    assert "ETA --:--" in progress.line()  # nothing played here yet: no guess
+    progress.started -= 10.0  # ten seconds into this run
+    progress.update(tables=10, deals=10, faults=0)  # 10 tables in 10 s, 10 left: about 10 s
+    line = progress.line()
+    assert "boards 15/20" in line and re.search(r"ETA 0:(09|10)", line), line
+    assert len(runner.Progress(out=io.StringIO()).line(width=30)) <= 29  # a narrow terminal: cut
 
 
 async def test_mixed_partners_and_whole_games(tmp_path):
@@ -208,17 +227,17 @@ async def test_mixed_partners_and_whole_games(tmp_path):
     tid = runner.prepare(db, "mixed", four, runner.Settings(boards=1, partners="mixed"))
     result = await runner.run(db, tid)
     assert result["boards_done"] == 3
-    seats = db.execute("SELECT DISTINCT t.id, COUNT(DISTINCT s.bot_id) FROM seats s JOIN tables t ON t.id = s.table_id"
+    seats = db.execute("SELECT DISTINCT t.id, COUNT(DISTINCT s.bot_id) FROM seats s JOIN board_tables t ON t.id = s.table_id"
                        " GROUP BY t.id").fetchall()
     assert all(count == 4 for _, count in seats)  # four different bots at every table
 
     tid = runner.prepare(db, "games", DETERMINISTIC[1:], runner.Settings(boards=1, format="game",
                                                                variant=engine.variant("jensen", target=31).to_dict()))
     await runner.run(db, tid)
-    deals = db.execute("SELECT COUNT(*) FROM deals d JOIN tables tb ON tb.id = d.table_id"
+    deals = db.execute("SELECT COUNT(*) FROM deals d JOIN board_tables tb ON tb.id = d.table_id"
                        " JOIN matches m ON m.id = tb.match_id WHERE m.tournament_id = ?", [tid]).fetchone()[0]
     assert deals > 2  # each table played deals until a side passed 31
-    for p0, p1 in db.execute("SELECT t.points0, t.points1 FROM tables t JOIN matches m ON m.id = t.match_id "
+    for p0, p1 in db.execute("SELECT t.side0_points, t.side1_points FROM board_tables t JOIN matches m ON m.id = t.match_id "
                              "WHERE m.tournament_id = ?", [tid]):
         assert max(p0, p1) >= 31
 
@@ -293,7 +312,7 @@ def count_tables(path):
     except ArenaError:  # not created yet, or still empty
         return 0
     try:
-        return db.execute("SELECT COUNT(*) FROM tables").fetchone()[0]
+        return db.execute("SELECT COUNT(*) FROM board_tables").fetchone()[0]
     finally:
         db.close()
 

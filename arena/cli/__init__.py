@@ -1,16 +1,21 @@
 """The `arena` command: a thin typer layer over library functions.
 
 Each command group lives in its own module and registers itself on `app` (or `bot_app`,
-`tournament_app`); this module turns known errors into one clear line and exit code 2.
+`tournament_app`); this module turns known errors into one clear line and exit code 2, and is
+the one way out to the terminal (`echo`, `echo_json`): text that may come from a bot is shown
+with its control characters made visible.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+from typing import Annotated, Any
 
 import typer
 
-from arena.errors import ArenaError, leaves
+from arena.errors import ArenaError, json_visible, leaves, visible
 
 app = typer.Typer(
     name="arena",
@@ -18,11 +23,57 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain click help: flags read `--json`, not `--json <bool>`
 )
-bot_app = typer.Typer(help="Register and check bots.", no_args_is_help=True)
-tournament_app = typer.Typer(help="Run and list tournaments.", no_args_is_help=True)
+bot_app = typer.Typer(help="Register, check and manage bots.", no_args_is_help=True, rich_markup_mode=None)
+tournament_app = typer.Typer(help="Run, list and delete tournaments.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(bot_app, name="bot")
 app.add_typer(tournament_app, name="tournament")
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError, version as dist_version
+
+    try:
+        return dist_version("zwicker-arena")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        echo(f"arena {version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    _version: Annotated[bool, typer.Option("--version", help="Print the arena's version and exit.",
+                                           callback=_show_version, is_eager=True)] = False,
+) -> None:
+    """Zwicker Arena: seeded duplicate tournaments for Zwicker bots."""
+
+
+def echo(text: object = "", *, err: bool = False, nl: bool = True) -> None:
+    """Print to the terminal with every control character but the line break made visible."""
+    typer.echo(visible(text, newlines=True), err=err, nl=nl)
+
+
+def echo_json(value: Any) -> None:
+    """JSON for a reader or a program: seeds are strings (readers lose integers above 2**53),
+    and the C1 controls and hiding characters JSON leaves raw are escaped as \\uXXXX."""
+    text = json.dumps(seeds_as_text(value), indent=2, ensure_ascii=False)
+    typer.echo(json_visible(text))
+
+
+def seeds_as_text(value: Any) -> Any:
+    """Every `seed` (and `*_seed`) integer as a decimal string, however deep."""
+    if isinstance(value, dict):
+        return {k: str(v) if isinstance(v, int) and not isinstance(v, bool) and isinstance(k, str)
+                and (k == "seed" or k.endswith("_seed")) else seeds_as_text(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [seeds_as_text(v) for v in value]
+    return value
 
 
 def _register() -> None:
@@ -35,33 +86,35 @@ def _register() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: errors we know become one line on stderr and exit code 2."""
+    """Console entry point: the command's exit status, or one line on stderr and exit code 2
+    for an error we know (typer.Exit's code is returned, not raised, outside standalone mode)."""
     _register()
     try:
         try:
-            app(args=argv, standalone_mode=False)
+            code = app(args=argv, standalone_mode=False)
         except BaseExceptionGroup as group:  # from a nursery: report a known error plainly
             found = leaves(group)  # (several processes may meet the same one at once: the first)
             if all(isinstance(leaf, (ArenaError, ValueError, OSError, KeyboardInterrupt)) for leaf in found):
                 raise found[0] from None
             raise
-    except ArenaError as exc:
-        print(f"arena: error: {exc}", file=sys.stderr)
-        sys.exit(2)
-    except (ValueError, OSError) as exc:
-        print(f"arena: error: {exc}", file=sys.stderr)
+    except BrokenPipeError:  # `arena export ... | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
+    except (ArenaError, ValueError, OSError) as exc:
+        echo(f"arena: error: {visible(exc)}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:
-        print("arena: interrupted", file=sys.stderr)
+        echo("arena: interrupted", err=True)
         sys.exit(130)
     except SystemExit:
         raise
-    except typer.Abort:
-        print("arena: aborted", file=sys.stderr)
-        sys.exit(1)
+    except typer.Abort:  # click turns Ctrl-C outside a command's own handling into Abort
+        echo("arena: interrupted", err=True)
+        sys.exit(130)
     except typer.TyperException as exc:  # usage errors arrive here with standalone_mode=False
         show = getattr(exc, "show", None)
         if show is None:
             raise
         show()  # click's own one-line message with the usage line
         sys.exit(getattr(exc, "exit_code", 2))
+    sys.exit(code if isinstance(code, int) else 0)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
-import sys
-from typing import Any
+from pathlib import Path
 
 import trio
 import typer
 
 import engine
-from arena.cli import app, bot_app
+from arena.cli import app, bot_app, echo, echo_json
+from arena.results.schema import default_db_path
+from arena.tournaments.runner import parse_variant
 
 
 def _default_sandbox() -> str:
@@ -21,23 +21,11 @@ def _default_sandbox() -> str:
     return default_mode()
 
 
-def parse_variant(text: str) -> engine.Variant:
-    """A preset name ("jensen") or a JSON object of options ('{"preset": "jensen", "players": 2}')."""
-    text = text.strip()
-    if text.startswith("{"):
-        try:
-            spec: Any = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"--variant: not valid JSON: {exc}") from None
-    else:
-        spec = text
-    return engine.variant(spec)
+def _command(spec: str, db: Path | None):
+    """A path or command string as given, else a bot registered under that name."""
+    from arena.tournaments.runner import command_for
 
-
-def _command(spec: str):
-    from arena.process.command import BotCommand
-
-    return BotCommand.from_spec(spec)
+    return command_for(spec, db if db is not None else default_db_path())
 
 
 def _time_control(move_ms: int, bank_ms: int, handshake_ms: int):
@@ -47,21 +35,25 @@ def _time_control(move_ms: int, bank_ms: int, handshake_ms: int):
 
 
 SANDBOX_HELP = "How to confine the bots: fork, bwrap, rlimit or none (rlimit and none do not isolate partners)."
+VARIANT_HELP = "A preset (jensen), options (jensen:target=51,all_tens=true) or a JSON object."
+DB_HELP = "The database registered names are looked up in (default: $ARENA_DB, else results/arena.db)."
 
 
 @app.command("play")
 def play(
-    bot_a: str = typer.Argument(..., help="Bot A: a .py/.js/.mjs/.cjs script, an executable, or a command string."),
+    bot_a: str = typer.Argument(..., help="Bot A: a registered name, a .py/.js/.mjs/.cjs script, an executable, "
+                                "or a command string."),
     bot_b: str = typer.Argument(..., help="Bot B, given the same way."),
     boards: int = typer.Option(8, "--boards", "-n", help="Boards to play; each is played at two tables."),
     seed: int | None = typer.Option(None, "--seed", help="Master seed: board k is dealt from deal_seed(seed, k) "
                                     "[default: a random one, printed]", show_default=False),
-    variant: str = typer.Option("jensen", "--variant", help="A preset name or a JSON object of options."),
+    variant: str = typer.Option("jensen", "--variant", help=VARIANT_HELP),
     sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP + " [default: the best available]"),
     move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),
     bank_ms: int = typer.Option(10000, "--bank-ms", help="Time bank per seat and table, in milliseconds."),
     handshake_ms: int = typer.Option(10000, "--handshake-ms", help="Start-up and handshake limit, in ms."),
     as_json: bool = typer.Option(False, "--json", help="Print the whole match (every move) as JSON."),
+    db: Path = typer.Option(None, "--db", help=DB_HELP, show_default=False),
 ) -> None:
     """Play a duplicate match between two bots and print the boards and the total.
 
@@ -72,28 +64,29 @@ def play(
     """
     from arena.play.match import format_match, play_match
 
-    commands = [_command(bot_a), _command(bot_b)]
-    v = parse_variant(variant)
+    commands = [_command(bot_a, db), _command(bot_b, db)]
+    v = engine.variant(parse_variant(variant))
     tc = _time_control(move_ms, bank_ms, handshake_ms)
     result = trio.run(lambda: play_match(*commands, boards=boards, seed=seed, variant=v, time_control=tc,
                                          sandbox=sandbox or _default_sandbox()))
     result.bots = [bot_a, bot_b]
     if as_json:
-        json.dump(result.to_dict(), sys.stdout, indent=1)
-        print()
+        echo_json(result.to_dict())
     else:
-        print(format_match(result))
+        echo(format_match(result))
 
 
 @bot_app.command("check")
 def check(
-    bot: str = typer.Argument(..., help="The bot: a .py/.js/.mjs/.cjs script, an executable, or a command string."),
+    bot: str = typer.Argument(..., help="The bot: a registered name, a .py/.js/.mjs/.cjs script, an executable, "
+                              "or a command string."),
     deals: int = typer.Option(2, "--deals", help="Deals to play in each seat position."),
     seed: int = typer.Option(0, "--seed", help="Master seed of the deals."),
-    variant: str = typer.Option("jensen", "--variant", help="A preset name or a JSON object of options."),
+    variant: str = typer.Option("jensen", "--variant", help=VARIANT_HELP),
     sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP + " [default: the best available]"),
     move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),
     as_json: bool = typer.Option(False, "--json", help="Print the check's tables as JSON."),
+    db: Path = typer.Option(None, "--db", help=DB_HELP, show_default=False),
 ) -> None:
     """Check that a bot speaks the protocol: it plays seeded deals in every seat against random bots.
 
@@ -104,16 +97,15 @@ def check(
     """
     from arena.play.match import check_bot, format_check
 
-    command = _command(bot)
-    v = parse_variant(variant)
+    command = _command(bot, db)
+    v = engine.variant(parse_variant(variant))
     tc = _time_control(move_ms, 10000, 10000)
     result = trio.run(lambda: check_bot(command, deals=deals, seed=seed, variant=v, time_control=tc,
                                         sandbox=sandbox or _default_sandbox()))
     result.bot = bot
     if as_json:
-        json.dump(result.to_dict(), sys.stdout, indent=1)
-        print()
+        echo_json(result.to_dict())
     else:
-        print(format_check(result))
+        echo(format_check(result))
     if not result.conformant:
         raise typer.Exit(1)

@@ -1,14 +1,15 @@
 """Commands that register bots and read results: thin wrappers over arena.results.
 
-`arena bot add|list`, `arena tournament list`, `arena standings`, `arena crosstable`,
-`arena matches`, `arena export`. Every command takes `--db PATH` (default: ARENA_DB or
-results/arena.db); every listing also prints `--json`.
+`arena bot add|list|remove|rename|disable|enable`, `arena tournament list|delete`, `arena
+standings`, `arena crosstable`, `arena matches`, `arena export`. Every command takes `--db PATH`
+(default: ARENA_DB or results/arena.db); every listing also prints `--json`, and works on a
+database the user may only read.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,9 +18,10 @@ from typing import Annotated, Any
 import sqlite_utils
 import typer
 
-from arena.cli import app, bot_app, tournament_app
-from arena.errors import ArenaError
+from arena.cli import app, bot_app, echo, echo_json, tournament_app
+from arena.errors import ArenaError, visible
 from arena.results import export, read, registry, schema
+from arena.results.lock import is_running
 
 DbOption = Annotated[
     Path | None,
@@ -30,20 +32,23 @@ NameArg = Annotated[str | None, typer.Argument(help="Tournament name (default: t
 
 
 @contextmanager
-def _open(db_path: Path | None, *, create: bool = False) -> Iterator[sqlite_utils.Database]:
-    """Open the database for one command; a corrupt page met later is still one clear line."""
+def _open(db_path: Path | None, *, create: bool = False, readonly: bool = False) -> Iterator[sqlite_utils.Database]:
+    """Open the database for one command (`readonly` for a listing: then a file this user may
+    not write works too); a corrupt page or a refused write met later is still one clear line."""
     path = db_path if db_path is not None else schema.default_db_path()
-    db = schema.open_db(path, create=create)
+    db = schema.open_db(path, create=create, readonly=readonly)
     try:
         yield db
     except sqlite3.DatabaseError as exc:
+        if "readonly" in str(exc):
+            raise ArenaError(f"{path} is read-only here: this command writes to it ({exc})") from None
         raise ArenaError(f"{path} is corrupt or unreadable: {exc}") from None
     finally:
         db.close()
 
 
 def _json(value: Any) -> None:
-    typer.echo(json.dumps(value, indent=2, ensure_ascii=False))
+    echo_json(value)
 
 
 def _render(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[bool] | None = None) -> str:
@@ -64,6 +69,18 @@ def _elo(x: float | None) -> str:
     return "-" if x is None else f"{x:+.0f}" if round(x) else "0"
 
 
+def standings_text(rows: list[dict], anchor: str | None = None) -> str:
+    """The standings table (also printed during a run, every --report-every boards)."""
+    return _render(
+        ["rank", "bot", "elo", "95% interval", "LOS", "boards", "W", "D", "L", "margin", "faults", "notes"],
+        [[r["rank"], r["bot"], _elo(r["elo"]), _interval(r, anchor), _percent(r["los_next"]),
+          r["boards"], r["wins"], r["draws"], r["losses"], f"{r['avg_margin']:+.1f}",
+          f"{r['faults']}{' !' if r['fault_flag'] else ''}",
+          ", ".join(f for f in r["flags"] if f in ("anchor", "separated"))] for r in rows],
+        [True, False, True, True, True, True, True, True, True, True, True, False],
+    )
+
+
 # ---- bots ----------------------------------------------------------------------------------
 
 
@@ -74,43 +91,111 @@ def bot_add(
     command: Annotated[
         str | None, typer.Option(help="How to run it, if the arena cannot tell from the file.")
     ] = None,
+    new_version: Annotated[bool, typer.Option("--new-version", help="Other content under a registered name "
+                                              "becomes its next version (else refused).")] = False,
+    no_check: Annotated[bool, typer.Option("--no-check", help="Store it without checking that it starts and "
+                                           "answers hello.")] = False,
+    sandbox: Annotated[str | None, typer.Option("--sandbox", help="Where the check runs it (default: the best "
+                                                "available).", show_default=False)] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Register a bot: store a copy and its sha256; a changed file becomes a new version.
+    """Register a bot: check that it starts and answers hello, then store a copy and its sha256.
 
-    Example: arena bot add bots/greedy_bot.py --name greedy
+    The same content again is the same bot; other content under a registered name needs
+    --new-version. Example: arena bot add bots/greedy_bot.py --name greedy
     """
+    from arena.process.modes import resolve_mode
+    from arena.tournaments.runner import register_bot
+
     with _open(db, create=True) as d:
         before = {b["id"] for b in registry.list_bots(d)}
-        bot = registry.add_bot(d, path, name=name, command=command)
+        bot = register_bot(d, path, name=name, command=command, new_version=new_version, check=not no_check,
+                           sandbox=resolve_mode(sandbox) if not no_check else "none")
     if as_json:
         _json(bot)
         return
     state = "added" if bot["id"] not in before else "already registered as"
-    typer.echo(f"{state} {bot['name']} version {bot['version']} (id {bot['id']}, sha256 {bot['sha256'][:12]})")
+    echo(f"{state} {bot['name']} version {bot['version']} (id {bot['id']}, sha256 {bot['sha256'][:12]})")
 
 
 @bot_app.command("list")
 def bot_list(db: DbOption = None, as_json: JsonOption = False) -> None:
-    """List every registered bot version.
+    """List every registered bot version (removed ones left out).
 
     Example: arena bot list --json
     """
-    with _open(db) as d:
+    with _open(db, readonly=True) as d:
         bots = registry.list_bots(d)
     if as_json:
         _json(bots)
         return
     if not bots:
-        typer.echo("no bots registered yet (arena bot add PATH)")
+        echo("no bots registered yet (arena bot add PATH)")
         return
-    typer.echo(_render(
-        ["id", "bot", "version", "kind", "sha256", "command", "added"],
-        [[b["id"], b["name"], b["version"], b["kind"], b["sha256"][:12], b["command"] or "", b["added"][:19]]
-         for b in bots],
-        [True, False, True, False, False, False, False],
+    echo(_render(
+        ["id", "bot", "version", "kind", "sha256", "command", "added", "state"],
+        [[b["id"], b["name"], b["version"], b["kind"], b["sha256"][:12], b["command"] or "", b["added"][:19],
+          "disabled" if b.get("disabled") else ""] for b in bots],
+        [True, False, True, False, False, False, False, False],
     ))
+
+
+BotArg = Annotated[str, typer.Argument(help="A registered name (every version), name@version, id, or the bot's path.",
+                                       show_default=False)]
+
+
+@bot_app.command("remove")
+def bot_remove(
+    bot: BotArg,
+    force: Annotated[bool, typer.Option("--force", help="Remove it although tournaments used it: its copy goes, "
+                                        "their results stay readable.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Remove a bot and its stored copy; refused while tournaments use it, unless --force.
+
+    Example: arena bot remove greedy@2
+    """
+    with _open(db) as d:
+        rows = registry.remove_bot(d, bot, force=force)
+    echo("removed " + ", ".join(f"{r['name']}@{r['version']}" for r in rows))
+
+
+@bot_app.command("rename")
+def bot_rename(
+    old: Annotated[str, typer.Argument(help="The registered name.", show_default=False)],
+    new: Annotated[str, typer.Argument(help="The new name.", show_default=False)],
+    db: DbOption = None,
+) -> None:
+    """Rename a bot, every version of it; its results show the new name.
+
+    Example: arena bot rename greedy greedy-classic
+    """
+    with _open(db) as d:
+        registry.rename_bot(d, old, new)
+    echo(f"renamed {old} to {new}")
+
+
+@bot_app.command("disable")
+def bot_disable(bot: BotArg, db: DbOption = None) -> None:
+    """Leave a bot out of --all and of new tournaments (its results stay).
+
+    Example: arena bot disable first
+    """
+    with _open(db) as d:
+        rows = registry.disable_bot(d, bot)
+    echo("disabled " + ", ".join(f"{r['name']}@{r['version']}" for r in rows))
+
+
+@bot_app.command("enable")
+def bot_enable(bot: BotArg, db: DbOption = None) -> None:
+    """Undo `arena bot disable`.
+
+    Example: arena bot enable first
+    """
+    with _open(db) as d:
+        rows = registry.disable_bot(d, bot, disabled=False)
+    echo("enabled " + ", ".join(f"{r['name']}@{r['version']}" for r in rows))
 
 
 # ---- tournaments ---------------------------------------------------------------------------
@@ -122,20 +207,39 @@ def tournament_list(db: DbOption = None, as_json: JsonOption = False) -> None:
 
     Example: arena tournament list --db results/arena.db
     """
-    with _open(db) as d:
+    with _open(db, readonly=True) as d:
         ts = read.list_tournaments(d)
     if as_json:
-        _json([{**t, "seed": str(t["seed"])} for t in ts])
+        _json(ts)
         return
     if not ts:
-        typer.echo("no tournaments yet (arena tournament run ...)")
+        echo("no tournaments yet (arena tournament run ...)")
         return
-    typer.echo(_render(
+    echo(_render(
         ["name", "status", "variant", "format", "partners", "bots", "boards", "created"],
         [[t["name"], t["status"], t["variant"].get("preset", "?"), t["format"], t["partners"], len(t["bots"]),
           f"{t['boards_done']}/{t['boards_total']}", (t["created"] or "")[:19]] for t in ts],
         [False, False, False, False, False, True, True, False],
     ))
+
+
+@tournament_app.command("delete")
+def tournament_delete(
+    name: Annotated[str, typer.Argument(help="Tournament name.", show_default=False)],
+    db: DbOption = None,
+) -> None:
+    """Delete a tournament and every result of it (its bots stay registered).
+
+    Example: arena tournament delete practice-run
+    """
+    from arena.results import write
+
+    with _open(db) as d:
+        t = read.get_tournament(d, name)
+        if is_running(schema.db_path(d), t["id"]):
+            raise ArenaError(f"tournament '{name}' is being played right now: stop that run first")
+        write.delete_tournament(d, t["id"])
+    echo(f"deleted tournament '{name}' ({t['boards_done']} boards)")
 
 
 def _header(t: dict) -> str:
@@ -149,13 +253,17 @@ ErrorsOption = Annotated[str, typer.Option(
 
 
 def _interval(r: dict, anchor: str | None) -> str:
-    """The interval cell: a one-sided bound for a record the boards cannot rate two-sided."""
+    """The interval cell: a one-sided bound for a record the boards cannot rate two-sided; the
+    anchor's Elo is 0 by definition; an interval of one point says the resampling could not move
+    it (too few boards): neither is an interval."""
     if r["more_than"] is not None:
         return f"> {_elo(r['more_than'])}"
     if r["less_than"] is not None:
         return f"< {_elo(r['less_than'])}"
-    if r["ci_low"] is None:
-        return "(anchor)" if r["bot"] == anchor else "-"
+    if r["bot"] == anchor or r.get("anchor"):
+        return "anchor"
+    if r["ci_low"] is None or round(r["ci_low"]) == round(r["ci_high"]):
+        return "-"
     return f"{_elo(r['ci_low'])} .. {_elo(r['ci_high'])}"
 
 
@@ -202,7 +310,7 @@ def standings_cmd(name: NameArg = None, errors: ErrorsOption = "pool", db: DbOpt
 
     Example: arena standings spring-cup --errors anchor --json
     """
-    with _open(db) as d:
+    with _open(db, readonly=True) as d:
         t = read.get_tournament(d, name)
         doc = read.standings_document(d, t["id"], errors)
         isolation = read.isolation(d, t["id"])
@@ -210,21 +318,14 @@ def standings_cmd(name: NameArg = None, errors: ErrorsOption = "pool", db: DbOpt
         _json(doc)
         return
     rows = doc["standings"]
-    typer.echo(_header(t))
-    typer.echo(_render(
-        ["rank", "bot", "elo", "95% interval", "LOS", "boards", "W", "D", "L", "margin", "faults", "notes"],
-        [[r["rank"], r["bot"], _elo(r["elo"]), _interval(r, doc["anchor"]), _percent(r["los_next"]),
-          r["boards"], r["wins"], r["draws"], r["losses"], f"{r['avg_margin']:+.1f}",
-          f"{r['faults']}{' !' if r['fault_flag'] else ''}",
-          ", ".join(f for f in r["flags"] if f in ("anchor", "separated"))] for r in rows],
-        [True, False, True, True, True, True, True, True, True, True, True, False],
-    ))
+    echo(_header(t))
+    echo(standings_text(rows, doc["anchor"]))
     for line in standings_notes(doc):
-        typer.echo(line)
+        echo(line)
     if isolation["unisolated"]:
         modes = ", ".join(m for m in isolation["sandboxes"] if m not in read.ISOLATING)
-        typer.echo(f"not isolated: {isolation['unisolated']} of {isolation['tables']} tables ran in sandbox {modes}, "
-                   "where partners can talk to each other: these results are not fair play.")
+        echo(f"not isolated: {isolation['unisolated']} of {isolation['tables']} tables ran in sandbox {modes}, "
+             "where partners can talk to each other: these results are not fair play.")
 
 
 @app.command("crosstable")
@@ -233,13 +334,13 @@ def crosstable_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOptio
 
     Example: arena crosstable spring-cup
     """
-    with _open(db) as d:
+    with _open(db, readonly=True) as d:
         t = read.get_tournament(d, name)
         ct = read.crosstable(d, t["id"])
     if as_json:
         _json(ct)
         return
-    typer.echo(_header(t))
+    echo(_header(t))
     bots = ct["bots"]
     table = []
     for n, row in enumerate(ct["rows"], start=1):
@@ -248,54 +349,71 @@ def crosstable_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOptio
             c = row["results"].get(other)
             cells.append("x" if other == row["bot"] else "" if c is None else f"{c['score']:g}/{c['boards']}")
         table.append([n, row["bot"], *cells])
-    typer.echo(_render(["#", "bot", *(str(i) for i in range(1, len(bots) + 1))], table,
+    echo(_render(["#", "bot", *(str(i) for i in range(1, len(bots) + 1))], table,
                        [True, False, *([True] * len(bots))]))
 
 
 @app.command("matches")
 def matches_cmd(
     name: NameArg = None,
-    bot: Annotated[str | None, typer.Option(help="Only matches this bot played.")] = None,
+    bot: Annotated[str | None, typer.Option(help="Only matches this bot played (name or path).")] = None,
     match: Annotated[int | None, typer.Option(help="One match board by board, with its deal ids.")] = None,
+    logs: Annotated[bool, typer.Option("--logs", help="Under each fault, the end of the bot's stderr.")] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List the matches, or one match board by board (deal ids there are for `arena replay`).
+    """List the matches, or one match board by board (deal ids there are for `arena replay`),
+    then every fault: where, the bot, its status and why.
 
-    Example: arena matches spring-cup --bot greedy; arena matches spring-cup --match 3
+    Example: arena matches spring-cup --bot greedy; arena matches spring-cup --match 3 --logs
     """
-    with _open(db) as d:
+    with _open(db, readonly=True) as d:
         t = read.get_tournament(d, name)
         if match is not None:
             detail = read.match_detail(d, t["id"], match)
         else:
             ms = read.matches(d, t["id"], bot=bot)
+        faults = read.faults(d, t["id"], match_no=match, bot=bot)
     if match is not None:
         if as_json:
             _json(detail)
             return
-        typer.echo(f"match {match}: {'+'.join(detail['team_a'])} (A) v {'+'.join(detail['team_b'])} (B)")
+        echo(f"match {match}: {'+'.join(detail['team_a'])} (A) v {'+'.join(detail['team_b'])} (B)")
         rows = []
         for b in detail["boards"]:
             for tb in b["tables"]:
-                faults = ", ".join(f"seat {f['seat']} {f['status']}" for f in tb["faults"])
                 rows.append([b["board_no"], "B-A" if tb["swapped"] else "A-B", "-".join(map(str, tb["points"])),
                              "" if b["margin"] is None else f"{b['margin']:+d}", b["outcome"] or "",
-                             ",".join(map(str, tb["deal_ids"])), faults])
-        typer.echo(_render(["board", "sides", "points", "margin A", "result A", "deal ids", "faults"], rows,
-                           [True, False, True, True, False, False, False]))
-        return
-    if as_json:
-        _json(ms)
-        return
-    typer.echo(_header(t))
-    typer.echo(_render(
-        ["#", "team A", "team B", "boards", "W-D-L (A)", "margin A", "faults"],
-        [[m["match_no"], "+".join(dict.fromkeys(m["team_a"])), "+".join(dict.fromkeys(m["team_b"])),
-          f"{m['boards_done']}/{m['boards']}", f"{m['wins']}-{m['draws']}-{m['losses']}", f"{m['margin']:+d}",
-          m["faults"]] for m in ms],
-        [True, False, False, True, True, True, True],
-    ))
+                             ",".join(map(str, tb["deal_ids"])),
+                             ", ".join(f"seat {f['seat']} {f['status']}" for f in tb["faults"])])
+        echo(_render(["board", "sides", "points", "margin A", "result A", "deal ids", "faults"], rows,
+                     [True, False, True, True, False, False, False]))
+    else:
+        if as_json:
+            _json(ms)
+            return
+        echo(_header(t))
+        echo(_render(
+            ["#", "team A", "team B", "boards", "W-D-L (A)", "margin A", "faults"],
+            [[m["match_no"], "+".join(dict.fromkeys(m["team_a"])), "+".join(dict.fromkeys(m["team_b"])),
+              f"{m['boards_done']}/{m['boards']}", f"{m['wins']}-{m['draws']}-{m['losses']}", f"{m['margin']:+d}",
+              m["faults"]] for m in ms],
+            [True, False, False, True, True, True, True],
+        ))
+    if faults:
+        echo("\nfaults:")
+    for f in faults:
+        echo(f"  match {f['match_no']} board {f['board_no']} {'B-A' if f['swapped'] else 'A-B'} seat {f['seat']} "
+             f"{f['bot']}: {f['status']}: {visible(f['detail'])}")
+        if logs:
+            tail = f["stderr"].rstrip("\n").splitlines()[-LOG_LINES:]
+            echo("\n".join(f"    | {visible(line)}" for line in tail) if tail else "    (no stderr)")
+    if faults and not logs:
+        echo("(--logs shows the end of each faulting bot's stderr)")
+
+
+LOG_LINES = 10
+"""Lines of a faulting bot's stderr `matches --logs` shows (the database keeps a longer tail)."""
 
 
 @app.command("export")
@@ -307,19 +425,33 @@ def export_cmd(
 ) -> None:
     """Export a tournament: csv (one row per table) or json (settings, standings, every deal).
 
+    Written as it is read, so memory stays flat however many boards.
+
     Example: arena export spring-cup --format csv --output results/spring-cup.csv
     """
     if format not in ("csv", "json"):
         raise ArenaError(f"unknown export format '{format}' (known: csv, json)")
-    with _open(db) as d:
+    write = export.write_csv if format == "csv" else export.write_json
+    with _open(db, readonly=True) as d:
         t = read.get_tournament(d, name)
-        if format == "csv":
-            text = export.export_csv(d, t["id"])
-        else:
-            text = json.dumps(export.export_document(d, t["id"]), indent=2, ensure_ascii=False) + "\n"
-    if output is None:
-        typer.echo(text, nl=False)
-    else:
+        if output is None:
+            out = _Visible(sys.stdout) if sys.stdout.isatty() else sys.stdout
+            write(d, t["id"], out)
+            sys.stdout.flush()
+            return
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
-        typer.echo(f"wrote {output}", err=True)
+        tmp = output.with_name(f".{output.name}.part")
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            write(d, t["id"], f)
+        tmp.replace(output)
+    echo(f"wrote {output}", err=True)
+
+
+class _Visible:
+    """A terminal as the export's file: bot text with its control characters made visible."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+
+    def write(self, text: str) -> int:
+        return self.out.write(visible(text, newlines=True))

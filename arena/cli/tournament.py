@@ -1,36 +1,47 @@
-"""`arena tournament run` and `arena replay`: thin wrappers over arena.tournaments.runner and arena.results.replay."""
+"""`arena tournament run` and `arena replay`: thin wrappers over arena.tournaments.runner and arena.results.replay.
+
+A run prints its header first, then a progress line (and, with --report-every, the standings
+so far), then the standings; Ctrl-C says how much is stored and the command that resumes."""
 
 from __future__ import annotations
 
+import shlex
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import trio
 import typer
 
-from arena.cli import app, tournament_app
-from arena.cli.results import DbOption, _open
-from arena.errors import ArenaError
+import engine
+from arena.cli import app, echo, echo_json, tournament_app
+from arena.cli.results import DbOption, _open, standings_text
+from arena.errors import ArenaError, leaves
 from arena.play.table import TimeControl
-from arena.results import registry, replay, schema
+from arena.results import read, registry, replay, schema
 from arena.tournaments import runner
 
 SandboxOption = Annotated[
     str | None,
-    typer.Option("--sandbox", help="fork | bwrap | rlimit | none (default: bwrap where it works, else rlimit; fork: the same confinement, faster start, root only; rlimit and none do not isolate partners, and the standings say so).",
+    typer.Option("--sandbox", help="fork | bwrap | rlimit | none (default: bwrap where it works, else fork as root, else "
+                 "rlimit; rlimit and none do not isolate partners, and the standings say so). A resume keeps the "
+                 "stored one unless given.",
                  show_default=False),
 ]
 
 
 @tournament_app.command("run")
 def tournament_run(
+    ctx: typer.Context,
     name: Annotated[str | None, typer.Option("--name", help="The tournament's name (required unless --resume).",
                                              show_default=False)] = None,
     bots: Annotated[str | None, typer.Option("--bots", help="Comma-separated bots: registered names or paths.",
                                              show_default=False)] = None,
-    all_bots: Annotated[bool, typer.Option("--all", help="Every registered bot (latest versions).")] = False,
+    all_bots: Annotated[bool, typer.Option("--all", help="Every registered bot that is not disabled "
+                                           "(latest versions).")] = False,
     boards: Annotated[int, typer.Option("--boards", help="Boards per match.")] = 8,
-    variant: Annotated[str, typer.Option("--variant", help="Preset and options, e.g. jensen:target=51.")] = "jensen",
+    variant: Annotated[str, typer.Option("--variant", help="A preset (jensen), options (jensen:target=51,"
+                                         "all_tens=true) or a JSON object.")] = "jensen",
     seed: Annotated[int | None, typer.Option(
         "--seed", help="The master seed (0 to 2**64-1; default: a random one, printed and stored).",
         show_default=False)] = None,
@@ -46,13 +57,15 @@ def tournament_run(
                                           "mixed: rotating partnerships of different bots.")] = "clone",
     gauntlet: Annotated[str | None, typer.Option("--gauntlet", help="Play only this bot against each other.",
                                                  show_default=False)] = None,
-    resume: Annotated[str | None, typer.Option("--resume", help="Continue an interrupted tournament by name.",
-                                               show_default=False)] = None,
+    resume: Annotated[str | None, typer.Option("--resume", help="Continue an interrupted tournament by name, "
+                                               "with its stored settings.", show_default=False)] = None,
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
     elo_k: Annotated[str | None, typer.Option("--elo-k", hidden=True)] = None,
     sandbox: SandboxOption = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar, no standings.")] = False,
+    report_every: Annotated[int, typer.Option("--report-every", help="Print the standings every N boards "
+                                              "(0: only at the end).")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No header, progress or standings.")] = False,
     db: DbOption = None,
 ) -> None:
     """Play a seeded duplicate tournament and print the standings; run it again to resume.
@@ -71,30 +84,89 @@ def tournament_run(
         raise ArenaError(f"--concurrency must be at least 1, got {concurrency}")
     if processes is not None and processes < 1:
         raise ArenaError(f"--processes must be at least 1, got {processes}")
+    if report_every < 0:
+        raise ArenaError(f"--report-every must be 0 or more, got {report_every}")
     with _open(db, create=True) as database:
         if resume is not None:
             if bots or all_bots:
                 raise ArenaError("--resume takes the bots and settings stored with the tournament")
+            given = [p for p in runner.RESUME_FIXED if _given(ctx, {"format": "fmt"}.get(p, p))]
+            runner.refuse_changes(resume, given)
             tid = runner.prepare(database, resume, None, None)
+            stored = read.get_tournament(database, tid)["settings"].get("sandbox")
+            mode = resolve_mode(sandbox if sandbox is not None else stored)
         else:
+            mode = resolve_mode(sandbox)
             if all_bots == bool(bots):
                 raise ArenaError("name the bots with --bots A,B,... or use --all")
-            specs = [b["name"] for b in _latest(registry.list_bots(database))] if all_bots else bots.split(",")
+            enabled = [b for b in registry.list_bots(database) if not b.get("disabled")]
+            specs = [f"{b['name']}@{b['version']}" for b in _latest(enabled)] if all_bots else bots.split(",")
             if all_bots and not specs:
                 raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")
             settings = runner.Settings(boards=boards, variant=runner.parse_variant(variant), seed=seed, format=fmt,
                                    partners=partners, gauntlet=gauntlet,
                                    time_control=TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000))
             tid = runner.prepare(database, name, specs, settings, sandbox=mode)
-        progress = None if quiet else runner.Progress(tables_total=0)
-        t = trio.run(lambda: runner.run(database, tid, concurrency=concurrency, processes=processes,
-                                         sandbox=mode, progress=progress))
+        t = read.get_tournament(database, tid)
+        finished = t["status"] == "finished" and t["boards_done"] == t["boards_total"]
+        if not quiet:
+            echo(_header(t, mode))
+            if finished:
+                echo(f"tournament '{t['name']}' is finished: nothing to play", err=True)
+        progress = None
+        if not quiet and not finished:
+            progress = runner.Progress(report_every=report_every,
+                                       report=lambda: _interim(database, tid))
+        try:
+            t = trio.run(lambda: runner.run(database, tid, concurrency=concurrency, processes=processes,
+                                             sandbox=mode, progress=progress))
+        except BaseException as exc:
+            if not any(isinstance(leaf, KeyboardInterrupt) for leaf in leaves(exc)):
+                raise
+            if progress is not None:
+                sys.stderr.write("\n")
+            t = read.get_tournament(database, tid)
+            echo(f"arena: interrupted: {t['boards_done']}/{t['boards_total']} boards of '{t['name']}' are stored; "
+                 f"resume with: {resume_command(t['name'], db)}", err=True)
+            raise typer.Exit(130) from None
         if not quiet:
             from arena.cli.results import standings_cmd
 
-            typer.echo(f"\ntournament '{t['name']}': {t['boards_done']} boards, seed {t['seed']}, "
-                       f"{t['variant']['preset']}, {t['format']} format, {t['partners']} partners")
+            echo(f"\ntournament '{t['name']}': {t['boards_done']} boards, seed {t['seed']}, "
+                 f"{t['variant']['preset']}, {t['format']} format, {t['partners']} partners")
             standings_cmd(name=t["name"], db=db if db is not None else schema.default_db_path(), as_json=False)
+
+
+def _given(ctx: typer.Context, param: str) -> bool:
+    """Whether the user gave this option (typer carries its own click: compare by name)."""
+    source = ctx.get_parameter_source(param)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _header(t: dict, mode: str) -> str:
+    """What is about to be played, before the first board."""
+    names = ", ".join(b["name"] if [x["name"] for x in t["bots"]].count(b["name"]) == 1
+                      else f"{b['name']}@{b['version']}" for b in t["bots"])
+    done = f"; {t['boards_done']} of them stored, playing the rest" if t["boards_done"] else ""
+    return (f"tournament '{t['name']}': {len(t['bots'])} bots ({names}), {t['matches']} matches x "
+            f"{t['boards']} boards = {t['boards_total']} boards{done}\n"
+            f"seed {t['seed']}, {engine.variant(t['variant'])}, {t['format']} format, {t['partners']} partners, "
+            f"sandbox {mode}")
+
+
+def _interim(database, tid: int) -> str:
+    """The standings so far (a quicker bootstrap: they are a glance, not the result)."""
+    rows = read.standings(database, tid, bootstrap=200)
+    t = read.get_tournament(database, tid)  # boards with both tables in: what the standings count
+    return f"standings after {t['boards_done']}/{t['boards_total']} boards:\n" + standings_text(rows)
+
+
+def resume_command(name: str, db: Path | None) -> str:
+    """The exact command that continues the tournament."""
+    words = ["arena", "tournament", "run", "--resume", name]
+    if db is not None:
+        words += ["--db", str(db)]
+    return shlex.join(words)
 
 
 def _latest(rows: list[dict]) -> list[dict]:
@@ -107,19 +179,28 @@ def _latest(rows: list[dict]) -> list[dict]:
 
 @app.command("replay")
 def replay_cmd(
-    deal_id: Annotated[int, typer.Argument(help="The deal's id (see 'arena matches --json').")],
+    deal: Annotated[str, typer.Argument(help="The deal's id (see 'arena matches --match N'), or a replay document "
+                                        "written by --json.", show_default=False)],
     seat: Annotated[int | None, typer.Option("--seat", help="Show only what this seat could see.",
                                              show_default=False)] = None,
     step: Annotated[bool, typer.Option("--step", help="Wait for Enter after each move.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Write the deal as a replay document (for a bug report; "
+                                          "'arena replay FILE' shows it again).")] = False,
     db: DbOption = None,
 ) -> None:
     """Step through a stored deal in the terminal, checked move by move by the engine.
 
-    Example: arena replay 17 --seat 2
+    Example: arena replay 17 --seat 2; arena replay 17 --json > deal-17.json; arena replay deal-17.json
     """
-    with _open(db) as database:
-        document = replay.document(database, deal_id)
+    if not deal.isdigit():
+        document = replay.load(Path(deal))
+    else:
+        with _open(db, readonly=True) as database:
+            document = replay.document(database, int(deal))
+    if as_json:
+        echo_json(document)
+        return
     for frame in replay.render(document, seat=seat):
-        typer.echo(frame)
+        echo(frame)
         if step and sys.stdin.isatty():
             input()

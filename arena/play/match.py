@@ -20,6 +20,7 @@ from typing import Any
 
 import engine
 from arena.play import seeds
+from arena.errors import visible
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
 from arena.process.command import BotCommand, Limits
 from arena.process.modes import resolve_mode
@@ -166,7 +167,7 @@ async def _play_boards(result: MatchResult, bot_a: BotCommand, bot_b: BotCommand
 
 def format_match(result: MatchResult) -> str:
     """The match as a plain-text table of boards and a total."""
-    a, b = (n or "?" for n in result.names)
+    a, b = (visible(n) if n else "?" for n in result.names)  # a bot's own words: no line of theirs
     lines = [f"A = {a} ({result.bots[0]})", f"B = {b} ({result.bots[1]})",
              f"variant {engine.variant(result.variant)}, seed {result.seed}, {len(result.boards)} boards", "",
              f"{'board':>5} {'dealer':>6} {'table 1 A:B':>12} {'table 2 A:B':>12} {'A':>5} {'B':>5}"]
@@ -179,10 +180,10 @@ def format_match(result: MatchResult) -> str:
     lines.append(f"{'total':>5} {'':>6} {'':>12} {'':>12} {total_a:>5} {total_b:>5}")
     for f in result.forfeits:
         lines.append(f"board {f['board']} table {f['table'] + 1}: {f['bot']} (seat {f['seat']}) "
-                     f"{f['status']}: {f['detail']}")
+                     f"{f['status']}: {visible(f['detail'])}")
         log = result.boards[f["board"]].tables[f["table"]].seats[f["seat"]].stderr.strip()
         if log:
-            lines.append(f"  its stderr ends with: {log.splitlines()[-1][:200]}")
+            lines.append(f"  its stderr ends with: {visible(log.splitlines()[-1][:200])}")
     if total_a == total_b:
         lines.append("a draw")
     else:
@@ -243,19 +244,19 @@ def format_check(check: CheckResult) -> str:
         s = table.seats[seat]
         where = f"seat {seat}:"
         if s.handshake_ms is None:
-            lines.append(f"{where} no handshake: {s.status}: {s.detail}")
+            lines.append(f"{where} no handshake: {s.status}: {visible(s.detail)}")
         else:
             lines.append(f"{where} handshake ok in {s.handshake_ms:.0f} ms as {s.name!r} version {s.version!r}; "
                          f"{s.moves} legal replies")
         if table.forfeit is not None and table.forfeit["seat"] == seat and s.handshake_ms is not None:
-            lines.append(f"  FAULT {s.status}: {s.detail}")
+            lines.append(f"  FAULT {s.status}: {visible(s.detail)}")
         elif table.forfeit is not None and table.forfeit["seat"] != seat:
             f = table.forfeit
-            lines.append(f"  (a random bot at seat {f['seat']} failed: {f['status']}: {f['detail']})")
+            lines.append(f"  (a random bot at seat {f['seat']} failed: {f['status']}: {visible(f['detail'])})")
         if table.forfeit is not None and table.forfeit["seat"] == seat and s.stderr.strip():
             tail = s.stderr.strip().splitlines()[-5:]
             lines.append("  its stderr ends with:")
-            lines.extend("    " + line for line in tail)
+            lines.extend("    " + visible(line) for line in tail)
     times = check.reply_times()
     if times:
         lines.append(f"reply times: median {statistics.median(times):.2f} ms, max {max(times):.2f} ms "

@@ -10,14 +10,17 @@ import csv
 import io
 import json
 from collections.abc import Iterator
+from typing import TextIO
 
 import sqlite_utils
+
+from arena.errors import json_visible
 
 from arena.results.read import (
     _bot_labels,
     board_outcomes,
-    board_results,
     get_tournament,
+    iter_board_results,
     matches,
     progression,
     standings_document,
@@ -40,10 +43,11 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
     labels = _bot_labels(db, tid)
     scores = {(b["match_no"], b["board_no"]): b["score"] for b in board_outcomes(db, tid)}
     for r in db.query(
-        "SELECT t.*, m.match_no, m.a0, m.a1, m.b0, m.b1, b.margin AS board_margin, b.outcome,"
+        "SELECT t.*, m.match_no, m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id,"
+        " b.team_a_margin AS board_margin, b.team_a_outcome AS outcome,"
         " (SELECT COUNT(*) FROM deals d WHERE d.table_id = t.id) AS deals,"
         " (SELECT json_group_array(bot_id) FROM (SELECT bot_id FROM seats s WHERE s.table_id = t.id ORDER BY seat)) AS seat_bots"
-        " FROM tables t JOIN matches m ON m.id = t.match_id"
+        " FROM board_tables t JOIN matches m ON m.id = t.match_id"
         " LEFT JOIN boards b ON b.match_id = t.match_id AND b.board_no = t.board_no"
         " WHERE m.tournament_id = ? ORDER BY m.match_no, t.board_no, t.swapped",
         [tid],
@@ -51,13 +55,13 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
         seat_bots = [labels[b] for b in json.loads(r["seat_bots"])]
         forfeit = json.loads(r["forfeit"]) if r["forfeit"] else {}
         a_side = 1 if r["swapped"] else 0
-        points = [r["points0"], r["points1"]]
+        points = [r["side0_points"], r["side1_points"]]
         row = {
             "tournament": t["name"], "match_no": r["match_no"], "board_no": r["board_no"],
             "swapped": int(r["swapped"]), "board_seed": r["board_seed"],
-            "team_a": "+".join(labels[x] for x in (r["a0"], r["a1"])),
-            "team_b": "+".join(labels[x] for x in (r["b0"], r["b1"])),
-            "points0": r["points0"], "points1": r["points1"],
+            "team_a": "+".join(labels[x] for x in (r["team_a_bot1_id"], r["team_a_bot2_id"])),
+            "team_b": "+".join(labels[x] for x in (r["team_b_bot1_id"], r["team_b_bot2_id"])),
+            "points0": r["side0_points"], "points1": r["side1_points"],
             "team_a_margin": points[a_side] - points[1 - a_side],
             "board_margin": r["board_margin"], "board_outcome": r["outcome"],
             "forfeit_seat": forfeit.get("seat"), "forfeit_status": forfeit.get("status"),
@@ -70,59 +74,93 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
         yield {c: row[c] for c in EXPORT_COLUMNS}
 
 
-def export_csv(db: sqlite_utils.Database, tid: int) -> str:
-    """The tables of a tournament as CSV text, a header line first."""
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
+def write_csv(db: sqlite_utils.Database, tid: int, out: TextIO) -> None:
+    """The tables of a tournament as CSV, a header line first, written row by row."""
+    writer = csv.DictWriter(out, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for row in export_rows(db, tid):
         writer.writerow(row)
+
+
+def export_csv(db: sqlite_utils.Database, tid: int) -> str:
+    """The tables of a tournament as CSV text (small tournaments; `write_csv` streams)."""
+    buf = io.StringIO()
+    write_csv(db, tid, buf)
     return buf.getvalue()
 
 
-def export_document(db: sqlite_utils.Database, tid: int) -> dict:
-    """The whole tournament as one JSON-safe document: settings, bots, standings, every deal."""
-    t = get_tournament(db, tid)
+def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
+    """Every played table with its seats and deals, one at a time, in canonical order."""
     labels = _bot_labels(db, tid)
-    tables: list[dict] = []
     for tr in db.query(
-        "SELECT t.*, m.match_no FROM tables t JOIN matches m ON m.id = t.match_id"
+        "SELECT t.*, m.match_no FROM board_tables t JOIN matches m ON m.id = t.match_id"
         " WHERE m.tournament_id = ? ORDER BY m.match_no, t.board_no, t.swapped",
         [tid],
     ):
-        tables.append({
+        yield {
             "table_id": tr["id"], "match_no": tr["match_no"], "board_no": tr["board_no"],
             "swapped": bool(tr["swapped"]), "board_seed": tr["board_seed"],
-            "points": [tr["points0"], tr["points1"]],
+            "points": [tr["side0_points"], tr["side1_points"]],
             "forfeit": json.loads(tr["forfeit"]) if tr["forfeit"] else None,
             "started": tr["started"], "duration_s": tr["duration_s"],
             "seats": [
-                {**{k: s[k] for k in ("seat", "name", "version", "status", "detail", "stderr", "moves",
-                                       "think_ms_total", "think_ms_max")}, "bot": labels[s["bot_id"]]}
+                {"seat": s["seat"], "name": s["announced_name"], "version": s["announced_version"],
+                 **{k: s[k] for k in ("status", "detail")}, "stderr": s["stderr_tail"],
+                 **{k: s[k] for k in ("moves", "think_ms_total", "think_ms_max")}, "bot": labels[s["bot_id"]]}
                 for s in db.query("SELECT * FROM seats WHERE table_id = ? ORDER BY seat", [tr["id"]])
             ],
             "deals": [
                 {
-                    "deal_id": d["id"], "number": d["number"], "seed": d["seed"], "dealer": d["dealer"],
+                    "deal_id": d["id"], "number": d["deal_no"], "seed": d["seed"], "dealer": d["dealer"],
                     "points": json.loads(d["points"]), "breakdown": json.loads(d["breakdown"]),
                     "moves": json.loads(d["moves"]), "complete": bool(d["complete"]),
                 }
-                for d in db.query("SELECT * FROM deals WHERE table_id = ? ORDER BY number", [tr["id"]])
+                for d in db.query("SELECT * FROM deals WHERE table_id = ? ORDER BY deal_no", [tr["id"]])
             ],
-        })
+        }
+
+
+def _boards(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
+    """Every board with its two room outcomes (team A's 1, 0.5 or 0 in each) and their sum."""
+    labels = _bot_labels(db, tid)
+    rooms = {(b["match_no"], b["board_no"]): b for b in board_outcomes(db, tid)}
+    for b in iter_board_results(db, tid):
+        outcome = rooms[b["match_no"], b["board_no"]]
+        yield {**b, "seed": str(b["seed"]), "team_a": [labels[x] for x in b["team_a"]],
+               "team_b": [labels[x] for x in b["team_b"]],
+               **{k: outcome[k] for k in ("deal", "result", "rooms", "score")}}
+
+
+def _head(db: sqlite_utils.Database, tid: int) -> dict:
+    t = get_tournament(db, tid)
     t["seed"] = str(t["seed"])  # JSON readers lose precision on integers above 2**53
-    ranking = standings_document(db, tid)  # (its boards: those below, with their room outcomes)
-    rooms = {(b["match_no"], b["board_no"]): b for b in ranking.pop("boards")}
+    ranking = standings_document(db, tid)  # its boards' room outcomes go with the boards, below
+    ranking.pop("boards")
     return {
         "schema": 2,
         "tournament": t,
         "ratings": {k: v for k, v in ranking.items() if k not in ("tournament", "standings")},
         "standings": ranking["standings"],
         "matches": matches(db, tid),
-        "boards": [{**b, "seed": str(b["seed"]), "team_a": [labels[x] for x in b["team_a"]],
-                    "team_b": [labels[x] for x in b["team_b"]],
-                    **{k: rooms[b["match_no"], b["board_no"]][k] for k in ("deal", "result", "rooms", "score")}}
-                   for b in board_results(db, tid)],
-        "tables": tables,
         "progression": [{k: p[k] for k in ("point", "boards", "bot", "elo")} for p in progression(db, tid)],
     }
+
+
+def export_document(db: sqlite_utils.Database, tid: int) -> dict:
+    """The whole tournament as one JSON-safe document: settings, bots, standings, every deal
+    (in memory: small tournaments and tests; `write_json` streams the same document)."""
+    return {**_head(db, tid), "boards": list(_boards(db, tid)), "tables": list(_tables(db, tid))}
+
+
+def write_json(db: sqlite_utils.Database, tid: int, out: TextIO) -> None:
+    """`export_document` written piece by piece, a board or a table at a time, so memory does
+    not grow with the tournament (one item per line after the head)."""
+    head = json_visible(json.dumps(_head(db, tid), indent=1, ensure_ascii=False))
+    out.write(head[:-2] + ",\n")  # the head's closing "\n}" is written at the end
+    for key, items in (("boards", _boards(db, tid)), ("tables", _tables(db, tid))):
+        out.write(f' "{key}": [')
+        sep = "\n"
+        for item in items:
+            out.write(sep + json_visible(json.dumps(item, ensure_ascii=False, separators=(",", ":"))))
+            sep = ",\n"
+        out.write("\n ]" + (",\n" if key == "boards" else "\n}\n"))

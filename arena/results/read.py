@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import sqlite_utils
@@ -16,11 +17,14 @@ from arena.results import ratings as _ratings
 from arena.results.registry import bot_sha256
 from arena.results.schema import BT_METHOD
 from arena.results.sprt import board_score, room_score
+from arena.results.lock import is_running
+from arena.results.schema import db_path
 
 
 def _tournament_row(row: dict) -> dict:
     row = dict(row)
     row["seed"] = int(row["seed"])
+    row["boards"] = row.pop("boards_per_match")
     row["variant"] = json.loads(row["variant"])
     row["settings"] = json.loads(row["settings"])
     return row
@@ -45,6 +49,8 @@ def get_tournament(db: sqlite_utils.Database, name: str | int | None = None) -> 
         raise ArenaError(f"unknown tournament '{name}' (known: {_known_tournaments(db)})")
     t = _tournament_row(rows[0])
     tid = t["id"]
+    if t["status"] == "running" and not is_running(db_path(db), tid):
+        t["status"] = "interrupted"  # its run died (kill -9, a crash) without saying so
     t["bots"] = [
         dict(r)
         for r in db.query(
@@ -59,7 +65,7 @@ def get_tournament(db: sqlite_utils.Database, name: str | int | None = None) -> 
         "SELECT COUNT(*) FROM boards JOIN matches m ON m.id = boards.match_id WHERE m.tournament_id = ?", [tid]
     ).fetchone()
     (t["tables_done"],) = db.execute(
-        "SELECT COUNT(*) FROM tables JOIN matches m ON m.id = tables.match_id WHERE m.tournament_id = ?", [tid]
+        "SELECT COUNT(*) FROM board_tables t JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid]
     ).fetchone()
     return t
 
@@ -75,7 +81,8 @@ def schedule(db: sqlite_utils.Database, tid: int) -> list[dict]:
     return [
         {"match_no": r[0], "team_a": [r[1], r[2]], "team_b": [r[3], r[4]]}
         for r in db.execute(
-            "SELECT match_no, a0, a1, b0, b1 FROM matches WHERE tournament_id = ? ORDER BY match_no", [tid]
+            "SELECT match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id, team_b_bot2_id FROM matches"
+            " WHERE tournament_id = ? ORDER BY match_no", [tid]
         )
     ]
 
@@ -85,7 +92,7 @@ def done_tables(db: sqlite_utils.Database, tid: int) -> set[tuple[int, int, bool
     return {
         (match_no, board_no, bool(swapped))
         for match_no, board_no, swapped in db.execute(
-            "SELECT m.match_no, t.board_no, t.swapped FROM tables t JOIN matches m ON m.id = t.match_id"
+            "SELECT m.match_no, t.board_no, t.swapped FROM board_tables t JOIN matches m ON m.id = t.match_id"
             " WHERE m.tournament_id = ?",
             [tid],
         )
@@ -94,19 +101,25 @@ def done_tables(db: sqlite_utils.Database, tid: int) -> set[tuple[int, int, bool
 
 def board_results(db: sqlite_utils.Database, tid: int) -> list[dict]:
     """Finished boards in canonical order (match_no, board_no), with both teams' bot ids."""
-    return [
+    return list(iter_board_results(db, tid))
+
+
+def iter_board_results(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
+    """`board_results` one at a time, for the listings and exports that only pass over them."""
+    return (
         {
             "board_id": r["id"], "match_no": r["match_no"], "board_no": r["board_no"], "seed": int(r["seed"]),
-            "team_a": [r["a0"], r["a1"]], "team_b": [r["b0"], r["b1"]],
-            "margin": r["margin"], "outcome": r["outcome"],
+            "team_a": [r["team_a_bot1_id"], r["team_a_bot2_id"]], "team_b": [r["team_b_bot1_id"], r["team_b_bot2_id"]],
+            "margin": r["team_a_margin"], "outcome": r["team_a_outcome"],
         }
         for r in db.query(
-            "SELECT b.id, m.match_no, b.board_no, b.seed, m.a0, m.a1, m.b0, m.b1, b.margin, b.outcome"
+            "SELECT b.id, m.match_no, b.board_no, b.seed, m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id,"
+            " m.team_b_bot2_id, b.team_a_margin, b.team_a_outcome"
             " FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
             " ORDER BY m.match_no, b.board_no",
             [tid],
         )
-    ]
+    )
 
 
 def progression(db: sqlite_utils.Database, tid: int) -> list[dict]:
@@ -143,7 +156,7 @@ def _faults(db: sqlite_utils.Database, tid: int) -> dict[int, tuple[int, int]]:
         for bot, tables, faults in db.execute(
             "SELECT bot_id, COUNT(*), SUM(faulted) FROM ("
             "  SELECT s.bot_id, s.table_id, MAX(s.status != 'ok') AS faulted FROM seats s"
-            "  JOIN tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
+            "  JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
             "  WHERE m.tournament_id = ? GROUP BY s.bot_id, s.table_id"
             ") GROUP BY bot_id",
             [tid],
@@ -169,7 +182,7 @@ def isolation(db: sqlite_utils.Database, tid: int) -> dict:
     partners could talk to each other, in rlimit or none) and `sandboxes` (tables per mode)."""
     unisolated = _unisolated_sql(get_tournament(db, tid))
     rows = db.execute(
-        f"SELECT COALESCE(t.sandbox, 'unrecorded'), COUNT(*), SUM({unisolated}) FROM tables t"
+        f"SELECT COALESCE(t.sandbox, 'unrecorded'), COUNT(*), SUM({unisolated}) FROM board_tables t"
         " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ? GROUP BY 1 ORDER BY 1", [tid]).fetchall()
     return {"tables": sum(r[1] for r in rows), "unisolated": sum(r[2] for r in rows),
             "sandboxes": {mode: n for mode, n, _ in rows}}
@@ -180,7 +193,7 @@ def _unisolated(db: sqlite_utils.Database, tid: int) -> dict[int, int]:
     unisolated = _unisolated_sql(get_tournament(db, tid))
     return dict(db.execute(
         f"SELECT bot_id, SUM(u) FROM (SELECT DISTINCT s.bot_id, s.table_id, {unisolated} AS u FROM seats s"
-        "  JOIN tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?"
+        "  JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?"
         ") GROUP BY bot_id", [tid]).fetchall())
 
 
@@ -196,31 +209,33 @@ def _stored_ratings(db: sqlite_utils.Database, tid: int, errors: str) -> tuple[d
     (n,) = db.execute(
         "SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?", [tid]
     ).fetchone()
-    if not rows or any(r["boards"] != n for r in rows):
+    if not rows or any(json.loads(r["params"]).get("tournament_boards") != n for r in rows):
         return None
     return {r["bot_id"]: {**{k: r[k] for k in _UNRATED}, "flags": json.loads(r["flags"])} for r in rows}, \
         json.loads(rows[0]["params"])
 
 
-def _rated(db: sqlite_utils.Database, tid: int, errors: str) -> tuple[dict[int, dict], dict]:
+def _rated(db: sqlite_utils.Database, tid: int, errors: str, bootstrap: int | None = None
+           ) -> tuple[dict[int, dict], dict]:
     """The headline ratings by bot and their params: stored when up to date, else computed (not
-    stored)."""
+    stored; `bootstrap` resamples, fewer for a quick interim table)."""
     if errors not in _ratings.ERRORS:
         raise ArenaError(f"--errors must be one of {', '.join(_ratings.ERRORS)}, not {errors!r}")
     stored = _stored_ratings(db, tid, errors)
     if stored is not None:
         return stored
-    r = compute_ratings(db, tid, errors=(errors,))
+    r = compute_ratings(db, tid, errors=(errors,), bootstrap=bootstrap or BOOTSTRAP)
     return {h.bot: {"elo": h.elo, "ci_low": h.ci_low, "ci_high": h.ci_high, "los_next": h.los_next,
                     "flags": sorted(h.flags), "more_than": h.more_than, "less_than": h.less_than}
             for h in r["ratings"][errors]}, r["params"]
 
 
-def standings(db: sqlite_utils.Database, tid: int, errors: str = "pool") -> list[dict]:
+def standings(db: sqlite_utils.Database, tid: int, errors: str = "pool", *, bootstrap: int | None = None
+              ) -> list[dict]:
     """The table: rank, bot, Elo with its 95% interval (against the pool or the anchor, `errors`),
     its flags and one-sided bounds, boards, W/D/L, margin, faults. Uses the stored ratings when
     they are up to date; otherwise computes them (not stored)."""
-    return _standings_rows(db, tid, _rated(db, tid, errors)[0], errors)
+    return _standings_rows(db, tid, _rated(db, tid, errors, bootstrap)[0], errors)
 
 
 def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool") -> dict:
@@ -246,7 +261,7 @@ def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool"
 def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict], errors: str) -> list[dict]:
     labels = _bot_labels(db, tid)
     stats = {bot: {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0} for bot in labels}
-    for b in board_results(db, tid):
+    for b in iter_board_results(db, tid):
         a, bb = set(b["team_a"]), set(b["team_b"])
         for team, sign in ((a - bb, 1), (bb - a, -1)):
             for bot in team:
@@ -257,6 +272,7 @@ def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict],
                 s[{"win": "wins", "draw": "draws", "loss": "losses"}[result]] += 1
     faults = _faults(db, tid)
     unisolated = _unisolated(db, tid)
+    anchor = _anchor_bot(db, tid)
     rows = []
     for bot, label in labels.items():
         s = stats[bot]
@@ -269,6 +285,7 @@ def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict],
             "losses": s["losses"], "avg_margin": s["margin"] / s["boards"] if s["boards"] else 0.0,
             "tables": tables, "faults": faulted, "fault_flag": tables > 0 and faulted > 0.1 * tables,
             "unisolated_tables": unisolated.get(bot, 0), "isolation_flag": unisolated.get(bot, 0) > 0,
+            "anchor": bot == anchor,
         })
     by_id = {row["bot_id"]: row for row in rows}  # the ratings' one order, so LOS is the next row
     rows = [by_id[bot] for bot in _ratings.ranked({bot: row["elo"] for bot, row in by_id.items()}, labels)]
@@ -284,7 +301,7 @@ def board_outcomes(db: sqlite_utils.Database, tid: int) -> list[dict]:
     labels = _bot_labels(db, tid)
     rooms: dict[tuple[int, int], list[float | None]] = {}
     for match_no, board_no, swapped, p0, p1 in db.execute(
-        "SELECT m.match_no, t.board_no, t.swapped, t.points0, t.points1 FROM tables t"
+        "SELECT m.match_no, t.board_no, t.swapped, t.side0_points, t.side1_points FROM board_tables t"
         " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid],
     ):
         rooms.setdefault((match_no, board_no), [None, None])[swapped] = room_score(p1 - p0 if swapped else p0 - p1)
@@ -320,7 +337,7 @@ def crosstable(db: sqlite_utils.Database, tid: int, *, rows: list[dict] | None =
     order = [r["bot_id"] for r in (rows if rows is not None else standings(db, tid))]
     labels = _bot_labels(db, tid)
     cells: dict[tuple[int, int], dict] = {}
-    for b in board_results(db, tid):
+    for b in iter_board_results(db, tid):
         a, bb = set(b["team_a"]), set(b["team_b"])
         for x in a - bb:
             for y in bb - a:
@@ -344,46 +361,67 @@ def crosstable(db: sqlite_utils.Database, tid: int, *, rows: list[dict] | None =
 def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list[dict]:
     """Every match with both teams, boards done and team A's W/D/L and margin; `bot` filters."""
     labels = _bot_labels(db, tid)
-    bot_id = None
-    if bot is not None:
-        by_label = {v: k for k, v in labels.items()}
-        if bot in by_label:
-            bot_id = by_label[bot]
-        else:
-            candidates = [k for k, v in labels.items() if v.split("@")[0] == bot]
-            if len(candidates) != 1:
-                raise ArenaError(
-                    f"unknown bot '{bot}' in this tournament (known: {', '.join(sorted(labels.values()))})"
-                )
-            bot_id = candidates[0]
-    per_board = int(db.execute("SELECT boards FROM tournaments WHERE id = ?", [tid]).fetchone()[0])
+    bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
+    per_board = int(db.execute("SELECT boards_per_match FROM tournaments WHERE id = ?", [tid]).fetchone()[0])
     faults = {
         match_id: n
         for match_id, n in db.execute(
-            "SELECT t.match_id, COUNT(*) FROM seats s JOIN tables t ON t.id = s.table_id"
+            "SELECT t.match_id, COUNT(*) FROM seats s JOIN board_tables t ON t.id = s.table_id"
             " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ? AND s.status != 'ok' GROUP BY t.match_id",
             [tid],
         )
     }
     out = []
     for m in db.query(
-        "SELECT m.*, COUNT(b.id) AS boards_done, COALESCE(SUM(b.outcome = 'win'), 0) AS wins,"
-        " COALESCE(SUM(b.outcome = 'draw'), 0) AS draws, COALESCE(SUM(b.outcome = 'loss'), 0) AS losses,"
-        " COALESCE(SUM(b.margin), 0) AS margin FROM matches m LEFT JOIN boards b ON b.match_id = m.id"
+        "SELECT m.*, COUNT(b.id) AS boards_done, COALESCE(SUM(b.team_a_outcome = 'win'), 0) AS wins,"
+        " COALESCE(SUM(b.team_a_outcome = 'draw'), 0) AS draws, COALESCE(SUM(b.team_a_outcome = 'loss'), 0) AS losses,"
+        " COALESCE(SUM(b.team_a_margin), 0) AS margin FROM matches m LEFT JOIN boards b ON b.match_id = m.id"
         " WHERE m.tournament_id = ? GROUP BY m.id ORDER BY m.match_no",
         [tid],
     ):
-        members = {m["a0"], m["a1"], m["b0"], m["b1"]}
+        team_a, team_b = [m["team_a_bot1_id"], m["team_a_bot2_id"]], [m["team_b_bot1_id"], m["team_b_bot2_id"]]
+        members = {*team_a, *team_b}
         if bot_id is not None and bot_id not in members:
             continue
         out.append({
             "match_no": m["match_no"],
-            "team_a": [labels[m["a0"]], labels[m["a1"]]], "team_b": [labels[m["b0"]], labels[m["b1"]]],
+            "team_a": [labels[x] for x in team_a], "team_b": [labels[x] for x in team_b],
             "boards": per_board, "boards_done": m["boards_done"],
             "wins": m["wins"], "draws": m["draws"], "losses": m["losses"], "margin": m["margin"],
             "faults": faults.get(m["id"], 0),
         })
     return out
+
+
+def faults(db: sqlite_utils.Database, tid: int, *, match_no: int | None = None, bot: str | None = None) -> list[dict]:
+    """Every seat that faulted, in play order: where, which bot, its status, the arena's detail
+    and the tail of the bot's stderr (as stored: unchanged, for the caller to show safely)."""
+    labels = _bot_labels(db, tid)
+    bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
+    rows = db.query(
+        "SELECT m.match_no, t.board_no, t.swapped, s.seat, s.bot_id, s.announced_name, s.status, s.detail,"
+        " s.stderr_tail FROM seats s JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
+        " WHERE m.tournament_id = ? AND s.status != 'ok' AND (? IS NULL OR m.match_no = ?)"
+        " AND (? IS NULL OR s.bot_id = ?) ORDER BY m.match_no, t.board_no, t.swapped, s.seat",
+        [tid, match_no, match_no, bot_id, bot_id],
+    )
+    return [{"match_no": r["match_no"], "board_no": r["board_no"], "swapped": bool(r["swapped"]), "seat": r["seat"],
+             "bot": labels[r["bot_id"]], "announced": r["announced_name"], "status": r["status"],
+             "detail": r["detail"], "stderr": r["stderr_tail"]} for r in rows]
+
+
+def _bot_in(db: sqlite_utils.Database, tid: int, labels: dict[int, str], bot: str) -> int:
+    """A bot of this tournament by its label, its bare name or a path to its file."""
+    by_label = {v: k for k, v in labels.items()}
+    if bot in by_label:
+        return by_label[bot]
+    candidates = [k for k, v in labels.items() if v.split("@")[0] == bot]
+    if not candidates and Path(bot).expanduser().exists():
+        sha = bot_sha256(Path(bot).expanduser())
+        candidates = [r[0] for r in db.execute("SELECT id FROM bots WHERE sha256 = ?", [sha]) if r[0] in labels]
+    if len(candidates) != 1:
+        raise ArenaError(f"unknown bot '{bot}' in this tournament (known: {', '.join(sorted(labels.values()))})")
+    return candidates[0]
 
 
 def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
@@ -392,25 +430,28 @@ def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
     labels = _bot_labels(db, tid)
     boards = {r["board_no"]: r for r in db.query("SELECT * FROM boards WHERE match_id = ?", [m["id"]])}
     detail: dict[int, dict] = {}
-    for t in db.query("SELECT * FROM tables WHERE match_id = ? ORDER BY board_no, swapped", [m["id"]]):
+    for t in db.query("SELECT * FROM board_tables WHERE match_id = ? ORDER BY board_no, swapped", [m["id"]]):
         b = detail.setdefault(t["board_no"], {
             "board_no": t["board_no"], "seed": int(t["board_seed"]),
-            "margin": boards[t["board_no"]]["margin"] if t["board_no"] in boards else None,
-            "outcome": boards[t["board_no"]]["outcome"] if t["board_no"] in boards else None,
+            "margin": boards[t["board_no"]]["team_a_margin"] if t["board_no"] in boards else None,
+            "outcome": boards[t["board_no"]]["team_a_outcome"] if t["board_no"] in boards else None,
             "tables": [],
         })
-        seats = list(db.query("SELECT seat, bot_id, status, detail FROM seats WHERE table_id = ? ORDER BY seat", [t["id"]]))
+        seats = list(db.query("SELECT seat, bot_id, status, detail, stderr_tail AS stderr FROM seats WHERE table_id = ?"
+                              " ORDER BY seat", [t["id"]]))
         b["tables"].append({
-            "table_id": t["id"], "swapped": bool(t["swapped"]), "points": [t["points0"], t["points1"]],
+            "table_id": t["id"], "swapped": bool(t["swapped"]), "points": [t["side0_points"], t["side1_points"]],
             "forfeit": None if t["forfeit"] is None else json.loads(t["forfeit"]),
             "seats": [labels[s["bot_id"]] for s in seats],
-            "faults": [{"seat": s["seat"], "status": s["status"], "detail": s["detail"]} for s in seats if s["status"] != "ok"],
-            "deal_ids": [r[0] for r in db.execute("SELECT id FROM deals WHERE table_id = ? ORDER BY number", [t["id"]])],
+            "faults": [{"seat": s["seat"], "bot": labels[s["bot_id"]], "status": s["status"], "detail": s["detail"],
+                        "stderr": s["stderr"]} for s in seats if s["status"] != "ok"],
+            "deal_ids": [r[0] for r in db.execute("SELECT id FROM deals WHERE table_id = ? ORDER BY deal_no", [t["id"]])],
             "duration_s": t["duration_s"],
         })
     return {
         "match_no": match_no,
-        "team_a": [labels[m["a0"]], labels[m["a1"]]], "team_b": [labels[m["b0"]], labels[m["b1"]]],
+        "team_a": [labels[m["team_a_bot1_id"]], labels[m["team_a_bot2_id"]]],
+        "team_b": [labels[m["team_b_bot1_id"]], labels[m["team_b_bot2_id"]]],
         "boards": [detail[k] for k in sorted(detail)],
     }
 
@@ -418,9 +459,9 @@ def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
 def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
     """Everything needed to replay a stored deal: variant, seed, dealer, moves, seats, bots."""
     rows = list(db.query(
-        "SELECT d.*, t.id AS table_id, t.board_no, t.swapped, t.points0, t.points1, t.forfeit,"
+        "SELECT d.*, t.id AS table_id, t.board_no, t.swapped, t.side0_points, t.side1_points, t.forfeit,"
         " m.match_no, m.tournament_id, tn.name AS tournament, tn.variant, tn.format"
-        " FROM deals d JOIN tables t ON t.id = d.table_id JOIN matches m ON m.id = t.match_id"
+        " FROM deals d JOIN board_tables t ON t.id = d.table_id JOIN matches m ON m.id = t.match_id"
         " JOIN tournaments tn ON tn.id = m.tournament_id WHERE d.id = ?",
         [deal_id],
     ))
@@ -432,7 +473,8 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
     seats = [
         {
             "seat": s["seat"], "bot_id": s["bot_id"], "bot": s["bot"], "bot_version": s["bot_version"],
-            "name": s["name"], "version": s["version"], "status": s["status"], "detail": s["detail"],
+            "name": s["announced_name"], "version": s["announced_version"], "status": s["status"],
+            "detail": s["detail"],
         }
         for s in db.query(
             "SELECT s.*, b.name AS bot, b.version AS bot_version FROM seats s JOIN bots b ON b.id = s.bot_id"
@@ -443,11 +485,11 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
     return {
         "id": d["id"], "tournament": d["tournament"], "tournament_id": d["tournament_id"],
         "format": d["format"], "match_no": d["match_no"], "board_no": d["board_no"],
-        "swapped": bool(d["swapped"]), "table_id": d["table_id"], "number": d["number"],
+        "swapped": bool(d["swapped"]), "table_id": d["table_id"], "number": d["deal_no"],
         "variant": json.loads(d["variant"]), "seed": int(d["seed"]), "dealer": d["dealer"],
         "points": json.loads(d["points"]), "breakdown": json.loads(d["breakdown"]),
         "moves": json.loads(d["moves"]), "complete": bool(d["complete"]), "seats": seats,
-        "table_points": [d["points0"], d["points1"]],
+        "table_points": [d["side0_points"], d["side1_points"]],
         "forfeit": None if d["forfeit"] is None else json.loads(d["forfeit"]),
     }
 

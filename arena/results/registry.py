@@ -140,6 +140,9 @@ def _store_copy(source: Path, target_dir: Path) -> Path:
     return target
 
 
+store_copy = _store_copy  # (for the registration check: the same copy, elsewhere)
+
+
 def _bot_row(db: sqlite_utils.Database, row: dict) -> dict:
     row = dict(row)
     row["path"] = str((_db_folder(db) / row["path"]).resolve())
@@ -163,11 +166,14 @@ def add_bot(
     name: str | None = None,
     command: str | None = None,
     store_dir: str | os.PathLike[str] | None = None,
+    new_version: bool = False,
 ) -> dict:
     """Register a bot file or folder: same content again gives the existing version back.
 
     Only regular files and folders are copied; a link, device or fifo (the bot's path itself or
     anything in its folder) is refused in one line naming it.
+    Other content under a registered name is refused unless `new_version`: a file that merely
+    shares a name (~/x/greedy_bot.py) must not silently become the next "greedy".
     """
     source = Path(path)
     if not source.exists() and not source.is_symlink():
@@ -182,8 +188,15 @@ def add_bot(
         raise ArenaError(f"bad bot name {name!r}: a name of digits only reads as a bot id")
     sha = bot_sha256(source)
     existing = list(db.query("SELECT * FROM bots WHERE name = ? AND sha256 = ?", [name, sha]))
-    if existing:
+    if existing and existing[0]["removed"] is None:
         return _bot_row(db, existing[0])
+    latest = db.execute("SELECT version, source FROM bots WHERE name = ? AND removed IS NULL"
+                        " ORDER BY version DESC LIMIT 1", [name]).fetchone()
+    if latest is not None and not new_version:
+        raise ArenaError(
+            f"{source} is not the registered bot '{name}' (version {latest[0]}, from {latest[1]}): register it "
+            f"with 'arena bot add {source} --new-version' to make it {name}@{latest[0] + 1}, or under another --name"
+        )
     folder = _db_folder(db)
     store = Path(store_dir) if store_dir is not None else folder / "bots"
     stored = _store_copy(source.resolve(), store / sha)
@@ -191,6 +204,10 @@ def add_bot(
         rel = os.path.relpath(stored.resolve(), folder.resolve())
     except ValueError:  # another drive on Windows
         rel = str(stored.resolve())
+    if existing:  # removed once, added again: the same version, stored again
+        with db.atomic():
+            db.execute("UPDATE bots SET removed = NULL, path = ? WHERE id = ?", [rel, existing[0]["id"]])
+        return get_bot(db, existing[0]["id"])
     with db.atomic():
         version = db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM bots WHERE name = ?", [name]).fetchone()[0]
         bot_id = db.execute(
@@ -202,8 +219,84 @@ def add_bot(
 
 
 def list_bots(db: sqlite_utils.Database) -> list[dict]:
-    """Every registered bot version, by name then version."""
-    return [_bot_row(db, r) for r in db.query("SELECT * FROM bots ORDER BY name, version")]
+    """Every registered bot version that is not removed, by name then version."""
+    return [_bot_row(db, r) for r in db.query("SELECT * FROM bots WHERE removed IS NULL ORDER BY name, version")]
+
+
+def find_bot(db: sqlite_utils.Database, spec: str) -> dict:
+    """A bot named as everywhere else: a path to its file or folder (found by content), or a
+    registered name, name@version or id."""
+    path = Path(spec).expanduser()
+    if path.exists():
+        sha = bot_sha256(path)
+        rows = list(db.query("SELECT * FROM bots WHERE sha256 = ? AND removed IS NULL ORDER BY id DESC", [sha]))
+        if not rows:
+            raise ArenaError(f"{spec} is not registered (its content matches no bot): add it with 'arena bot add'")
+        return _bot_row(db, rows[0])
+    return get_bot(db, spec)
+
+
+def _versions(db: sqlite_utils.Database, spec: str) -> list[dict]:
+    """`name` means every version of it; `name@2`, an id or a path, that one version."""
+    if "@" in spec or spec.isdigit() or Path(spec).expanduser().exists():
+        return [find_bot(db, spec)]
+    rows = [_bot_row(db, r) for r in db.query("SELECT * FROM bots WHERE name = ? AND removed IS NULL", [spec])]
+    if not rows:
+        get_bot(db, spec)  # the usual "unknown bot" message
+    return rows
+
+
+def tournaments_using(db: sqlite_utils.Database, bot_ids: list[int]) -> list[str]:
+    marks = ",".join("?" * len(bot_ids))
+    return [r[0] for r in db.execute(
+        f"SELECT DISTINCT t.name FROM tournaments t JOIN tournament_bots tb ON tb.tournament_id = t.id"
+        f" WHERE tb.bot_id IN ({marks}) ORDER BY t.id", bot_ids)]
+
+
+def remove_bot(db: sqlite_utils.Database, spec: str, *, force: bool = False) -> list[dict]:
+    """Remove a bot (every version, or the one named): its row and stored copy. A bot that
+    tournaments used is refused unless `force`; then its copy goes, its row stays (marked
+    removed), so those results still name it."""
+    rows = _versions(db, spec)
+    ids = [r["id"] for r in rows]
+    used = tournaments_using(db, ids)
+    if used and not force:
+        raise ArenaError(f"bot '{spec}' played in {', '.join(used)}: --force removes its stored copy and keeps "
+                         "their results readable (or delete those tournaments first)")
+    with db.atomic():
+        for r in rows:
+            played = bool(tournaments_using(db, [r["id"]]))
+            if played:
+                db.execute("UPDATE bots SET removed = ? WHERE id = ?", [_now(), r["id"]])
+            else:
+                db.execute("DELETE FROM bots WHERE id = ?", [r["id"]])
+    for r in rows:  # the copy, unless another registration stores the same content
+        (left,) = db.execute("SELECT COUNT(*) FROM bots WHERE sha256 = ? AND removed IS NULL", [r["sha256"]]).fetchone()
+        if not left:
+            shutil.rmtree(Path(r["path"]).parent, ignore_errors=True)
+    return rows
+
+
+def rename_bot(db: sqlite_utils.Database, old: str, new: str) -> None:
+    """Give every version of a bot another name; results show the new one."""
+    if not _BOT_NAME.match(new) or new.isdigit():
+        raise ArenaError(f"bad bot name {new!r}: use letters, digits and . _ + - (start with a letter or digit)")
+    rows = _versions(db, old)
+    if len({r["name"] for r in rows}) != 1 or "@" in old:
+        raise ArenaError("rename a bot by its name, not one version")
+    if db.execute("SELECT 1 FROM bots WHERE name = ?", [new]).fetchone():
+        raise ArenaError(f"there is a bot '{new}' already")
+    with db.atomic():
+        db.execute("UPDATE bots SET name = ? WHERE name = ?", [new, rows[0]["name"]])
+
+
+def disable_bot(db: sqlite_utils.Database, spec: str, *, disabled: bool = True) -> list[dict]:
+    """Leave a bot (every version, or the one named) out of `--all` and new tournaments."""
+    rows = _versions(db, spec)
+    with db.atomic():
+        for r in rows:
+            db.execute("UPDATE bots SET disabled = ? WHERE id = ?", [_now() if disabled else None, r["id"]])
+    return rows
 
 
 def get_bot(db: sqlite_utils.Database, name_or_id: str | int, version: int | None = None) -> dict:
@@ -218,11 +311,12 @@ def get_bot(db: sqlite_utils.Database, name_or_id: str | int, version: int | Non
                 raise ArenaError(f"bad bot version in {name_or_id!r}: expected name@NUMBER")
             version = int(v)
         if version is None:
-            rows = list(db.query("SELECT * FROM bots WHERE name = ? ORDER BY version DESC LIMIT 1", [key]))
+            rows = list(db.query("SELECT * FROM bots WHERE name = ? AND removed IS NULL"
+                                 " ORDER BY version DESC LIMIT 1", [key]))
         else:
             rows = list(db.query("SELECT * FROM bots WHERE name = ? AND version = ?", [key, version]))
     if not rows:
-        known = [r[0] for r in db.execute("SELECT DISTINCT name FROM bots ORDER BY name")]
+        known = [r[0] for r in db.execute("SELECT DISTINCT name FROM bots WHERE removed IS NULL ORDER BY name")]
         what = f"{key}@{version}" if version is not None else key
         raise ArenaError(f"unknown bot '{what}' (known: {', '.join(known) or 'none yet'})")
     return _bot_row(db, rows[0])

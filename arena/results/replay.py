@@ -7,13 +7,15 @@ with the engine, so a replay is also a check of the stored record.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
 import engine
-from arena.errors import ArenaError
+from arena.errors import ArenaError, visible
 from arena.results import read
 from engine.notation import move_text, unit_text
 
@@ -37,11 +39,24 @@ def document(db: sqlite_utils.Database, deal_id: int) -> dict[str, Any]:
     }
 
 
+def load(path: Path) -> dict[str, Any]:
+    """A replay document saved by `arena replay DEAL --json`."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ArenaError(f"no deal id and no replay document at {path}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ArenaError(f"{path} is not a replay document: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise ArenaError(f"{path} is not a replay document of schema {SCHEMA}")
+    return doc
+
+
 def render(doc: dict[str, Any], seat: int | None = None) -> Iterator[str]:
     """Frames of text, one per move: what the whole table (or only `seat`) could see."""
     if doc.get("schema") != SCHEMA:
         raise ArenaError(f"not a replay document of schema {SCHEMA}: {doc.get('schema')!r}")
-    state = engine.deal(doc["variant"], doc["seed"], doc["dealer"])
+    state = engine.deal(doc["variant"], int(doc["seed"]), doc["dealer"])  # a string in JSON (above 2**53)
     n = state.variant.players
     if seat is not None and not 0 <= seat < n:
         raise ArenaError(f"--seat must be 0..{n - 1}, got {seat}")
@@ -84,4 +99,5 @@ def _forfeit_text(doc: dict[str, Any]) -> str:
     f = doc.get("forfeit")
     if not f:
         return "no result stored"
-    return f"seat {f.get('seat')} faulted ({f.get('status')}: {f.get('detail', '')}); side {f.get('side')} forfeits"
+    return (f"seat {f.get('seat')} faulted ({f.get('status')}: {visible(f.get('detail', ''))}); "
+            f"side {f.get('side')} forfeits")

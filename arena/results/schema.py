@@ -248,6 +248,104 @@ def _m0004_sprt_tests(db: sqlite_utils.Database) -> None:
     )
 
 
+@migrations(name="0005_bot_state")
+def _m0005_bot_state(db: sqlite_utils.Database) -> None:
+    """Bots can be disabled (left out of --all) and removed (their stored copy deleted, the
+    row kept while results name it)."""
+    db.execute("ALTER TABLE bots ADD COLUMN disabled TEXT")  # when it was disabled; NULL: enabled
+    db.execute("ALTER TABLE bots ADD COLUMN removed TEXT")  # when its copy was removed; NULL: stored
+
+
+RENAMES = (
+    ("TABLE", "tables", None, "board_tables"),
+    ("COLUMN", "tournaments", "boards", "boards_per_match"),
+    ("COLUMN", "matches", "a0", "team_a_bot1_id"),
+    ("COLUMN", "matches", "a1", "team_a_bot2_id"),
+    ("COLUMN", "matches", "b0", "team_b_bot1_id"),
+    ("COLUMN", "matches", "b1", "team_b_bot2_id"),
+    ("COLUMN", "boards", "margin", "team_a_margin"),
+    ("COLUMN", "boards", "outcome", "team_a_outcome"),
+    ("COLUMN", "board_tables", "points0", "side0_points"),
+    ("COLUMN", "board_tables", "points1", "side1_points"),
+    ("COLUMN", "seats", "name", "announced_name"),
+    ("COLUMN", "seats", "version", "announced_version"),
+    ("COLUMN", "seats", "stderr", "stderr_tail"),
+    ("COLUMN", "deals", "number", "deal_no"),
+)
+"""Migration 0006's renames: (what, table, old column, new name); docs/database.md lists them."""
+
+VIEWS = {
+    "bot_boards": """
+        SELECT m.tournament_id, b.id AS board_id, x.bot_id, 'A' AS team,
+               b.team_a_margin AS margin, b.team_a_outcome AS outcome
+        FROM boards b JOIN matches m ON m.id = b.match_id
+        JOIN (SELECT id, team_a_bot1_id AS bot_id FROM matches
+              UNION SELECT id, team_a_bot2_id FROM matches) x ON x.id = m.id
+        UNION ALL
+        SELECT m.tournament_id, b.id, x.bot_id, 'B', -b.team_a_margin,
+               CASE b.team_a_outcome WHEN 'win' THEN 'loss' WHEN 'loss' THEN 'win' ELSE 'draw' END
+        FROM boards b JOIN matches m ON m.id = b.match_id
+        JOIN (SELECT id, team_b_bot1_id AS bot_id FROM matches
+              UNION SELECT id, team_b_bot2_id FROM matches) x ON x.id = m.id""",
+    "standings": """
+        SELECT t.name AS tournament, bt.name || '@' || bt.version AS bot,
+               ROUND(r.elo, 1) AS elo, ROUND(r.ci_low, 1) AS elo_low_95, ROUND(r.ci_high, 1) AS elo_high_95,
+               ROUND(r.los_next, 3) AS los_next, COALESCE(s.boards, 0) AS boards, COALESCE(s.wins, 0) AS wins,
+               COALESCE(s.draws, 0) AS draws, COALESCE(s.losses, 0) AS losses, s.avg_margin,
+               (SELECT COUNT(DISTINCT st.table_id) FROM seats st JOIN board_tables x ON x.id = st.table_id
+                JOIN matches m ON m.id = x.match_id
+                WHERE m.tournament_id = tb.tournament_id AND st.bot_id = tb.bot_id AND st.status != 'ok')
+               AS faulted_tables,
+               tb.tournament_id, tb.bot_id
+        FROM tournament_bots tb JOIN tournaments t ON t.id = tb.tournament_id JOIN bots bt ON bt.id = tb.bot_id
+        LEFT JOIN ratings r ON r.tournament_id = tb.tournament_id AND r.bot_id = tb.bot_id
+                            AND r.method = 'bradley-terry-map' AND r.errors = 'pool'
+        LEFT JOIN (SELECT tournament_id, bot_id, COUNT(*) AS boards, SUM(outcome = 'win') AS wins,
+                          SUM(outcome = 'draw') AS draws, SUM(outcome = 'loss') AS losses,
+                          ROUND(AVG(margin), 1) AS avg_margin
+                   FROM bot_boards GROUP BY tournament_id, bot_id) s
+               ON s.tournament_id = tb.tournament_id AND s.bot_id = tb.bot_id
+        ORDER BY tb.tournament_id, r.elo DESC""",
+    "crosstable": """
+        SELECT t.name AS tournament, x.name || '@' || x.version AS bot, y.name || '@' || y.version AS opponent,
+               COUNT(*) AS boards, SUM(p.outcome = 'win') AS wins, SUM(p.outcome = 'draw') AS draws,
+               SUM(p.outcome = 'loss') AS losses,
+               SUM(CASE p.outcome WHEN 'win' THEN 1.0 WHEN 'draw' THEN 0.5 ELSE 0.0 END) AS score,
+               SUM(p.margin) AS margin, p.tournament_id, p.bot_id, q.bot_id AS opponent_id
+        FROM bot_boards p JOIN bot_boards q ON q.board_id = p.board_id AND q.team != p.team
+        JOIN tournaments t ON t.id = p.tournament_id JOIN bots x ON x.id = p.bot_id JOIN bots y ON y.id = q.bot_id
+        GROUP BY p.tournament_id, p.bot_id, q.bot_id""",
+    "board_results": """
+        SELECT t.name AS tournament, m.match_no, b.board_no, b.seed,
+               a1.name || '@' || a1.version || CASE WHEN m.team_a_bot2_id != m.team_a_bot1_id
+                   THEN '+' || a2.name || '@' || a2.version ELSE '' END AS team_a,
+               b1.name || '@' || b1.version || CASE WHEN m.team_b_bot2_id != m.team_b_bot1_id
+                   THEN '+' || b2.name || '@' || b2.version ELSE '' END AS team_b,
+               b.team_a_margin, b.team_a_outcome,
+               (SELECT COUNT(*) FROM seats s JOIN board_tables x ON x.id = s.table_id
+                WHERE x.match_id = m.id AND x.board_no = b.board_no AND s.status != 'ok') AS faults,
+               b.completed, b.id AS board_id, m.id AS match_id, m.tournament_id
+        FROM boards b JOIN matches m ON m.id = b.match_id JOIN tournaments t ON t.id = m.tournament_id
+        JOIN bots a1 ON a1.id = m.team_a_bot1_id JOIN bots a2 ON a2.id = m.team_a_bot2_id
+        JOIN bots b1 ON b1.id = m.team_b_bot1_id JOIN bots b2 ON b2.id = m.team_b_bot2_id
+        ORDER BY m.tournament_id, m.match_no, b.board_no""",
+}
+"""Migration 0006's views, for reading the results in Datasette or sqlite3 (bots as name@version)."""
+
+
+@migrations(name="0006_readable_names")
+def _m0006_readable_names(db: sqlite_utils.Database) -> None:
+    """Names that read without the source at hand (in Datasette): no table called `tables`,
+    no columns a0..b1; and views for the standings, the crosstable and each board's result."""
+    for what, table, old, new in RENAMES:
+        if what == "TABLE":
+            db.execute(f"ALTER TABLE {table} RENAME TO {new}")
+        else:
+            db.execute(f"ALTER TABLE {table} RENAME COLUMN {old} TO {new}")
+    for name, sql in VIEWS.items():
+        db.execute(f"CREATE VIEW {name} AS {sql}")
+
+
 # --------------------------------------------------------------------------------------------
 # Opening
 
@@ -258,8 +356,13 @@ def default_db_path() -> Path:
     return Path(env) if env else DEFAULT_DB
 
 
-def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True) -> sqlite_utils.Database:
-    """Open (and create or migrate) the arena database, refusing any file that is not ours."""
+def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True,
+            readonly: bool = False) -> sqlite_utils.Database:
+    """Open (and create or migrate) the arena database, refusing any file that is not ours.
+
+    `readonly`: for a command that only reads. A file the user may not write is then opened
+    read-only (older schemas migrated in a copy in memory), so every listing works on it.
+    """
     path = Path(path) if path is not None else default_db_path()
     exists = path.exists()
     if exists and path.is_dir():
@@ -268,12 +371,23 @@ def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True) 
         raise ArenaError(f"no arena database at {path} (run a tournament or `arena bot add` first)")
     fresh = not exists or path.stat().st_size == 0
     if not fresh:
-        with open(path, "rb") as f:
-            if f.read(16) != _SQLITE_MAGIC:
-                raise ArenaError(f"{path} is not an SQLite database")
+        try:
+            with open(path, "rb") as f:
+                magic = f.read(16)
+        except PermissionError:
+            raise ArenaError(f"{path} is not readable for you") from None
+        if magic != _SQLITE_MAGIC:
+            raise ArenaError(f"{path} is not an SQLite database")
+    if exists and not writable(path):
+        if readonly:
+            return _open_readonly(path)
+        raise ArenaError(f"{path} is read-only for you: this command writes to it (listings still work)")
     if not exists:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite_utils.Database(path)
+        _make_folder(path)
+    try:
+        db = sqlite_utils.Database(path)
+    except sqlite3.OperationalError as exc:
+        raise ArenaError(f"cannot open {path}: {exc}") from None
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -281,12 +395,7 @@ def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True) 
             if not create:
                 raise ArenaError(f"{path} is an empty SQLite database, not an arena database")
             db.enable_wal()
-        elif Migrations.migrations_table not in tables or not migrations.applied(db):
-            raise ArenaError(f"{path} is an SQLite database but not an arena database")
-        known = {m.name for m in migrations._migrations}
-        unknown = [m.name for m in migrations.applied(db) if m.name not in known]
-        if unknown:
-            raise ArenaError(f"{path} was written by a newer arena (migration {unknown[-1]})")
+        _check_ours(db, path, tables)
         db.execute("PRAGMA foreign_keys = ON")
         db.execute("PRAGMA synchronous = NORMAL")
         # One transaction around all of it (sqlite-utils creates its migrations table before the
@@ -296,6 +405,8 @@ def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True) 
             migrations.apply(db)
     except sqlite3.DatabaseError as exc:
         db.close()
+        if "readonly" in str(exc):
+            raise ArenaError(f"{path} is read-only here: {exc}") from None
         raise ArenaError(f"{path} is corrupt or unreadable: {exc}") from None
     except BaseException:
         db.close()
@@ -303,11 +414,88 @@ def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True) 
     return db
 
 
-def _db_folder(db: sqlite_utils.Database) -> Path:
+def writable(path: Path) -> bool:
+    """Whether this user may write the database: the file and, for WAL's -wal and -shm files
+    (unless both are there to write), its folder."""
+    if not os.access(path, os.W_OK):
+        return False
+    side = [Path(f"{path}-wal"), Path(f"{path}-shm")]
+    if all(p.exists() and os.access(p, os.W_OK) for p in side):
+        return True
+    return os.access(path.parent if str(path.parent) else Path("."), os.W_OK | os.X_OK)
+
+
+def _make_folder(path: Path) -> None:
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ArenaError(f"cannot create the arena database {path}: {exc.strerror.lower()} "
+                         f"({exc.filename})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ArenaError(f"cannot create the arena database {path}: {folder} is not writable for you")
+
+
+def _check_ours(db: sqlite_utils.Database, path: Path, tables: set[str]) -> None:
+    if tables and (Migrations.migrations_table not in tables or not migrations.applied(db)):
+        raise ArenaError(f"{path} is an SQLite database but not an arena database")
+    known = {m.name for m in migrations._migrations}
+    unknown = [m.name for m in migrations.applied(db) if m.name not in known]
+    if unknown:
+        raise ArenaError(f"{path} was written by a newer arena (migration {unknown[-1]})")
+
+
+def _open_readonly(path: Path) -> sqlite_utils.Database:
+    """A database this user may not write: read-only (or immutable, when WAL's shared-memory
+    file cannot be made: then no one can be writing it), migrated in memory if it is older."""
+    uri = Path(os.path.abspath(path)).as_uri()
+    conn = None
+    try:
+        for mode in ("mode=ro", "immutable=1"):
+            try:
+                conn = sqlite3.connect(f"{uri}?{mode}", uri=True)
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                break
+            except sqlite3.OperationalError:
+                if conn is not None:
+                    conn.close()
+                conn = None
+        if conn is None:
+            raise ArenaError(f"{path} cannot be opened read-only")
+        db = sqlite_utils.Database(conn)
+        _check_ours(db, path, tables)
+        if migrations.pending(db):
+            memory = sqlite3.connect(":memory:")
+            conn.backup(memory)
+            conn.close()
+            conn = memory
+            db = sqlite_utils.Database(conn)
+            with db.atomic():
+                migrations.apply(db)
+        db.execute("PRAGMA query_only = ON")
+    except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
+        raise ArenaError(f"{path} is corrupt or unreadable: {exc}") from None
+    db.arena_folder = path.parent  # type: ignore[attr-defined]  # (bot copies live beside it)
+    db.arena_path = path  # type: ignore[attr-defined]
+    return db
+
+
+def db_path(db: sqlite_utils.Database) -> Path | None:
+    """The file the database was opened from (None in memory)."""
+    known = getattr(db, "arena_path", None)
+    if known is not None:
+        return Path(known)
     for _seq, name, file in db.execute("PRAGMA database_list"):
         if name == "main" and file:
-            return Path(file).parent
-    return Path.cwd()
+            return Path(file)
+    return None
+
+
+def _db_folder(db: sqlite_utils.Database) -> Path:
+    path = db_path(db)
+    return path.parent if path is not None else Path.cwd()
 
 
 def _now() -> str:

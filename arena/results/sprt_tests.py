@@ -59,7 +59,7 @@ def grow(db: sqlite_utils.Database, tid: int, boards: int) -> None:
     """Give the test's match `boards` boards (never fewer than it has): the runner then plays the
     ones missing, as for any tournament that is resumed."""
     with db.atomic():
-        db.execute("UPDATE tournaments SET boards = MAX(boards, ?) WHERE id = ?", [boards, tid])
+        db.execute("UPDATE tournaments SET boards_per_match = MAX(boards_per_match, ?) WHERE id = ?", [boards, tid])
 
 
 def board_scores(db: sqlite_utils.Database, tid: int) -> list[float]:

@@ -68,7 +68,7 @@ def snapshot(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
 def data_version(db: sqlite_utils.Database) -> str:
     """A token that changes whenever anything a page shows may have: a new table, a status, new
     ratings. Each part is an indexed lookup, so a live page can ask for it every second."""
-    (tables,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM tables").fetchone()
+    (tables,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM board_tables").fetchone()
     (tournaments, statuses) = db.execute(
         "SELECT COUNT(*), COALESCE(GROUP_CONCAT(status, ','), '') FROM tournaments").fetchone()
     (rated,) = db.execute("SELECT COALESCE(MAX(computed), '') FROM ratings").fetchone()
@@ -107,7 +107,8 @@ def latest_boards(db: sqlite_utils.Database, tid: int, limit: int = 12) -> list[
         {"match_no": r[0], "board_no": r[1], "margin": r[2], "outcome": r[3], "completed": r[4],
          "team_a": [labels[r[5]], labels[r[6]]], "team_b": [labels[r[7]], labels[r[8]]]}
         for r in db.execute(
-            "SELECT m.match_no, b.board_no, b.margin, b.outcome, b.completed, m.a0, m.a1, m.b0, m.b1"
+            "SELECT m.match_no, b.board_no, b.team_a_margin, b.team_a_outcome, b.completed,"
+            " m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id"
             " FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
             " ORDER BY b.id DESC LIMIT ?",
             [tid, limit],
@@ -119,8 +120,8 @@ def bot_faults(db: sqlite_utils.Database, tid: int, bot_id: int, limit: int = 20
     """The seats where `bot_id` faulted in a tournament, with the tail of its stderr and the
     deal ids of that table (the last one is where it stopped)."""
     rows = db.execute(
-        "SELECT s.table_id, s.seat, s.status, s.detail, substr(s.stderr, -?) AS tail, length(s.stderr),"
-        " m.match_no, t.board_no, t.swapped FROM seats s JOIN tables t ON t.id = s.table_id"
+        "SELECT s.table_id, s.seat, s.status, s.detail, substr(s.stderr_tail, -?) AS tail, length(s.stderr_tail),"
+        " m.match_no, t.board_no, t.swapped FROM seats s JOIN board_tables t ON t.id = s.table_id"
         " JOIN matches m ON m.id = t.match_id"
         " WHERE m.tournament_id = ? AND s.bot_id = ? AND s.status != 'ok' ORDER BY t.id, s.seat LIMIT ?",
         [STDERR_EXCERPT, tid, bot_id, limit],
@@ -143,7 +144,7 @@ def bot_faults(db: sqlite_utils.Database, tid: int, bot_id: int, limit: int = 20
 def fault_count(db: sqlite_utils.Database, tid: int, bot_id: int) -> int:
     """How many seats `bot_id` faulted at in a tournament (bot_faults lists at most a page)."""
     (n,) = db.execute(
-        "SELECT COUNT(*) FROM seats s JOIN tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
+        "SELECT COUNT(*) FROM seats s JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
         " WHERE m.tournament_id = ? AND s.bot_id = ? AND s.status != 'ok'", [tid, bot_id]).fetchone()
     return n
 
@@ -153,9 +154,9 @@ def announced(db: sqlite_utils.Database, tid: int, bot_id: int) -> list[dict]:
     return [
         {"name": r[0], "version": r[1], "seats": r[2]}
         for r in db.execute(
-            "SELECT s.name, s.version, COUNT(*) FROM seats s JOIN tables t ON t.id = s.table_id"
+            "SELECT s.announced_name, s.announced_version, COUNT(*) FROM seats s JOIN board_tables t ON t.id = s.table_id"
             " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ? AND s.bot_id = ?"
-            " GROUP BY s.name, s.version ORDER BY COUNT(*) DESC LIMIT 20",
+            " GROUP BY s.announced_name, s.announced_version ORDER BY COUNT(*) DESC LIMIT 20",
             [tid, bot_id],
         )
     ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
+from pathlib import Path
 
 import sqlite_utils
 
@@ -19,6 +20,7 @@ from arena.results import ratings
 from arena.results.read import BOOTSTRAP, _match, compute_ratings
 from arena.results.schema import (
     BT_METHOD,
+    db_path,
     FORMATS,
     PARTNERS,
     STATUSES,
@@ -65,7 +67,7 @@ def create_tournament(
         raise ArenaError(f"tournament '{name}' already exists")
     with db.atomic():
         tid = db.execute(
-            "INSERT INTO tournaments (name, seed, variant, format, partners, boards, settings,"
+            "INSERT INTO tournaments (name, seed, variant, format, partners, boards_per_match, settings,"
             " status, created) VALUES (?, ?, ?, ?, ?, ?, ?, 'created', ?)",
             [name, str(seed), _dumps(variant), format, partners, boards, _dumps(settings), _now()],
         ).lastrowid
@@ -73,10 +75,30 @@ def create_tournament(
             db.execute("INSERT INTO tournament_bots VALUES (?, ?)", [tid, bot_id])
         for match_no, (team_a, team_b) in enumerate(matches, start=1):
             db.execute(
-                "INSERT INTO matches (tournament_id, match_no, a0, a1, b0, b1) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO matches (tournament_id, match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id,"
+                " team_b_bot2_id) VALUES (?, ?, ?, ?, ?, ?)",
                 [tid, match_no, *team_a, *team_b],
             )
     return tid
+
+
+def delete_tournament(db: sqlite_utils.Database, tid: int) -> None:
+    """Delete a tournament with everything recorded for it, in one transaction."""
+    in_matches = "SELECT id FROM matches WHERE tournament_id = ?"
+    in_tables = f"SELECT id FROM board_tables WHERE match_id IN ({in_matches})"
+    with db.atomic():
+        db.execute(f"DELETE FROM deals WHERE table_id IN ({in_tables})", [tid])
+        db.execute(f"DELETE FROM seats WHERE table_id IN ({in_tables})", [tid])
+        for table in ("rating_progression", "ratings", "sprt_tests"):
+            db.execute(f"DELETE FROM {table} WHERE tournament_id = ?", [tid])
+        db.execute(f"DELETE FROM board_tables WHERE match_id IN ({in_matches})", [tid])
+        db.execute(f"DELETE FROM boards WHERE match_id IN ({in_matches})", [tid])
+        for table in ("matches", "tournament_bots"):
+            db.execute(f"DELETE FROM {table} WHERE tournament_id = ?", [tid])
+        db.execute("DELETE FROM tournaments WHERE id = ?", [tid])
+    path = db_path(db)
+    if path is not None:  # its run lock's file, if a run made one
+        Path(f"{path}.locks", str(tid)).unlink(missing_ok=True)
 
 
 def set_status(db: sqlite_utils.Database, tid: int, status: str) -> None:
@@ -122,8 +144,8 @@ def _check_table(match: dict, swapped: bool, table: dict) -> None:
     points = table["points"]
     if len(points) != 2:
         raise ValueError(f"a table has two sides, got points {points!r}")
-    team_a = {match["a0"], match["a1"]}
-    team_b = {match["b0"], match["b1"]}
+    team_a = {match["team_a_bot1_id"], match["team_a_bot2_id"]}
+    team_b = {match["team_b_bot1_id"], match["team_b_bot2_id"]}
     a_side = 1 if swapped else 0
     seen = set()
     for s in table["seats"]:
@@ -164,7 +186,7 @@ def record_table(
     try:
         with db.atomic():
             table_id = db.execute(
-                "INSERT INTO tables (match_id, board_no, swapped, board_seed, points0, points1,"
+                "INSERT INTO board_tables (match_id, board_no, swapped, board_seed, side0_points, side1_points,"
                 " forfeit, started, duration_s, sandbox) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     match["id"], board_no, int(bool(swapped)), str(board_seed), p0, p1,
@@ -173,7 +195,7 @@ def record_table(
                 ],
             ).lastrowid
             db.conn.executemany(
-                "INSERT INTO seats (table_id, seat, bot_id, name, version, status, detail, stderr,"
+                "INSERT INTO seats (table_id, seat, bot_id, announced_name, announced_version, status, detail, stderr_tail,"
                 " moves, think_ms_total, think_ms_max) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
@@ -187,7 +209,7 @@ def record_table(
                 ],
             )
             db.conn.executemany(
-                "INSERT INTO deals (table_id, number, seed, dealer, points, breakdown, moves, complete)"
+                "INSERT INTO deals (table_id, deal_no, seed, dealer, points, breakdown, moves, complete)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
@@ -200,7 +222,7 @@ def record_table(
             _complete_board(db, match["id"], board_no)
     except sqlite3.IntegrityError as exc:
         if db.execute(
-            "SELECT 1 FROM tables WHERE match_id = ? AND board_no = ? AND swapped = ?",
+            "SELECT 1 FROM board_tables WHERE match_id = ? AND board_no = ? AND swapped = ?",
             [match["id"], board_no, int(bool(swapped))],
         ).fetchone():
             raise TableAlreadyRecorded(
@@ -213,7 +235,7 @@ def record_table(
 def _complete_board(db: sqlite_utils.Database, match_id: int, board_no: int) -> None:
     """Inside record_table's transaction: once both tables are in, write the board's result."""
     rows = db.execute(
-        "SELECT swapped, points0, points1, board_seed FROM tables WHERE match_id = ? AND board_no = ?",
+        "SELECT swapped, side0_points, side1_points, board_seed FROM board_tables WHERE match_id = ? AND board_no = ?",
         [match_id, board_no],
     ).fetchall()
     if len(rows) < 2:
@@ -226,7 +248,8 @@ def _complete_board(db: sqlite_utils.Database, match_id: int, board_no: int) -> 
         margin += (p1 - p0) if swapped else (p0 - p1)
     outcome = "win" if margin > 0 else "loss" if margin < 0 else "draw"
     db.execute(
-        "INSERT INTO boards (match_id, board_no, seed, margin, outcome, completed) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO boards (match_id, board_no, seed, team_a_margin, team_a_outcome, completed)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
         [match_id, board_no, rows[0][3], margin, outcome, _now()],
     )
 
@@ -242,7 +265,11 @@ def compute_and_store_ratings(
     points = ratings.progression(r["results"], r["bots"], anchor=r["anchor"])
     n = len(r["boards"])
     now = _now()
-    params = _dumps(r["params"])
+    played = {bot: 0 for bot in r["bots"]}  # each bot's own boards (a board counts once per bot)
+    for b in r["boards"]:
+        for bot in set(b["team_a"]) | set(b["team_b"]):
+            played[bot] = played.get(bot, 0) + 1
+    params = _dumps({**r["params"], "tournament_boards": n})
     with db.atomic():
         db.execute("DELETE FROM ratings WHERE tournament_id = ?", [tid])
         db.execute("DELETE FROM rating_progression WHERE tournament_id = ?", [tid])
@@ -250,7 +277,7 @@ def compute_and_store_ratings(
             "INSERT INTO ratings (tournament_id, bot_id, method, errors, elo, ci_low, ci_high, los_next, flags,"
             " more_than, less_than, boards, params, computed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(tid, h.bot, BT_METHOD, kind, h.elo, h.ci_low, h.ci_high, h.los_next, _dumps(sorted(h.flags)),
-              h.more_than, h.less_than, n, params, now)
+              h.more_than, h.less_than, played.get(h.bot, 0), params, now)
              for kind, headline in r["ratings"].items() for h in headline],
         )
         db.conn.executemany(

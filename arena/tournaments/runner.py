@@ -18,8 +18,12 @@ gives, even for bots that carry state from deal to deal. A fault forfeits the bo
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import re
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, contextmanager
@@ -34,11 +38,14 @@ import engine
 from arena.errors import ArenaError
 from arena.play import seeds
 from arena.play.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms  # noqa: F401  (plans: also as tournament.*)
-from arena.play.table import TimeControl
+from arena.play.table import FixedDeals, SeatResult, TimeControl, play_table
 from arena.process.command import SCRIPT_SUFFIXES, BotCommand, Limits
 from arena.process.lifecycle import sweep_orphans
 from arena.process.modes import resolve_mode
 from arena.results import ratings, read, registry, write
+from arena.results.lock import run_lock
+from arena.results.registry import default_name
+from arena.results.schema import db_path, open_db
 from arena.results.schema import FORMATS, PARTNERS
 from arena.tournaments.schedule import pairings, rooms
 from arena.tournaments.shard import Shard, open_shard, pin
@@ -72,9 +79,21 @@ class Settings:
 
 
 def parse_variant(text: str | None) -> dict[str, Any]:
-    """`jensen`, or `jensen:target=51,all_tens=true`: a preset and options, as the variant dict."""
+    """The one `--variant` syntax of every command, as the variant dict: a preset (`jensen`), a
+    preset and options (`jensen:target=51,all_tens=true`; values read as JSON, else as text), or
+    a JSON object (`{"preset": "jensen", "target": 51}`)."""
+    text = (text or "").strip()
     if not text:
         return engine.variant().to_dict()
+    if text.startswith("{"):
+        try:
+            spec: Any = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ArenaError(f"--variant: not valid JSON: {exc}") from None
+        try:
+            return engine.variant(spec).to_dict()
+        except (ValueError, TypeError) as exc:
+            raise ArenaError(f"--variant: {exc}") from None
     preset, _, rest = text.partition(":")
     options: dict[str, Any] = {}
     for item in filter(None, rest.split(",")):
@@ -82,13 +101,14 @@ def parse_variant(text: str | None) -> dict[str, Any]:
         if not sep:
             raise ArenaError(f"--variant: expected option=value, got {item!r} (e.g. jensen:target=51)")
         raw = raw.strip()
-        value: Any = {"true": True, "false": False}.get(raw.lower(), raw)
-        if isinstance(value, str) and value.lstrip("-").isdigit():
-            value = int(value)
+        try:
+            value: Any = json.loads(raw.lower() if raw.lower() in ("true", "false", "null") else raw)
+        except json.JSONDecodeError:
+            value = raw
         options[key.strip()] = value
     try:
         return engine.variant(preset.strip(), **options).to_dict()
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise ArenaError(f"--variant: {exc}") from None
 
 
@@ -96,23 +116,98 @@ def parse_variant(text: str | None) -> dict[str, Any]:
 
 
 def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str]) -> list[dict]:
-    """Registered names (`greedy`, `greedy@2`) or paths (registered on the way, by content)."""
+    """Registered names (`greedy`, `greedy@2`) or paths (registered on the way, by content;
+    a path never takes over a registered name, registry.add_bot)."""
     rows = []
     for spec in specs:
         spec = spec.strip()
         if not spec:
             continue
-        path = Path(spec)
+        path = Path(spec).expanduser()
         if path.exists():
-            rows.append(registry.add_bot(db, path))
+            row = registry.add_bot(db, path)
         else:
             if os.sep in spec or spec.endswith(SCRIPT_SUFFIXES):
                 raise ArenaError(f"no bot file at {spec}")
-            rows.append(registry.get_bot(db, spec))
+            row = registry.get_bot(db, spec)
+        if row.get("disabled"):
+            raise ArenaError(f"bot '{row['name']}' is disabled: 'arena bot enable {row['name']}' brings it back")
+        rows.append(row)
     ids = [r["id"] for r in rows]
     if len(set(ids)) != len(ids):
         raise ArenaError("the same bot is named twice")
     return rows
+
+
+def command_for(spec: str, db_path: Path) -> BotCommand:
+    """A bot for `arena play` and `bot check`: a file or command string as given, else a name
+    registered in the database at `db_path` (name, name@version or id)."""
+    path = Path(spec).expanduser()
+    if not path.exists() and db_path.exists() and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*(@\d+)?", spec):
+        db = open_db(db_path, create=False, readonly=True)
+        try:
+            found = registry.get_bot(db, spec)
+        except ArenaError:
+            found = None
+        finally:
+            db.close()
+        if found is not None:
+            return bot_command(found)
+    try:
+        return BotCommand.from_spec(spec)
+    except ValueError as exc:
+        raise ArenaError(f"{exc} (nor a bot registered in {db_path})") from None
+
+
+def candidate_command(path: Path, command: str | None) -> BotCommand:
+    """How a bot about to be registered would be run (as `bot_command` runs its copy)."""
+    path = path.expanduser().resolve()
+    try:
+        return bot_command({"name": default_name(path), "version": 0, "path": str(path), "command": command})
+    except ValueError as exc:
+        raise ArenaError(f"cannot run {path}: {exc}") from None
+
+
+async def answers_hello(command: BotCommand, *, sandbox: str = "none", handshake_s: float = 10.0) -> SeatResult:
+    """Start the bot at a table of random bots and let it play one deal: its seat's result
+    says whether it started and answered `hello` (handshake_ms set) and how it did after."""
+    from arena.play.match import RANDOM_BOT, board_deal
+
+    v = engine.variant()
+    seats = [command] + [BotCommand.from_spec(str(RANDOM_BOT))] * (v.players - 1)
+    table = await play_table(seats, variant=v, plan=FixedDeals([board_deal(0, 0, v.players)]),
+                             time_control=TimeControl(handshake_s=handshake_s), sandbox=sandbox,
+                             match_id="add-check", table_id="seat0", bot_seed=0)
+    return table.seats[0]
+
+
+async def _copy_answers_hello(path: Path, command: str | None, sandbox: str) -> SeatResult:
+    """The check runs a copy made as the store makes it: a bot file that needs its neighbours
+    fails here, not in its first tournament."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-check-"))
+    try:
+        folder.chmod(0o755)  # sandboxed bots run as a user of their own
+        copy = registry.store_copy(path.expanduser().resolve(), folder / "copy")
+        return await answers_hello(candidate_command(copy, command), sandbox=sandbox)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def register_bot(db: sqlite_utils.Database, path: Path, *, name: str | None = None, command: str | None = None,
+                 new_version: bool = False, check: bool = True, sandbox: str = "none") -> dict:
+    """`arena bot add`: refuse what cannot be run (and, with `check`, a bot that does not start
+    and answer `hello`) before anything is stored."""
+    if not path.exists():
+        raise ArenaError(f"no bot at {path}")
+    candidate_command(path, command)  # refused at once: a file the arena cannot run
+    if check:
+        seat = trio.run(lambda: _copy_answers_hello(path, command, sandbox))
+        if seat.handshake_ms is None:
+            tail = seat.stderr.strip().splitlines()[-1:] if seat.stderr.strip() else []
+            raise ArenaError(f"{path} did not start and answer hello ({seat.status}: {seat.detail}"
+                             f"{'; stderr: ' + tail[0][:200] if tail else ''}); nothing stored "
+                             "(see 'arena bot check', or add it with --no-check)")
+    return registry.add_bot(db, path, name=name, command=command, new_version=new_version)
 
 
 FOLDER_ENTRY_POINTS = ("bot.py", "main.py", "bot.mjs", "main.mjs", "bot.js", "main.js", "bot.cjs", "main.cjs", "bot")
@@ -155,44 +250,99 @@ def _cwd(folder: Path) -> Iterator[None]:
 
 @dataclass
 class Progress:
-    """Boards done, deals per second, ETA and faults, on one self-overwriting line (or a line
-    every tenth of the way when stderr is not a terminal)."""
+    """Boards done, deals per second, ETA and faults on one line that a terminal redraws in
+    place (cut to its width, the rest of the old line cleared); a line every tenth of the way
+    when the output is a log. Every `report_every` boards, the text `report()` returns (the
+    interim standings) is printed above it. Speed and ETA count only what this run played, so
+    they are right after a resume."""
 
-    tables_total: int
+    tables_total: int = 0
     tables_done: int = 0
     deals: int = 0
     faults: int = 0
-    started: float = field(default_factory=time.monotonic)
     out: Any = None
+    width: int | None = None  # columns (default: the terminal's)
+    report_every: int = 0  # boards between interim reports; 0: none
+    report: Callable[[], str] | None = None
+    started: float = field(default_factory=time.monotonic)
+    _start_done: int = 0
     _last_decile: int = -1
     _last_done: int = -1
+    _last_report: int = 0
+
+    def begin(self, tables_total: int, tables_done: int) -> None:
+        """The run starts with `tables_done` of `tables_total` stored already."""
+        self.tables_total, self.tables_done, self._start_done = tables_total, tables_done, tables_done
+        self.started = time.monotonic()
+        if self.report_every:
+            self._last_report = self.boards_done // self.report_every
+
+    @property
+    def boards_done(self) -> int:
+        return self.tables_done // 2
 
     def update(self, tables: int, deals: int, faults: int) -> None:
         self.tables_done += tables
         self.deals += deals
         self.faults += faults
+        if self.report_every and self.report is not None and self.boards_done < self.tables_total // 2:
+            step = self.boards_done // self.report_every
+            if step > self._last_report:
+                self._last_report = step
+                self._print_above(self.report())
         self.show()
 
-    def line(self) -> str:
+    def line(self, width: int = 80) -> str:
         elapsed = max(time.monotonic() - self.started, 1e-9)
-        rate = self.deals / elapsed
+        here = self.tables_done - self._start_done
         left = self.tables_total - self.tables_done
-        eta = elapsed / max(self.tables_done, 1) * left if self.tables_done else 0.0
-        width = 24
-        filled = width * self.tables_done // max(self.tables_total, 1)
-        return (f"[{'#' * filled}{'.' * (width - filled)}] boards {self.tables_done // 2}/{self.tables_total // 2}"
-                f"  {rate:.1f} deals/s  ETA {int(eta) // 60}:{int(eta) % 60:02d}  faults {self.faults}")
+        eta = "--:--" if here <= 0 else _clock(elapsed / here * left)
+        text = (f" boards {self.boards_done}/{self.tables_total // 2}  {self.deals / elapsed:.1f} deals/s"
+                f"  ETA {eta}  faults {self.faults}")
+        bar = min(24, width - 1 - len(text) - 2)
+        if bar >= 4:
+            filled = bar * self.tables_done // max(self.tables_total, 1)
+            text = f"[{'#' * filled}{'.' * (bar - filled)}]" + text
+        else:
+            text = text.lstrip()
+        return text[: max(width - 1, 1)]
+
+    def _out(self) -> Any:
+        return self.out if self.out is not None else sys.stderr
+
+    def _tty(self) -> bool:
+        isatty = getattr(self._out(), "isatty", None)
+        return bool(isatty and isatty())
+
+    def _width(self) -> int:
+        """The columns of the terminal the line goes to (stdout may be a file meanwhile)."""
+        if self.width is not None:
+            return self.width
+        try:
+            return os.get_terminal_size(self._out().fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            return shutil.get_terminal_size((80, 24)).columns
+
+    def _print_above(self, text: str) -> None:
+        out = self._out()
+        out.write(("\r\x1b[K" if self._tty() else "") + text.rstrip("\n") + "\n")
+        out.flush()
 
     def show(self, final: bool = False) -> None:
-        out = self.out if self.out is not None else sys.stderr
-        if out.isatty():
-            out.write("\r" + self.line() + ("\n" if final else ""))
+        out = self._out()
+        if self._tty():
+            out.write("\r" + self.line(self._width()) + "\x1b[K" + ("\n" if final else ""))
         else:  # a log: a line per tenth of the way, and the last one once
             decile = 10 * self.tables_done // max(self.tables_total, 1)
             if decile != self._last_decile or (final and self.tables_done != self._last_done):
                 self._last_decile, self._last_done = decile, self.tables_done
-                out.write(self.line() + "\n")
+                out.write(self.line(self.width or 100) + "\n")
         out.flush()
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds + 0.5)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
 def _check_same(stored: dict, settings: Settings, bot_ids: list[int] | None, gauntlet_id: int | None) -> None:
@@ -204,11 +354,30 @@ def _check_same(stored: dict, settings: Settings, bot_ids: list[int] | None, gau
         if stored[key] != value:
             raise ArenaError(f"tournament '{name}' exists with {key}={stored[key]!r}, not {value!r}: "
                              f"run with --resume {name} to continue it, or choose another --name")
+    kept = stored["settings"]
+    if "time_control" in kept and kept["time_control"] != dataclasses.asdict(settings.time_control):
+        raise ArenaError(f"tournament '{name}' exists with other time limits ({kept['time_control']}): "
+                         f"run with --resume {name} to continue it, or choose another --name")
+    if "elo_k" in kept and kept["elo_k"] != settings.elo_k:
+        raise ArenaError(f"tournament '{name}' exists with --elo-k {kept['elo_k']:g}: run with --resume {name} "
+                         "to continue it, or choose another --name")
     if bot_ids is not None and sorted(bot_ids) != sorted(b["id"] for b in stored["bots"]):
         raise ArenaError(f"tournament '{name}' exists with other bots: run with --resume {name} to continue "
                          "it, or choose another --name")
     if stored["settings"].get("gauntlet") != gauntlet_id:
         raise ArenaError(f"tournament '{name}' exists with another --gauntlet setting")
+
+
+RESUME_FIXED = ("boards", "variant", "seed", "format", "partners", "gauntlet", "move_ms", "bank_ms", "elo_k")
+"""What decides a tournament's results: a resume plays on with the stored values, never others."""
+
+
+def refuse_changes(name: str, given: Sequence[str]) -> None:
+    """A resume given options it cannot change: one line naming them."""
+    fixed = [f"--{g.replace('_', '-')}" for g in RESUME_FIXED if g in given]
+    if fixed:
+        raise ArenaError(f"--resume {name} plays on with its stored settings: {', '.join(fixed)} cannot change "
+                         "(start a new tournament with another --name for other settings)")
 
 
 def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | None, settings: Settings | None,
@@ -267,28 +436,40 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     bots meanwhile (arena.play.room.play_rooms). They are spread over `processes` arena processes
     (default: one per core, at most one per playing room): this one and its shards
     (arena.tournaments.shard), each taking a new room whenever it has a place free. With one process per
-    core, each is pinned to its own. This task is the only writer. The shards also fit their
-    share of the ratings' bootstrap. `shard_reports` collects what each shard says when it ends
-    (its peak memory and CPU time). `rate=False` leaves the ratings alone (an SPRT test plays
-    a batch of boards at a time and rates once, at its end).
+    core, each is pinned to its own. This task is the only writer: it holds the tournament's run
+    lock (arena.results.lock), and a second run is refused at once. A finished tournament is
+    returned untouched. The shards also fit their share of the ratings' bootstrap.
+    `shard_reports` collects what each shard says when it ends (its peak memory and CPU time).
+    `rate=False` leaves the ratings alone (an SPRT test plays a batch of boards at a time and
+    rates once, at its end).
     """
+    with run_lock(db_path(db), tid, read.get_tournament(db, tid)["name"]):
+        return await _run(db, tid, concurrency=concurrency, processes=processes, sandbox=sandbox, limits=limits,
+                          progress=progress, on_room=on_room, shard_reports=shard_reports, rate=rate)
+
+
+async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, processes: int | None,
+               sandbox: str, limits: Limits | None, progress: Progress | None,
+               on_room: Callable[[Room, list[int]], None] | None, shard_reports: list[dict] | None,
+               rate: bool) -> dict:
     t = read.get_tournament(db, tid)
-    sweep_orphans()  # bots a killed arena may have left behind
     v = engine.variant(t["variant"])
     matches = [(m["team_a"], m["team_b"]) for m in read.schedule(db, tid)]
+    done = read.done_tables(db, tid)
+    todo = rooms(matches, t["boards"], v.players, done)
+    if progress is not None:
+        progress.begin(len(matches) * t["boards"] * 2, len(done))
+    if not todo and t["status"] == "finished":
+        return t  # re-running a finished tournament changes nothing
+    sweep_orphans()  # bots a killed arena may have left behind
     job = Job(name=t["name"], seed=t["seed"], variant=t["variant"], format=t["format"],
               commands={b["id"]: bot_command(registry.get_bot(db, b["id"])) for b in t["bots"]},
               time_control=TimeControl(**t["settings"].get("time_control", {})), sandbox=sandbox, limits=limits)
-    done = read.done_tables(db, tid)
-    todo = rooms(matches, t["boards"], v.players, done)
     concurrency = max(1, concurrency or os.cpu_count() or 1)
     cpus = sorted(os.sched_getaffinity(0))
     processes = max(1, min(processes or len(cpus), concurrency, max(len(todo), 1)))
     playing = [concurrency // processes + (k < concurrency % processes) for k in range(processes)]
     pinned = processes == len(cpus) > 1
-    if progress is not None:
-        progress.tables_total = len(matches) * t["boards"] * 2
-        progress.tables_done = len(done)
     write.set_status(db, tid, "running")
     write.note_sandbox(db, tid, sandbox)  # a resumed run may use another one
 
