@@ -706,7 +706,7 @@ async def test_every_table_records_its_sandbox_and_the_standings_mark_one_withou
     shared = mode == "rlimit"
     for table_id, board_seed, _ in tables:
         hands = engine.deal(VARIANT, int(board_seed), 0).hands
-        for seat, log in db.execute("SELECT s.seat, s.stderr FROM seats s JOIN bots b ON b.id = s.bot_id"
+        for seat, log in db.execute("SELECT s.seat, s.stderr_tail FROM seats s JOIN bots b ON b.id = s.bot_id"
                                     " WHERE s.table_id = ? AND b.name = 'whisper'", [table_id]):
             heard = [line for line in log.splitlines() if line.startswith("whisper:")]
             partner = " ".join(hands[(seat + 2) % 4])
