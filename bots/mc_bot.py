@@ -69,7 +69,11 @@ class MCBot(Bot):
         if len(legal_moves) == 1:
             return 0
         deadline = started + self.budget()
-        view = self.view(observation)
+        try:
+            view = self.view(observation)
+        except ValueError as exc:  # the kit could not replay the deal: never forfeit over it
+            log(f"{self.name}: {exc}; playing the first legal move")
+            return 0
         if len(legal_moves) > self.width:
             scores = self.priors(view, observation, legal_moves)
             candidates = sorted(range(len(legal_moves)), key=lambda i: -scores[i])[: self.width]
