@@ -6,8 +6,9 @@ Run by hand (never a timed test): `.venv/bin/python bench/search.py [--seconds S
    positions of seeded deals at each stage (first move, a quarter, half, three quarters in).
    Per move of a rollout: `legal_moves()` on a fresh state, and `apply` of a listed move,
    timed apart, in microseconds, with the mean number of legal moves.
-2. Rollouts per second with mc's own rollout policy, from each stage, and the share of a
-   rollout's time in the engine (legal_moves + apply) against the policy.
+2. Rollouts per second with mc's own rollout policy, from each stage; and the share of the
+   time of 1's rollouts spent in the engine (legal_moves + apply), the rest being the policy
+   and the samples.
 3. Playouts per decision: what mc gets through in 100 and 250 ms from the deal's start.
 Record the figures, with machine and date, in bench/search.md (or bench/README.md).
 """
@@ -55,14 +56,16 @@ def bot() -> MCBot:
     return b
 
 
-def engine_per_move(stage: float, seconds: float) -> tuple[float, float, float]:
-    """Mean us of legal_moves() (uncached) and of apply, and the mean legal moves, along rollouts."""
+def engine_per_move(stage: float, seconds: float) -> tuple[float, float, float, float, float]:
+    """Mean us of legal_moves() (uncached) and of apply, the mean legal moves and the mean builds
+    among them (which mc's rollout policy almost never plays), along rollouts."""
     mc = bot()
     rng = random.Random(1)
     views = positions(stage, 50)
     legal_t = apply_t = 0.0
-    moves = calls = 0
-    end = time.perf_counter() + seconds
+    moves = calls = builds = 0
+    began = time.perf_counter()
+    end = began + seconds
     while time.perf_counter() < end:
         view, _ = views[calls % len(views)]
         state = view.sample(rng)
@@ -77,8 +80,10 @@ def engine_per_move(stage: float, seconds: float) -> tuple[float, float, float]:
             legal_t += t1 - t0
             apply_t += t3 - t2
             moves += len(legal)
+            builds += sum(1 for m in legal if m.type == "build")
             calls += 1
-    return legal_t / calls * 1e6, apply_t / calls * 1e6, moves / calls
+    spent = time.perf_counter() - began  # with the policy and the samples: the engine's share
+    return legal_t / calls * 1e6, apply_t / calls * 1e6, moves / calls, builds / calls, (legal_t + apply_t) / spent
 
 
 def mc_policy_move(mc: MCBot, state, legal, rng):
@@ -152,12 +157,11 @@ def main() -> None:
     print(f"{platform.python_implementation()} {platform.python_version()} on {platform.machine()}, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(f"View.sample at mid-deal: {sample_cost(args.seconds):.0f} us")
-    print("stage | legal_moves us | apply us | legal moves | rollouts/s | moves per rollout | engine share")
+    print("stage | legal_moves us | apply us | legal moves | builds | rollouts/s | moves per rollout | engine share")
     for stage in STAGES:
-        legal_us, apply_us, width = engine_per_move(stage, args.seconds)
+        legal_us, apply_us, width, builds, share = engine_per_move(stage, args.seconds)
         rate, length = rollouts_per_second(stage, args.seconds)
-        share = rate * length * (legal_us + apply_us) / 1e6
-        print(f"{stage:5.2f} | {legal_us:14.1f} | {apply_us:8.1f} | {width:11.1f} | {rate:10.0f} | "
+        print(f"{stage:5.2f} | {legal_us:14.1f} | {apply_us:8.1f} | {width:11.1f} | {builds:6.1f} | {rate:10.0f} | "
               f"{length:17.1f} | {share:11.0%}")
     for fraction in (0.1, 0.25):
         print(f"mc playouts per decision at the first move, {fraction * 1000:.0f} ms: {playouts(fraction):.0f}")
