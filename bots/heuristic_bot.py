@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # botkit, even under python -I
 
-from botkit import Bot, run  # noqa: E402
+from botkit import Bot, log, run  # noqa: E402
 
 
 def chance_held(matching: int, unseen: int, hand: int) -> float:
@@ -71,7 +71,11 @@ class HeuristicBot(Bot):
         import engine
         from engine.moves import check, unit_cards
 
-        view = self.view(observation)
+        try:
+            view = self.view(observation)
+        except ValueError as exc:  # the kit could not replay the deal: never forfeit over it
+            log(f"{self.name}: {exc}; playing the first legal move")
+            return 0
         rules = view.variant.rules
         values = rules.values
         # One draw of the hidden cards: only our own move is applied to it, and the table it

@@ -19,8 +19,9 @@ More time gives more playouts and a better estimate: run it with two fractions t
 
 The rollout policy: take the capture worth most (points, cards, the Zwick) nine times in ten,
 otherwise trail a card of least worth, or now and then any other move; cheap, because it only
-looks at the moves the engine lists. Large branching is cut to the `--width` (default 14)
-moves a one-ply score likes best before the search starts.
+looks at the moves the engine lists. The root is cut to the `--width` (default 6) moves a
+one-ply score likes best before the search starts: what a move takes, less what the table it
+leaves likely gives the next opponent (an easy Zwick, the best unit), from the unseen cards.
 """
 
 import argparse
@@ -38,7 +39,7 @@ class MCBot(Bot):
     name = "mc"
     version = "1"
 
-    def __init__(self, fraction=0.25, bank=False, width=14, min_rounds=2):
+    def __init__(self, fraction=0.25, bank=False, width=6, min_rounds=2):
         super().__init__()
         self.fraction = fraction
         self.use_bank = bank
@@ -68,10 +69,16 @@ class MCBot(Bot):
         if len(legal_moves) == 1:
             return 0
         deadline = started + self.budget()
-        view = self.view(observation)
-        table = view.table
-        candidates = sorted(range(len(legal_moves)), key=lambda i: -self.prior(legal_moves[i], table))
-        candidates = candidates[: self.width]
+        try:
+            view = self.view(observation)
+        except ValueError as exc:  # the kit could not replay the deal: never forfeit over it
+            log(f"{self.name}: {exc}; playing the first legal move")
+            return 0
+        if len(legal_moves) > self.width:
+            scores = self.priors(view, observation, legal_moves)
+            candidates = sorted(range(len(legal_moves)), key=lambda i: -scores[i])[: self.width]
+        else:
+            candidates = list(range(len(legal_moves)))
         side = self.side
         rng = self.rng
         total = [0.0] * len(candidates)
@@ -95,15 +102,68 @@ class MCBot(Bot):
         best = max(alive, key=lambda k: (total[k], -k))
         return candidates[best]
 
-    def prior(self, move, table):
-        """A one-ply score, only to order and cut the root's moves."""
-        kind = move["type"]
-        if kind == "capture":
-            cards = [move["card"]] + [c for i in move["take"] for c in _cards(table[i])]
-            return 10 + sum(self.points.get(c, 0) for c in cards) + self.per_card * len(cards)
-        if kind == "build":
-            return 1 + 0.25 * sum(self.points.get(c, 0) for c in _cards(table[move["onto"]]))
-        return -self.points.get(move["card"], 0)
+    def priors(self, view, observation, legal_moves):
+        """A one-ply score per move, only to cut the root to the `width` best before the search:
+        what the move takes (point cards, cards, the Zwick) less what the table it leaves is
+        likely to give the next opponent (a sweep of it all, or its best unit), by the chance
+        that they hold a card for it among the unseen cards."""
+        import engine
+        from engine.moves import check, unit_cards
+
+        values = view.variant.rules.values
+        world = view.sample(self.rng)
+        seats = len(view.hand_sizes)
+        opponent = (self.seat + 1) % seats
+        hand = view.hand_sizes[opponent]
+        unseen = {}
+        for c in view.unseen:
+            unseen[c] = unseen.get(c, 0) + 1
+        total = len(view.unseen)
+
+        def held(count):  # the chance that the opponent's hand holds one of `count` cards
+            miss = 1.0
+            for j in range(hand):
+                miss *= max(0.0, (total - count - j) / max(1, total - j))
+            return 1.0 - miss
+
+        def worth(cards):
+            return sum(self.points.get(c, 0) for c in cards) + self.per_card * len(cards)
+
+        scores = []
+        for move in legal_moves:
+            after = world.apply(move)
+            score = 0.0
+            if move["type"] == "capture":
+                score += 1 + worth([move["card"]] + [c for i in move["take"] for c in unit_cards(world.table[i])])
+                if not after.table:
+                    score += self.zwick
+            elif move["type"] == "trail":
+                score -= 0.5 * worth([move["card"]])
+            if after.table and not after.is_over and hand:
+                probe_hands = [()] * seats
+                sweepers = 0
+                everything = tuple(range(len(after.table)))
+                for code, count in unseen.items():
+                    probe_hands[opponent] = (code,)
+                    probe = engine.State(variant=after.variant, dealer=after.dealer, to_move=opponent,
+                                         hands=tuple(probe_hands), table=after.table, stock=(), taken=after.taken,
+                                         zwicks=after.zwicks, last_capture=after.last_capture, history=(),
+                                         is_over=False)
+                    try:
+                        check(probe, engine.Move("capture", code, None, everything))
+                        sweepers += count
+                    except engine.IllegalMove:
+                        pass
+                cards = [c for u in after.table for c in unit_cards(u)]
+                score -= held(sweepers) * (self.zwick + worth(cards))
+                exposed = 0.0
+                for u in after.table:
+                    uvals = (u.value,) if type(u) is engine.Build else values[u]
+                    takers = sum(k for c, k in unseen.items() if any(x in uvals for x in values[c]))
+                    exposed = max(exposed, held(takers) * worth(unit_cards(u)))
+                score -= 0.8 * exposed
+            scores.append(score)
+        return scores
 
     def rollout(self, state, rng):
         """Play the deal to its end with the fast policy; its points per side."""
@@ -150,17 +210,19 @@ class MCBot(Bot):
         self.playouts = []
 
 
-def _cards(unit):
-    return unit["build"] if isinstance(unit, dict) else [unit]
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fraction", type=float, default=0.25, help="share of move_ms to think (default 0.25)")
     parser.add_argument("--bank", action="store_true", help="also spend a tenth of the remaining bank per move")
-    parser.add_argument("--width", type=int, default=14, help="root moves searched (default 14)")
+    parser.add_argument("--width", type=int, default=6, help="root moves searched (default 6)")
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="search exactly this many rounds, whatever the clock (for experiments: the "
+                             "same seed then gives the same moves; mind move_ms)")
     args = parser.parse_args(argv)
-    run(MCBot(fraction=args.fraction, bank=args.bank, width=args.width))
+    if args.rounds:
+        run(MCBot(fraction=0, width=args.width, min_rounds=args.rounds))
+    else:
+        run(MCBot(fraction=args.fraction, bank=args.bank, width=args.width))
 
 
 if __name__ == "__main__":

@@ -124,13 +124,14 @@ def test_the_bots_import_only_the_kit_and_the_standard_library():
     """Under the sandbox a bot sees its own folder, the kit and the engine: importing trio or the
     arena would fail there. The kit imports the engine only inside the functions that simulate
     (checked by test_importing_the_kit_does_not_import_the_engine)."""
-    for name in ("botkit.py", "random_bot.py", "greedy_bot.py"):
+    for name in ("botkit.py", "random_bot.py", "greedy_bot.py", "heuristic_bot.py", "mc_bot.py"):
         tree = ast.parse((BOTS / name).read_text())
         imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                     for alias in node.names}
         imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                      if isinstance(node, ast.ImportFrom) and node.module}
-        allowed = set(sys.stdlib_module_names) | {"msgpack", "botkit"} | ({"engine"} if name == "botkit.py" else set())
+        simulates = name in ("botkit.py", "heuristic_bot.py", "mc_bot.py")
+        allowed = set(sys.stdlib_module_names) | {"msgpack", "botkit"} | ({"engine"} if simulates else set())
         assert imported <= allowed, f"{name} imports {imported - allowed}"
 
 
