@@ -50,6 +50,10 @@ def tournament_run(
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
     elo_k: Annotated[float, typer.Option("--elo-k", help="K of the sequential Elo kept as history.")] = 16.0,
     sandbox: SandboxOption = None,
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", help="Play the rooms on Dask: local:N (N worker processes here) or a scheduler's "
+        "address, tcp://HOST:8786 (docs/cluster.md); each worker resolves --sandbox itself.",
+        show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar, no standings.")] = False,
     db: DbOption = None,
 ) -> None:
@@ -59,7 +63,13 @@ def tournament_run(
     """
     from arena.process.modes import resolve_mode
 
-    mode = resolve_mode(sandbox)
+    if cluster is not None:
+        from arena.tournaments import cluster as dask_cluster
+
+        dask_cluster.check(cluster)  # one line if Dask is missing or the address is not one
+        mode = sandbox or "auto"  # each worker resolves it (and records what it used)
+    else:
+        mode = resolve_mode(sandbox)
     if resume is None and not name:
         raise ArenaError("give the tournament a --name (or --resume NAME)")
     if concurrency is not None and concurrency < 1:
@@ -83,7 +93,8 @@ def tournament_run(
             tid = runner.prepare(database, name, specs, settings, sandbox=mode)
         progress = None if quiet else runner.Progress(tables_total=0)
         t = trio.run(lambda: runner.run(database, tid, concurrency=concurrency, processes=processes,
-                                         sandbox=mode, progress=progress))
+                                         sandbox=mode if cluster is None else sandbox, progress=progress,
+                                         cluster=cluster))
         if not quiet:
             from arena.cli.results import standings_cmd
 

@@ -21,8 +21,8 @@ import dataclasses
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AsyncExitStack, contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,11 +34,12 @@ import engine
 from arena.errors import ArenaError
 from arena.play.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms  # noqa: F401  (plans: also as tournament.*)
 from arena.play.table import TimeControl
-from arena.process.command import SCRIPT_SUFFIXES, BotCommand, Limits
+from arena.process.command import SCRIPT_SUFFIXES, Limits
 from arena.process.lifecycle import sweep_orphans
 from arena.process.modes import resolve_mode
 from arena.results import ratings, read, registry, write
 from arena.results.schema import FORMATS, PARTNERS
+from arena.tournaments.commands import FOLDER_ENTRY_POINTS, bot_command  # noqa: F401  (also as runner.*)
 from arena.tournaments.schedule import pairings, rooms
 from arena.tournaments.shard import Shard, open_shard, pin
 
@@ -115,38 +116,6 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str]) -> list[dict]:
     if len(set(ids)) != len(ids):
         raise ArenaError("the same bot is named twice")
     return rows
-
-
-FOLDER_ENTRY_POINTS = ("bot.py", "main.py", "bot.mjs", "main.mjs", "bot.js", "main.js", "bot.cjs", "main.cjs", "bot")
-
-
-def bot_command(row: dict) -> BotCommand:
-    """How to run a registered bot: its stored copy, or its own command run in that copy's folder."""
-    path = Path(row["path"])
-    if not path.exists():
-        raise ArenaError(f"the stored copy of bot {row['name']}@{row['version']} is missing: {path}")
-    folder = path if path.is_dir() else path.parent
-    if row.get("command"):
-        with _cwd(folder):
-            cmd = BotCommand.from_spec(row["command"])
-        return dataclasses.replace(cmd, workdir=folder)
-    if path.is_dir():
-        for entry in FOLDER_ENTRY_POINTS:
-            if (path / entry).is_file():
-                return BotCommand.from_spec(str(path / entry))
-        raise ArenaError(f"bot {row['name']} is a folder without {', '.join(FOLDER_ENTRY_POINTS)}: "
-                         "register it with --command")
-    return BotCommand.from_spec(str(path))
-
-
-@contextmanager
-def _cwd(folder: Path) -> Iterator[None]:
-    old = os.getcwd()
-    os.chdir(folder)
-    try:
-        yield
-    finally:
-        os.chdir(old)
 
 
 # -- the schedule -------------------------------------------------------------------------------
@@ -251,7 +220,7 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
 async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = None, processes: int | None = None,
               sandbox: str = "none", limits: Limits | None = None, progress: Progress | None = None,
               on_room: Callable[[Room, list[int]], None] | None = None,
-              shard_reports: list[dict] | None = None) -> dict:
+              shard_reports: list[dict] | None = None, cluster: str | None = None) -> dict:
     """Play every room of the tournament that is not stored yet, then rate; returns the tournament.
 
     `concurrency` rooms play at once (default: one per core), as many more start or stop their
@@ -260,8 +229,13 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     (arena.tournaments.shard), each taking a new room whenever it has a place free. With one process per
     core, each is pinned to its own. This task is the only writer. The shards also fit their
     share of the ratings' bootstrap. `shard_reports` collects what each shard says when it ends
-    (its peak memory and CPU time).
+    (its peak memory and CPU time). With `cluster` (`local:N` or a Dask scheduler's address) the
+    rooms are played there instead (arena.tournaments.cluster), `sandbox` being the unresolved
+    `--sandbox` option that each worker resolves; this process still stores every room.
     """
+    if cluster is not None:
+        return await _run_on_cluster(db, tid, cluster, sandbox=sandbox, limits=limits, progress=progress,
+                                     on_room=on_room)
     t = read.get_tournament(db, tid)
     sweep_orphans()  # bots a killed arena may have left behind
     v = engine.variant(t["variant"])
@@ -282,19 +256,7 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     write.set_status(db, tid, "running")
     write.note_sandbox(db, tid, sandbox)  # a resumed run may use another one
 
-    async def store(room: Room, boards: list[int], records: list[dict]) -> None:
-        with storage_transaction(db):
-            for board_no, record in zip(boards, records):
-                for seat in record["seats"]:
-                    seat["bot_id"] = room.seats[seat["seat"]]
-                write.record_table(db, tid, room.match_no, board_no, room.swapped,
-                                     board_seed(t["seed"], board_no), record)
-        if progress is not None:
-            progress.update(len(records), sum(len(r["deals"]) for r in records),
-                            sum(r["forfeit"] is not None for r in records))
-        if on_room is not None:
-            on_room(room, boards)
-
+    store = _storer(db, t, progress, on_room)
     finished = False
     affinity = os.sched_getaffinity(0)
     try:
@@ -326,6 +288,68 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     if progress is not None:
         progress.show(final=True)
     return read.get_tournament(db, tid)
+
+
+async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, sandbox: str | None,
+                          limits: Limits | None, progress: Progress | None,
+                          on_room: Callable[[Room, list[int]], None] | None) -> dict:
+    """`run` with the rooms played as Dask tasks; stored here, as they come, exactly as locally."""
+    from arena.tournaments import cluster  # Dask only when asked for
+
+    t = read.get_tournament(db, tid)
+    sweep_orphans()
+    v = engine.variant(t["variant"])
+    matches = [(m["team_a"], m["team_b"]) for m in read.schedule(db, tid)]
+    bots = [registry.get_bot(db, b["id"]) for b in t["bots"]]
+    for row in bots:
+        if not Path(row["path"]).exists():
+            raise ArenaError(f"the stored copy of bot {row['name']}@{row['version']} is missing: {row['path']}")
+    done = read.done_tables(db, tid)
+    todo = rooms(matches, t["boards"], v.players, done)
+    if progress is not None:
+        progress.tables_total = len(matches) * t["boards"] * 2
+        progress.tables_done = len(done)
+    write.set_status(db, tid, "running")
+    store = _storer(db, t, progress, on_room)
+    modes: set[str] = set()
+
+    def on_mode(mode: str) -> None:
+        if mode not in modes:
+            modes.add(mode)
+            write.note_sandbox(db, tid, mode)
+
+    finished = False
+    try:
+        await cluster.play(spec, cluster.job_data(t, bots, sandbox, limits), todo, store, on_mode)
+        write.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0))
+        finished = True
+    finally:
+        with trio.CancelScope(shield=True):
+            write.set_status(db, tid, "finished" if finished else "interrupted")
+    if progress is not None:
+        progress.show(final=True)
+    return read.get_tournament(db, tid)
+
+
+def _storer(db: sqlite_utils.Database, t: dict, progress: Progress | None,
+            on_room: Callable[[Room, list[int]], None] | None) -> Callable[[Room, list[int], list[dict]], Any]:
+    """The one writer's `store`: a room's boards in one transaction, then progress and `on_room`."""
+    tid = t["id"]
+
+    async def store(room: Room, boards: list[int], records: list[dict]) -> None:
+        with storage_transaction(db):
+            for board_no, record in zip(boards, records):
+                for seat in record["seats"]:
+                    seat["bot_id"] = room.seats[seat["seat"]]
+                write.record_table(db, tid, room.match_no, board_no, room.swapped,
+                                     board_seed(t["seed"], board_no), record)
+        if progress is not None:
+            progress.update(len(records), sum(len(r["deals"]) for r in records),
+                            sum(r["forfeit"] is not None for r in records))
+        if on_room is not None:
+            on_room(room, boards)
+
+    return store
 
 
 async def shared_bootstrap(inputs: dict, shards: Sequence[Shard], bootstrap: int = read.BOOTSTRAP,
