@@ -170,6 +170,10 @@ def standings_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOption
         [True, False, True, True, True, True, True, True, True, True, True],
     ))
     typer.echo("LOS: likelihood of superiority over the next bot down.")
+    if t["settings"].get("pairing"):
+        from arena.tournaments import swiss
+
+        typer.echo(swiss.describe(t["settings"]["pairing"]))
     if any(r["fault_flag"] for r in rows):
         typer.echo("!: faulted in more than 10% of its tables.")
 

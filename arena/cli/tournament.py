@@ -42,6 +42,10 @@ def tournament_run(
     = "deal",
     partners: Annotated[str, typer.Option("--partners", help="clone: a side is two copies of one bot; "
                                           "mixed: rotating partnerships of different bots.")] = "clone",
+    pairing: Annotated[str, typer.Option("--pairing", help="roundrobin: every pairing; swiss: each round pairs "
+                                         "bots of similar score (many bots, far fewer matches).")] = "roundrobin",
+    rounds: Annotated[int | None, typer.Option("--rounds", help="Swiss rounds (default: log2 of the bots, plus 2).",
+                                               show_default=False)] = None,
     gauntlet: Annotated[str | None, typer.Option("--gauntlet", help="Play only this bot against each other.",
                                                  show_default=False)] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Continue an interrupted tournament by name.",
@@ -88,7 +92,7 @@ def tournament_run(
             if all_bots and not specs:
                 raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")
             settings = runner.Settings(boards=boards, variant=runner.parse_variant(variant), seed=seed, format=fmt,
-                                   partners=partners, gauntlet=gauntlet, elo_k=elo_k,
+                                   partners=partners, gauntlet=gauntlet, elo_k=elo_k, pairing=pairing, rounds=rounds,
                                    time_control=TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000))
             tid = runner.prepare(database, name, specs, settings, sandbox=mode)
         progress = None if quiet else runner.Progress(tables_total=0)

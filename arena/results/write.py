@@ -80,6 +80,23 @@ def create_tournament(
     return tid
 
 
+def add_round(db: sqlite_utils.Database, tid: int, matches: list[tuple[list[int], list[int]]], bye: int | None) -> None:
+    """Append a drawn Swiss round to the schedule (match numbers run on) and note it in the
+    settings' pairing plan, in one transaction: a round is stored whole or not at all."""
+    with db.atomic():
+        row = db.execute("SELECT settings FROM tournaments WHERE id = ?", [tid]).fetchone()
+        if row is None:
+            raise ArenaError(f"unknown tournament id {tid}")
+        settings = json.loads(row[0])
+        (last,) = db.execute("SELECT COALESCE(MAX(match_no), 0) FROM matches WHERE tournament_id = ?", [tid]).fetchone()
+        for match_no, (team_a, team_b) in enumerate(matches, start=last + 1):
+            db.execute("INSERT INTO matches (tournament_id, match_no, a0, a1, b0, b1) VALUES (?, ?, ?, ?, ?, ?)",
+                       [tid, match_no, *team_a, *team_b])
+        settings["pairing"]["drawn"].append(len(matches))
+        settings["pairing"]["byes"].append(bye)
+        db.execute("UPDATE tournaments SET settings = ? WHERE id = ?", [_dumps(settings), tid])
+
+
 def set_status(db: sqlite_utils.Database, tid: int, status: str) -> None:
     """Move a tournament to `status`; the first `running` stamps started, `finished` finished."""
     if status not in STATUSES:

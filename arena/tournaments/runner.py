@@ -40,8 +40,12 @@ from arena.process.modes import resolve_mode
 from arena.results import ratings, read, registry, write
 from arena.results.schema import FORMATS, PARTNERS
 from arena.tournaments.commands import FOLDER_ENTRY_POINTS, bot_command  # noqa: F401  (also as runner.*)
+from arena.tournaments import swiss
 from arena.tournaments.schedule import pairings, rooms
 from arena.tournaments.shard import Shard, open_shard, pin
+
+
+PAIRINGS = ("roundrobin", "swiss")
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,8 @@ class Settings:
     gauntlet: str | None = None
     time_control: TimeControl = TimeControl()
     elo_k: float = 16.0  # K of the sequential Elo (the headline Bradley-Terry rating has none)
+    pairing: str = "roundrobin"  # or "swiss" (arena.tournaments.swiss), with `rounds`
+    rounds: int | None = None  # Swiss rounds (None: swiss.default_rounds)
 
     def __post_init__(self) -> None:
         if type(self.boards) is not int or self.boards < 1:
@@ -66,6 +72,12 @@ class Settings:
             raise ArenaError(f"--format must be one of {', '.join(FORMATS)}, not {self.format!r}")
         if self.partners not in PARTNERS:
             raise ArenaError(f"--partners must be one of {', '.join(PARTNERS)}, not {self.partners!r}")
+        if self.pairing not in PAIRINGS:
+            raise ArenaError(f"--pairing must be one of {', '.join(PAIRINGS)}, not {self.pairing!r}")
+        if self.pairing == "swiss" and (self.partners != "clone" or self.gauntlet):
+            raise ArenaError("--pairing swiss pairs bots one against one: use it with --partners clone, no --gauntlet")
+        if self.rounds is not None and (self.pairing != "swiss" or type(self.rounds) is not int or self.rounds < 1):
+            raise ArenaError(f"--rounds is for --pairing swiss and must be at least 1, got {self.rounds!r}")
         if not 0 < self.elo_k <= 400:
             raise ArenaError(f"--elo-k must be above 0 and at most 400, got {self.elo_k!r}")
 
@@ -179,6 +191,11 @@ def _check_same(stored: dict, settings: Settings, bot_ids: list[int] | None, gau
                          "it, or choose another --name")
     if stored["settings"].get("gauntlet") != gauntlet_id:
         raise ArenaError(f"tournament '{name}' exists with another --gauntlet setting")
+    plan = stored["settings"].get("pairing")
+    if (plan or {}).get("system", "roundrobin") != settings.pairing or (
+            plan is not None and settings.rounds is not None and plan["rounds"] != settings.rounds):
+        raise ArenaError(f"tournament '{name}' exists with other --pairing/--rounds: run with --resume {name} "
+                         "to continue it, or choose another --name")
 
 
 def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | None, settings: Settings | None,
@@ -208,20 +225,35 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         raise ArenaError(f"--variant: tournaments are played 2 v 2 by 4 players, not {v.players}")
     for row in bots:
         bot_command(row)  # a bot that cannot be started is refused before anything is stored
-    matches = pairings(ids, settings.partners, gauntlet_id)
+    stored_settings = {"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
+                       "sandbox": sandbox, "elo_k": settings.elo_k}
+    if settings.pairing == "swiss":  # round 1 now, each next one when the one before is stored
+        matches, bye = swiss.first_round(ids, settings.seed)
+        stored_settings["pairing"] = {"system": "swiss", "rounds": settings.rounds or swiss.default_rounds(len(ids)),
+                                      "drawn": [len(matches)], "byes": [bye]}
+    else:
+        matches = pairings(ids, settings.partners, gauntlet_id)
     return write.create_tournament(
         db, name, seed=settings.seed, variant=settings.variant, format=settings.format,
-        partners=settings.partners, boards=settings.boards,
-        settings={"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
-                  "sandbox": sandbox, "elo_k": settings.elo_k},
+        partners=settings.partners, boards=settings.boards, settings=stored_settings,
         bot_ids=ids, matches=matches)
 
 
-async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = None, processes: int | None = None,
+async def run(db: sqlite_utils.Database, tid: int, **options: Any) -> dict:
+    """Play the tournament to its end (`play`), a Swiss one round after round (each drawn from
+    the stored results of the rounds before, arena.tournaments.swiss); returns the tournament."""
+    while True:
+        t = await play(db, tid, **options)
+        if not swiss.next_round(db, tid):
+            return t
+
+
+async def play(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = None, processes: int | None = None,
               sandbox: str = "none", limits: Limits | None = None, progress: Progress | None = None,
               on_room: Callable[[Room, list[int]], None] | None = None,
               shard_reports: list[dict] | None = None, cluster: str | None = None) -> dict:
-    """Play every room of the tournament that is not stored yet, then rate; returns the tournament.
+    """Play every room of the tournament's schedule that is not stored yet, then rate; returns
+    the tournament.
 
     `concurrency` rooms play at once (default: one per core), as many more start or stop their
     bots meanwhile (arena.play.room.play_rooms). They are spread over `processes` arena processes
