@@ -10,6 +10,8 @@ from collections.abc import Iterator
 
 import sqlite_utils
 
+import engine
+from arena.results import compact
 from arena.results.read import (
     _bot_labels,
     board_results,
@@ -72,6 +74,7 @@ def export_document(db: sqlite_utils.Database, tid: int) -> dict:
     """The whole tournament as one JSON-safe document: settings, bots, standings, every deal."""
     t = get_tournament(db, tid)
     labels = _bot_labels(db, tid)
+    variant = engine.variant(t["variant"])
     tables: list[dict] = []
     for tr in db.query(
         "SELECT t.*, m.match_no FROM tables t JOIN matches m ON m.id = t.match_id"
@@ -91,11 +94,11 @@ def export_document(db: sqlite_utils.Database, tid: int) -> dict:
             ],
             "deals": [
                 {
-                    "deal_id": d["id"], "number": d["number"], "seed": d["seed"], "dealer": d["dealer"],
-                    "points": json.loads(d["points"]), "breakdown": json.loads(d["breakdown"]),
-                    "moves": json.loads(d["moves"]), "complete": bool(d["complete"]),
+                    "deal_id": d["id"], "number": d["number"], "seed": str(d["seed"]), "dealer": d["dealer"],
+                    "points": d["points"], "breakdown": d["breakdown"], "moves": d["moves"],
+                    "complete": d["complete"],
                 }
-                for d in db.query("SELECT * FROM deals WHERE table_id = ? ORDER BY number", [tr["id"]])
+                for d in compact.table_deals(db, tr["id"], variant)
             ],
         })
     t["seed"] = str(t["seed"])  # JSON readers lose precision on integers above 2**53

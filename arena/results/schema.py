@@ -171,6 +171,14 @@ def _m0001_initial(db: sqlite_utils.Database) -> None:
     )
 
 
+@migrations(name="compact_deals")
+def _m_compact_deals(db: sqlite_utils.Database) -> None:
+    """Deals as seed plus move indices and think times (arena.results.compact owns the SQL)."""
+    from arena.results import compact
+
+    compact.migrate(db)
+
+
 # --------------------------------------------------------------------------------------------
 # Opening
 

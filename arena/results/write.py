@@ -8,14 +8,16 @@ never sees half a table or a board counted once. Recording a table twice raises
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Iterable
 
 import sqlite_utils
 
+import engine
 from arena.errors import SEAT_STATUSES, ArenaError
-from arena.results import ratings
+from arena.results import compact, ratings
 from arena.results.read import BOOTSTRAP, _match, compute_ratings
 from arena.results.schema import (
     BT_METHOD,
@@ -203,17 +205,7 @@ def record_table(
                     for s in table["seats"]
                 ],
             )
-            db.conn.executemany(
-                "INSERT INTO deals (table_id, number, seed, dealer, points, breakdown, moves, complete)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        table_id, d["number"], str(d["seed"]), d["dealer"], _dumps(d["points"]),
-                        _dumps(d.get("breakdown", [])), _dumps(d["moves"]), int(bool(d.get("complete", True))),
-                    )
-                    for d in table["deals"]
-                ],
-            )
+            compact.insert(db, table_id, _variant(db, tid), table["deals"])
             _complete_board(db, match["id"], board_no)
     except sqlite3.IntegrityError as exc:
         if db.execute(
@@ -225,6 +217,16 @@ def record_table(
             ) from None
         raise ValueError(f"table rejected by the database: {exc}") from None
     return table_id
+
+
+def _variant(db: sqlite_utils.Database, tid: int) -> engine.Variant:
+    (text,) = db.execute("SELECT variant FROM tournaments WHERE id = ?", [tid]).fetchone()
+    return _parse_variant(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_variant(text: str) -> engine.Variant:
+    return engine.variant(json.loads(text))
 
 
 def _complete_board(db: sqlite_utils.Database, match_id: int, board_no: int) -> None:
