@@ -270,16 +270,16 @@ async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Sto
         """In a thread: submit every room, then pass each result (or its error) to the trio side."""
         distributed = _distributed()
         try:
-            paths = {b["sha256"]: b for b in job["bots"]}
-            shipped = client.scatter({sha: bundle(Path(job["paths"][sha])) for sha in paths}, broadcast=True,
-                                     hash=False)
-            task_job = {k: v for k, v in job.items() if k != "paths"}
+            shipped = client.scatter({sha: bundle(Path(path)) for sha, path in job["paths"].items()},
+                                     broadcast=True, hash=False)  # once to every worker, a worker joining later fetches
+            common = {k: v for k, v in job.items() if k not in ("paths", "bots")}
             futures: dict[Any, Room] = {}
             lost: dict[Room, int] = {}
 
             def submit(room: Room) -> Any:
-                needed = {b["sha256"] for b in job["bots"] if b["id"] in room.seats}
-                future = client.submit(play_room_task, task_job,
+                bots = [b for b in job["bots"] if b["id"] in room.seats]  # a task carries its room's bots only
+                needed = {b["sha256"] for b in bots}
+                future = client.submit(play_room_task, {**common, "bots": bots},
                                        (room.match_no, room.swapped, list(room.seats), list(room.boards)),
                                        {sha: shipped[sha] for sha in needed}, pure=False)
                 futures[future] = room
