@@ -43,6 +43,7 @@ from arena.play.table import TimeControl
 from arena.process.command import Limits
 from arena.process.lifecycle import sweep_orphans
 from arena.process.modes import resolve_mode
+from arena.results import ratings
 from arena.results.registry import bot_sha256
 from arena.tournaments.commands import bot_command
 
@@ -247,10 +248,14 @@ Store = Callable[[Room, list[int], list[dict]], Awaitable[None]]
 
 
 async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Store,
-               on_mode: Callable[[str], None] = lambda mode: None) -> None:
+               on_mode: Callable[[str], None] = lambda mode: None,
+               rating_inputs: Callable[[], dict] | None = None, bootstrap: int = 1000) -> list[list[float]] | None:
     """Play `rooms` on the cluster `spec`, storing each room's records here as its task ends.
 
-    `on_mode` hears each sandbox mode a worker resolved (for the tournament's record)."""
+    `on_mode` hears each sandbox mode a worker resolved (for the tournament's record). Then, with
+    `rating_inputs` (read once every room is stored), the ratings' bootstrap is fitted on the
+    workers too, in stretches of the one seeded sequence (as the shards share it, see
+    runner.shared_bootstrap); returns those fits."""
     _distributed()  # a clear error before anything starts
     client, local = await trio.to_thread.run_sync(_connect, spec)
     token = trio.lowlevel.current_trio_token()
@@ -315,6 +320,9 @@ async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Sto
                     on_mode(outcome["mode"])
                     for boards, records in outcome["segments"]:
                         await store(room, boards, records)
+        if rating_inputs is None:
+            return None
+        return await trio.to_thread.run_sync(_bootstrap, client, rating_inputs(), bootstrap, abandon_on_cancel=True)
     except BaseExceptionGroup as group:  # the one error of the storing loop, as itself
         if len(group.exceptions) == 1:
             raise group.exceptions[0] from None
@@ -323,6 +331,17 @@ async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Sto
         stop.set()
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(_close, client, local)
+
+
+def _bootstrap(client: Any, inputs: dict, bootstrap: int, seed: int = 0) -> list[list[float]]:
+    """The bootstrap's fits `0` to `bootstrap` - 1, two stretches per worker, joined in order."""
+    workers = max(1, len(client.scheduler_info()["workers"]))
+    parts = max(1, min(bootstrap, 2 * workers))
+    bounds = [bootstrap * i // parts for i in range(parts + 1)]
+    (results,) = client.scatter([list(inputs["results"])], broadcast=True)  # one piece of data, not one per board
+    futures = [client.submit(ratings.bootstrap_samples, results, inputs["bots"], anchor=inputs["anchor"], seed=seed,
+                             start=bounds[k], stop=bounds[k + 1], pure=False) for k in range(parts)]
+    return [fit for part in client.gather(futures) for fit in part]
 
 
 def _close(client: Any, local: Any) -> None:

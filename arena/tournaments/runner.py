@@ -350,10 +350,18 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
             modes.add(mode)
             write.note_sandbox(db, tid, mode)
 
+    inputs: dict = {}
+
+    def rating_inputs() -> dict:
+        inputs.update(read.rating_inputs(db, tid))
+        return inputs
+
     finished = False
     try:
-        await cluster.play(spec, cluster.job_data(t, bots, sandbox, limits), todo, store, on_mode)
-        write.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0))
+        samples = await cluster.play(spec, cluster.job_data(t, bots, sandbox, limits), todo, store, on_mode,
+                                     rating_inputs=rating_inputs, bootstrap=read.BOOTSTRAP)
+        write.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0), samples=samples,
+                                          inputs=inputs)
         finished = True
     finally:
         with trio.CancelScope(shield=True):
