@@ -19,6 +19,7 @@ import trio
 
 from arena.errors import ArenaError
 from arena.process import sandbox
+from arena.process.modes import resolve_mode
 from arena.results import read, schema
 from arena.tournaments import runner
 from tests.test_shard import results
@@ -90,7 +91,7 @@ def playing(workers: list) -> int:
 def test_a_worker_killed_and_a_coordinator_interrupted_change_nothing(tmp_path):
     local = schema.open_db(tmp_path / "local.db")
     tid = runner.prepare(local, "cup", BOTS, SETTINGS)
-    trio.run(lambda: runner.run(local, tid, concurrency=2, processes=1, sandbox=runner.resolve_mode(None)))
+    trio.run(lambda: runner.run(local, tid, concurrency=2, processes=1, sandbox=resolve_mode(None)))
 
     with scheduler_with_workers(tmp_path, 2) as (address, procs):
         db = schema.open_db(tmp_path / "cluster.db")
@@ -115,7 +116,7 @@ def test_a_worker_killed_and_a_coordinator_interrupted_change_nothing(tmp_path):
         assert done["status"] == "finished" and done["boards_done"] == 6 * 2
         assert [p.pid for p in procs if p.poll() is not None] == killed  # the other worker did the rest
     assert results(db, cid) == results(local, tid)
-    assert read.get_tournament(db, cid)["settings"]["sandboxes"] == ["auto", runner.resolve_mode(None)]
+    assert read.get_tournament(db, cid)["settings"]["sandboxes"] == ["auto", resolve_mode(None)]
 
 
 def test_a_worker_that_cannot_confine_bots_refuses_in_one_line(tmp_path):

@@ -40,6 +40,7 @@ import engine
 from arena.errors import ArenaError
 from arena.play.room import Job, Room, play_room
 from arena.play.table import TimeControl
+from arena.process import forking
 from arena.process.command import Limits
 from arena.process.lifecycle import sweep_orphans
 from arena.process.modes import resolve_mode
@@ -156,8 +157,6 @@ class _Loop:
             self._ready.set()
 
     async def _serve(self, turns: int) -> None:
-        from arena.process import forking
-
         sweep_orphans()
         async with forking.serving(self.mode):
             self._turns = trio.Semaphore(turns)
