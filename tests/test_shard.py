@@ -3,6 +3,7 @@ results of one process, and a shard that dies is one clear error, after which th
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -51,8 +52,9 @@ def shards_of(pid: int) -> list[int]:
 def results(db, tid):
     boards = [(b["match_no"], b["board_no"], b["seed"], b["margin"], b["outcome"]) for b in read.board_results(db, tid)]
     deals = sorted(
-        (seed, dealer, json.dumps([{k: v for k, v in m.items() if k != "ms"} for m in json.loads(moves)]), points)
-        for seed, dealer, moves, points in db.execute("SELECT seed, dealer, moves, points FROM deals").fetchall())
+        (d["seed"], d["dealer"], json.dumps([{k: v for k, v in m.items() if k != "ms"} for m in d["moves"]]),
+         json.dumps(d["points"]))
+        for d in map(functools.partial(read.get_deal, db), [r[0] for r in db.execute("SELECT id FROM deals")]))
     standings = [(s["bot"], s["elo"], s["ci_low"], s["ci_high"], s["wins"], s["losses"])
                  for s in read.standings(db, tid)]  # the bootstrap, shared by the shards, too
     return boards, deals, standings

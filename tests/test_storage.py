@@ -384,7 +384,7 @@ def test_get_deal_has_everything_to_replay(db, three):
     assert d["variant"] == {"preset": "jensen", "players": 4}
     assert (d["seed"], d["dealer"], d["number"]) == (BIG_SEED - 1, 0, 1)
     assert d["moves"] == t["deals"][1]["moves"]
-    assert d["breakdown"] == t["deals"][1]["breakdown"]
+    assert d["breakdown"] is None  # a deal cut short has none (a finished one's is recomputed by replay)
     assert (d["match_no"], d["board_no"], d["swapped"], d["complete"]) == (1, 2, True, False)
     assert [s["bot"] for s in d["seats"]] == ["beta", "alpha", "beta", "alpha"]
     assert d["seats"][1]["status"] == "timeout"

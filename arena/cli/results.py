@@ -326,6 +326,10 @@ def standings_cmd(name: NameArg = None, errors: ErrorsOption = "pool", db: DbOpt
         modes = ", ".join(m for m in isolation["sandboxes"] if m not in read.ISOLATING)
         echo(f"not isolated: {isolation['unisolated']} of {isolation['tables']} tables ran in sandbox {modes}, "
              "where partners can talk to each other: these results are not fair play.")
+    if t["settings"].get("pairing"):
+        from arena.tournaments import swiss
+
+        echo(swiss.describe(t["settings"]["pairing"]))
 
 
 @app.command("crosstable")

@@ -55,6 +55,10 @@ def tournament_run(
     = "deal",
     partners: Annotated[str, typer.Option("--partners", help="clone: a side is two copies of one bot; "
                                           "mixed: rotating partnerships of different bots.")] = "clone",
+    pairing: Annotated[str, typer.Option("--pairing", help="roundrobin: every pairing; swiss: each round pairs "
+                                         "bots of similar score (many bots, far fewer matches).")] = "roundrobin",
+    rounds: Annotated[int | None, typer.Option("--rounds", help="Swiss rounds (default: log2 of the bots, plus 2).",
+                                               show_default=False)] = None,
     gauntlet: Annotated[str | None, typer.Option("--gauntlet", help="Play only this bot against each other.",
                                                  show_default=False)] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Continue an interrupted tournament by name, "
@@ -63,6 +67,10 @@ def tournament_run(
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
     elo_k: Annotated[str | None, typer.Option("--elo-k", hidden=True)] = None,
     sandbox: SandboxOption = None,
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", help="Play the rooms on Dask: local:N (N worker processes here) or a scheduler's "
+        "address, tcp://HOST:8786 (docs/cluster.md); each worker resolves --sandbox itself.",
+        show_default=False)] = None,
     report_every: Annotated[int, typer.Option("--report-every", help="Print the standings every N boards "
                                               "(0: only at the end).")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", help="No header, progress or standings.")] = False,
@@ -77,7 +85,13 @@ def tournament_run(
     if elo_k is not None:
         raise ArenaError("--elo-k is gone with the sequential Elo: the ratings' progression over the deals "
                          "replaces it, on the headline's scale and with no K (README, Ratings)")
-    mode = resolve_mode(sandbox)
+    if cluster is not None:
+        from arena.tournaments import cluster as dask_cluster
+
+        dask_cluster.check(cluster)  # one line if Dask is missing or the address is not one
+        mode = sandbox or "auto"  # each worker resolves it (and records what it used)
+    else:
+        mode = resolve_mode(sandbox)
     if resume is None and not name:
         raise ArenaError("give the tournament a --name (or --resume NAME)")
     if concurrency is not None and concurrency < 1:
@@ -104,7 +118,7 @@ def tournament_run(
             if all_bots and not specs:
                 raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")
             settings = runner.Settings(boards=boards, variant=runner.parse_variant(variant), seed=seed, format=fmt,
-                                   partners=partners, gauntlet=gauntlet,
+                                   partners=partners, gauntlet=gauntlet, pairing=pairing, rounds=rounds,
                                    time_control=TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000))
             tid = runner.prepare(database, name, specs, settings, sandbox=mode)
         t = read.get_tournament(database, tid)
@@ -119,7 +133,8 @@ def tournament_run(
                                        report=lambda: _interim(database, tid))
         try:
             t = trio.run(lambda: runner.run(database, tid, concurrency=concurrency, processes=processes,
-                                             sandbox=mode, progress=progress))
+                                             sandbox=mode if cluster is None else sandbox, progress=progress,
+                                             cluster=cluster))
         except BaseException as exc:
             if not any(isinstance(leaf, KeyboardInterrupt) for leaf in leaves(exc)):
                 raise

@@ -230,10 +230,11 @@ class _Table:
             history = messages.History()  # the deal's public move list, sent in every act
             while not state.is_over:
                 seat = state.to_move
-                move, ms = await self.ask(seat, number, state, history)
+                move, ms, index = await self.ask(seat, number, state, history)
                 state = state.apply(move)
                 move_dict = move.to_dict()
-                record["moves"].append({"seat": seat, "move": move_dict, "ms": round(ms, 3)})
+                # "i": the move's place in the list the bot was sent, what storage keeps (arena.results.compact)
+                record["moves"].append({"seat": seat, "move": move_dict, "ms": round(ms, 3), "i": index})
                 history.append({"seat": seat, **move_dict})
             points = state.score()
             record["points"], record["breakdown"], record["complete"] = points, state.breakdown(), True
@@ -258,8 +259,9 @@ class _Table:
             raise _SeatFault(seat, exc) from None
 
     async def ask(self, seat: int, number: int, state: engine.State,
-                  history: messages.History) -> tuple[engine.Move, float]:
-        """Send `act` to the seat to move and return its checked move and reply time in ms.
+                  history: messages.History) -> tuple[engine.Move, float, int | None]:
+        """Send `act` to the seat to move and return its checked move, reply time in ms and the
+        move's index in the list sent (None for a capture named outside a cut list).
 
         `history` is the deal's move list so far, kept (encoded) by `play`, so that each act
         neither rebuilds nor re-encodes the whole list.
@@ -283,7 +285,9 @@ class _Table:
         result.think_ms_total += ms
         result.think_ms_max = max(result.think_ms_max, ms)
         self.move_times[seat].append(ms)
-        return move, ms
+        if reply.index is not None:
+            return move, ms, reply.index
+        return move, ms, next((k for k, listed in enumerate(legal) if listed == move), None)
 
     async def say_bye(self) -> None:
         """`bye` to every seat (best effort to the faulting one), then close their stdin."""

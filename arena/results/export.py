@@ -16,6 +16,8 @@ import sqlite_utils
 
 from arena.errors import json_visible
 
+import engine
+from arena.results import compact
 from arena.results.read import (
     _bot_labels,
     board_outcomes,
@@ -92,6 +94,7 @@ def export_csv(db: sqlite_utils.Database, tid: int) -> str:
 def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
     """Every played table with its seats and deals, one at a time, in canonical order."""
     labels = _bot_labels(db, tid)
+    variant = engine.variant(get_tournament(db, tid)["variant"])
     for tr in db.query(
         "SELECT t.*, m.match_no FROM board_tables t JOIN matches m ON m.id = t.match_id"
         " WHERE m.tournament_id = ? ORDER BY m.match_no, t.board_no, t.swapped",
@@ -111,11 +114,11 @@ def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
             ],
             "deals": [
                 {
-                    "deal_id": d["id"], "number": d["deal_no"], "seed": d["seed"], "dealer": d["dealer"],
-                    "points": json.loads(d["points"]), "breakdown": json.loads(d["breakdown"]),
-                    "moves": json.loads(d["moves"]), "complete": bool(d["complete"]),
+                    "deal_id": d["id"], "number": d["number"], "seed": str(d["seed"]), "dealer": d["dealer"],
+                    "points": d["points"], "breakdown": d["breakdown"], "moves": d["moves"],
+                    "complete": d["complete"],
                 }
-                for d in db.query("SELECT * FROM deals WHERE table_id = ? ORDER BY deal_no", [tr["id"]])
+                for d in compact.table_deals(db, tr["id"], variant)
             ],
         }
 

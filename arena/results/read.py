@@ -12,7 +12,9 @@ from pathlib import Path
 
 import sqlite_utils
 
+import engine
 from arena.errors import ArenaError
+from arena.results import compact
 from arena.results import ratings as _ratings
 from arena.results.registry import bot_sha256
 from arena.results.schema import BT_METHOD
@@ -470,6 +472,8 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
         known = f"deal ids run 1..{top}" if top else "no deals stored yet"
         raise ArenaError(f"unknown deal {deal_id} ({known})")
     d = rows[0]
+    played = compact.deal(db, deal_id, engine.variant(json.loads(d["variant"])))
+    assert played is not None
     seats = [
         {
             "seat": s["seat"], "bot_id": s["bot_id"], "bot": s["bot"], "bot_version": s["bot_version"],
@@ -487,8 +491,8 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
         "format": d["format"], "match_no": d["match_no"], "board_no": d["board_no"],
         "swapped": bool(d["swapped"]), "table_id": d["table_id"], "number": d["deal_no"],
         "variant": json.loads(d["variant"]), "seed": int(d["seed"]), "dealer": d["dealer"],
-        "points": json.loads(d["points"]), "breakdown": json.loads(d["breakdown"]),
-        "moves": json.loads(d["moves"]), "complete": bool(d["complete"]), "seats": seats,
+        "points": played["points"], "breakdown": played["breakdown"],
+        "moves": played["moves"], "complete": bool(d["complete"]), "seats": seats,
         "table_points": [d["side0_points"], d["side1_points"]],
         "forfeit": None if d["forfeit"] is None else json.loads(d["forfeit"]),
     }

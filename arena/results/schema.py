@@ -346,6 +346,14 @@ def _m0006_readable_names(db: sqlite_utils.Database) -> None:
         db.execute(f"CREATE VIEW {name} AS {sql}")
 
 
+@migrations(name="0007_compact_deals")
+def _m0007_compact_deals(db: sqlite_utils.Database) -> None:
+    """Deals as seed plus move indices and think times (arena.results.compact owns the SQL)."""
+    from arena.results import compact
+
+    compact.migrate(db)
+
+
 # --------------------------------------------------------------------------------------------
 # Opening
 

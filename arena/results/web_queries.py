@@ -131,7 +131,7 @@ def bot_faults(db: sqlite_utils.Database, tid: int, bot_id: int, limit: int = 20
         ids = sorted({r[0] for r in rows})
         marks = ",".join("?" * len(ids))
         for table_id, deal_id in db.execute(
-                f"SELECT table_id, id FROM deals WHERE table_id IN ({marks}) ORDER BY table_id, number", ids):
+                f"SELECT table_id, id FROM deals WHERE table_id IN ({marks}) ORDER BY table_id, deal_no", ids):
             deals.setdefault(table_id, []).append(deal_id)
     return [
         {"table_id": r[0], "seat": r[1], "status": r[2], "detail": r[3], "stderr": r[4],

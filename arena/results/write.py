@@ -8,6 +8,7 @@ never sees half a table or a board counted once. Recording a table twice raises
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -15,8 +16,9 @@ from pathlib import Path
 
 import sqlite_utils
 
+import engine
 from arena.errors import SEAT_STATUSES, ArenaError
-from arena.results import ratings
+from arena.results import compact, ratings
 from arena.results.read import BOOTSTRAP, _match, compute_ratings
 from arena.results.schema import (
     BT_METHOD,
@@ -99,6 +101,24 @@ def delete_tournament(db: sqlite_utils.Database, tid: int) -> None:
     path = db_path(db)
     if path is not None:  # its run lock's file, if a run made one
         Path(f"{path}.locks", str(tid)).unlink(missing_ok=True)
+
+
+def add_round(db: sqlite_utils.Database, tid: int, matches: list[tuple[list[int], list[int]]], bye: int | None) -> None:
+    """Append a drawn Swiss round to the schedule (match numbers run on) and note it in the
+    settings' pairing plan, in one transaction: a round is stored whole or not at all."""
+    with db.atomic():
+        row = db.execute("SELECT settings FROM tournaments WHERE id = ?", [tid]).fetchone()
+        if row is None:
+            raise ArenaError(f"unknown tournament id {tid}")
+        settings = json.loads(row[0])
+        (last,) = db.execute("SELECT COALESCE(MAX(match_no), 0) FROM matches WHERE tournament_id = ?", [tid]).fetchone()
+        for match_no, (team_a, team_b) in enumerate(matches, start=last + 1):
+            db.execute("INSERT INTO matches (tournament_id, match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id,"
+                       " team_b_bot2_id) VALUES (?, ?, ?, ?, ?, ?)",
+                       [tid, match_no, *team_a, *team_b])
+        settings["pairing"]["drawn"].append(len(matches))
+        settings["pairing"]["byes"].append(bye)
+        db.execute("UPDATE tournaments SET settings = ? WHERE id = ?", [_dumps(settings), tid])
 
 
 def set_status(db: sqlite_utils.Database, tid: int, status: str) -> None:
@@ -208,17 +228,7 @@ def record_table(
                     for s in table["seats"]
                 ],
             )
-            db.conn.executemany(
-                "INSERT INTO deals (table_id, deal_no, seed, dealer, points, breakdown, moves, complete)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        table_id, d["number"], str(d["seed"]), d["dealer"], _dumps(d["points"]),
-                        _dumps(d.get("breakdown", [])), _dumps(d["moves"]), int(bool(d.get("complete", True))),
-                    )
-                    for d in table["deals"]
-                ],
-            )
+            compact.insert(db, table_id, _variant(db, tid), table["deals"])
             _complete_board(db, match["id"], board_no)
     except sqlite3.IntegrityError as exc:
         if db.execute(
@@ -230,6 +240,16 @@ def record_table(
             ) from None
         raise ValueError(f"table rejected by the database: {exc}") from None
     return table_id
+
+
+def _variant(db: sqlite_utils.Database, tid: int) -> engine.Variant:
+    (text,) = db.execute("SELECT variant FROM tournaments WHERE id = ?", [tid]).fetchone()
+    return _parse_variant(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_variant(text: str) -> engine.Variant:
+    return engine.variant(json.loads(text))
 
 
 def _complete_board(db: sqlite_utils.Database, match_id: int, board_no: int) -> None:

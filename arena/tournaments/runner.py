@@ -25,8 +25,8 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AsyncExitStack, contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,8 +47,13 @@ from arena.results.lock import run_lock
 from arena.results.registry import default_name
 from arena.results.schema import db_path, open_db
 from arena.results.schema import FORMATS, PARTNERS
+from arena.tournaments.commands import FOLDER_ENTRY_POINTS, bot_command  # noqa: F401  (also as runner.*)
+from arena.tournaments import swiss
 from arena.tournaments.schedule import pairings, rooms
 from arena.tournaments.shard import Shard, open_shard, pin
+
+
+PAIRINGS = ("roundrobin", "swiss")
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,8 @@ class Settings:
     partners: str = "clone"
     gauntlet: str | None = None
     time_control: TimeControl = TimeControl()
+    pairing: str = "roundrobin"  # or "swiss" (arena.tournaments.swiss), with `rounds`
+    rounds: int | None = None  # Swiss rounds (None: swiss.default_rounds)
 
     def __post_init__(self) -> None:
         if type(self.boards) is not int or self.boards < 1:
@@ -72,6 +79,12 @@ class Settings:
             raise ArenaError(f"--format must be one of {', '.join(FORMATS)}, not {self.format!r}")
         if self.partners not in PARTNERS:
             raise ArenaError(f"--partners must be one of {', '.join(PARTNERS)}, not {self.partners!r}")
+        if self.pairing not in PAIRINGS:
+            raise ArenaError(f"--pairing must be one of {', '.join(PAIRINGS)}, not {self.pairing!r}")
+        if self.pairing == "swiss" and (self.partners != "clone" or self.gauntlet):
+            raise ArenaError("--pairing swiss pairs bots one against one: use it with --partners clone, no --gauntlet")
+        if self.rounds is not None and (self.pairing != "swiss" or type(self.rounds) is not int or self.rounds < 1):
+            raise ArenaError(f"--rounds is for --pairing swiss and must be at least 1, got {self.rounds!r}")
 
     @property
     def engine_variant(self) -> engine.Variant:
@@ -210,38 +223,6 @@ def register_bot(db: sqlite_utils.Database, path: Path, *, name: str | None = No
     return registry.add_bot(db, path, name=name, command=command, new_version=new_version)
 
 
-FOLDER_ENTRY_POINTS = ("bot.py", "main.py", "bot.mjs", "main.mjs", "bot.js", "main.js", "bot.cjs", "main.cjs", "bot")
-
-
-def bot_command(row: dict) -> BotCommand:
-    """How to run a registered bot: its stored copy, or its own command run in that copy's folder."""
-    path = Path(row["path"])
-    if not path.exists():
-        raise ArenaError(f"the stored copy of bot {row['name']}@{row['version']} is missing: {path}")
-    folder = path if path.is_dir() else path.parent
-    if row.get("command"):
-        with _cwd(folder):
-            cmd = BotCommand.from_spec(row["command"])
-        return dataclasses.replace(cmd, workdir=folder)
-    if path.is_dir():
-        for entry in FOLDER_ENTRY_POINTS:
-            if (path / entry).is_file():
-                return BotCommand.from_spec(str(path / entry))
-        raise ArenaError(f"bot {row['name']} is a folder without {', '.join(FOLDER_ENTRY_POINTS)}: "
-                         "register it with --command")
-    return BotCommand.from_spec(str(path))
-
-
-@contextmanager
-def _cwd(folder: Path) -> Iterator[None]:
-    old = os.getcwd()
-    os.chdir(folder)
-    try:
-        yield
-    finally:
-        os.chdir(old)
-
-
 # -- the schedule -------------------------------------------------------------------------------
 
 
@@ -366,6 +347,11 @@ def _check_same(stored: dict, settings: Settings, bot_ids: list[int] | None, gau
                          "it, or choose another --name")
     if stored["settings"].get("gauntlet") != gauntlet_id:
         raise ArenaError(f"tournament '{name}' exists with another --gauntlet setting")
+    plan = stored["settings"].get("pairing")
+    if (plan or {}).get("system", "roundrobin") != settings.pairing or (
+            plan is not None and settings.rounds is not None and plan["rounds"] != settings.rounds):
+        raise ArenaError(f"tournament '{name}' exists with other --pairing/--rounds: run with --resume {name} "
+                         "to continue it, or choose another --name")
 
 
 RESUME_FIXED = ("boards", "variant", "seed", "format", "partners", "gauntlet", "move_ms", "bank_ms", "elo_k")
@@ -409,7 +395,8 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         raise ArenaError(f"--variant: tournaments are played 2 v 2 by 4 players, not {v.players}")
     for row in bots:
         bot_command(row)  # a bot that cannot be started is refused before anything is stored
-    matches = pairings(ids, settings.partners, gauntlet_id)
+    if settings.pairing != "swiss":
+        matches = pairings(ids, settings.partners, gauntlet_id)  # (refused at once if there are too few bots)
     if settings.seed is None:
         seed = seeds.draw_master_seed()
         sys.stderr.write(f"arena: tournament '{name}': master seed {seed} (drawn at random, stored; "
@@ -418,19 +405,33 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         seed = settings.seed
         if (warning := seeds.guessable_warning(seed)) is not None:
             sys.stderr.write(warning + "\n")
+    stored_settings = {"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
+                       "sandbox": sandbox}
+    if settings.pairing == "swiss":  # round 1 now, each next one when the one before is stored
+        matches, bye = swiss.first_round(ids, seed)
+        stored_settings["pairing"] = {"system": "swiss", "rounds": settings.rounds or swiss.default_rounds(len(ids)),
+                                      "drawn": [len(matches)], "byes": [bye]}
     return write.create_tournament(
         db, name, seed=seed, variant=settings.variant, format=settings.format,
-        partners=settings.partners, boards=settings.boards,
-        settings={"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
-                  "sandbox": sandbox},
+        partners=settings.partners, boards=settings.boards, settings=stored_settings,
         bot_ids=ids, matches=matches)
 
 
-async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = None, processes: int | None = None,
+async def run(db: sqlite_utils.Database, tid: int, **options: Any) -> dict:
+    """Play the tournament to its end (`play`), a Swiss one round after round (each drawn from
+    the stored results of the rounds before, arena.tournaments.swiss); returns the tournament."""
+    while True:
+        t = await play(db, tid, **options)
+        if not swiss.next_round(db, tid):
+            return t
+
+
+async def play(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = None, processes: int | None = None,
               sandbox: str = "none", limits: Limits | None = None, progress: Progress | None = None,
               on_room: Callable[[Room, list[int]], None] | None = None,
-              shard_reports: list[dict] | None = None, rate: bool = True) -> dict:
-    """Play every room of the tournament that is not stored yet, then rate; returns the tournament.
+              shard_reports: list[dict] | None = None, rate: bool = True, cluster: str | None = None) -> dict:
+    """Play every room of the tournament's schedule that is not stored yet, then rate; returns
+    the tournament.
 
     `concurrency` rooms play at once (default: one per core), as many more start or stop their
     bots meanwhile (arena.play.room.play_rooms). They are spread over `processes` arena processes
@@ -441,9 +442,14 @@ async def run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None = 
     returned untouched. The shards also fit their share of the ratings' bootstrap.
     `shard_reports` collects what each shard says when it ends (its peak memory and CPU time).
     `rate=False` leaves the ratings alone (an SPRT test plays a batch of boards at a time and
-    rates once, at its end).
+    rates once, at its end). With `cluster` (`local:N` or a Dask scheduler's address) the rooms
+    are played there instead (arena.tournaments.cluster), `sandbox` being the unresolved
+    `--sandbox` option that each worker resolves; this process still stores every room.
     """
     with run_lock(db_path(db), tid, read.get_tournament(db, tid)["name"]):
+        if cluster is not None:
+            return await _run_on_cluster(db, tid, cluster, sandbox=sandbox, limits=limits, progress=progress,
+                                         on_room=on_room)
         return await _run(db, tid, concurrency=concurrency, processes=processes, sandbox=sandbox, limits=limits,
                           progress=progress, on_room=on_room, shard_reports=shard_reports, rate=rate)
 
@@ -473,19 +479,7 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
     write.set_status(db, tid, "running")
     write.note_sandbox(db, tid, sandbox)  # a resumed run may use another one
 
-    async def store(room: Room, boards: list[int], records: list[dict]) -> None:
-        with storage_transaction(db):
-            for board_no, record in zip(boards, records):
-                for seat in record["seats"]:
-                    seat["bot_id"] = room.seats[seat["seat"]]
-                write.record_table(db, tid, room.match_no, board_no, room.swapped,
-                                     board_seed(t["seed"], board_no), record)
-        if progress is not None:
-            progress.update(len(records), sum(len(r["deals"]) for r in records),
-                            sum(r["forfeit"] is not None for r in records))
-        if on_room is not None:
-            on_room(room, boards)
-
+    store = _storer(db, t, progress, on_room)
     finished = False
     affinity = os.sched_getaffinity(0)
     try:
@@ -517,6 +511,76 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
     if progress is not None:
         progress.show(final=True)
     return read.get_tournament(db, tid)
+
+
+async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, sandbox: str | None,
+                          limits: Limits | None, progress: Progress | None,
+                          on_room: Callable[[Room, list[int]], None] | None) -> dict:
+    """`run` with the rooms played as Dask tasks; stored here, as they come, exactly as locally."""
+    from arena.tournaments import cluster  # Dask only when asked for
+
+    t = read.get_tournament(db, tid)
+    sweep_orphans()
+    v = engine.variant(t["variant"])
+    matches = [(m["team_a"], m["team_b"]) for m in read.schedule(db, tid)]
+    bots = [registry.get_bot(db, b["id"]) for b in t["bots"]]
+    for row in bots:
+        if not Path(row["path"]).exists():
+            raise ArenaError(f"the stored copy of bot {row['name']}@{row['version']} is missing: {row['path']}")
+    done = read.done_tables(db, tid)
+    todo = rooms(matches, t["boards"], v.players, done)
+    if progress is not None:
+        progress.tables_total = len(matches) * t["boards"] * 2
+        progress.tables_done = len(done)
+    write.set_status(db, tid, "running")
+    store = _storer(db, t, progress, on_room)
+    modes: set[str] = set()
+
+    def on_mode(mode: str) -> None:
+        if mode not in modes:
+            modes.add(mode)
+            write.note_sandbox(db, tid, mode)
+
+    inputs: dict = {}
+
+    def rating_inputs() -> dict:
+        inputs.update(read.rating_inputs(db, tid))
+        return inputs
+
+    finished = False
+    try:
+        samples = await cluster.play(spec, cluster.job_data(t, bots, sandbox, limits), todo, store, on_mode,
+                                     rating_inputs=rating_inputs, bootstrap=read.BOOTSTRAP)
+        write.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0), samples=samples,
+                                          inputs=inputs)
+        finished = True
+    finally:
+        with trio.CancelScope(shield=True):
+            write.set_status(db, tid, "finished" if finished else "interrupted")
+    if progress is not None:
+        progress.show(final=True)
+    return read.get_tournament(db, tid)
+
+
+def _storer(db: sqlite_utils.Database, t: dict, progress: Progress | None,
+            on_room: Callable[[Room, list[int]], None] | None) -> Callable[[Room, list[int], list[dict]], Any]:
+    """The one writer's `store`: a room's boards in one transaction, then progress and `on_room`."""
+    tid = t["id"]
+
+    async def store(room: Room, boards: list[int], records: list[dict]) -> None:
+        with storage_transaction(db):
+            for board_no, record in zip(boards, records):
+                for seat in record["seats"]:
+                    seat["bot_id"] = room.seats[seat["seat"]]
+                write.record_table(db, tid, room.match_no, board_no, room.swapped,
+                                     board_seed(t["seed"], board_no), record)
+        if progress is not None:
+            progress.update(len(records), sum(len(r["deals"]) for r in records),
+                            sum(r["forfeit"] is not None for r in records))
+        if on_room is not None:
+            on_room(room, boards)
+
+    return store
 
 
 async def shared_bootstrap(inputs: dict, shards: Sequence[Shard], bootstrap: int = read.BOOTSTRAP,

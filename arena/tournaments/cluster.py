@@ -1,0 +1,361 @@
+"""Rooms on a Dask cluster: `arena tournament run --cluster tcp://HOST:8786` or `--cluster local:N`.
+
+The coordinator (the tournament's process) submits every room left to play as one Dask task
+and stays the only writer: a task returns its room's table records and the coordinator stores
+them as a local run does (runner.run's `store`), once per room, skipping what is stored. Dask
+reruns the task of a worker lost mid-room on another worker; the coordinator takes one result
+per task, so nothing is counted twice, and a room that was not stored is played again on
+resume, as locally.
+
+Workers share no filesystem with the coordinator: each bot's stored copy travels as a tar,
+scattered once under its sha256, and is unpacked (and its hash checked) into the worker's own
+local directory, once per worker. A worker resolves `--sandbox` itself, with the same
+arena.process code as a local run, and refuses the room with one clear error when it cannot
+confine bots as asked. On a worker, every room is played in one long-lived trio loop per
+sandbox mode (one fork server, bots spawned from a thread that lives as long as they do, see
+arena.process.lifecycle); a Dask thread waits for its room there.
+
+Dask is optional (`pip install .[cluster]`): nothing else in the arena imports this module
+unless `--cluster` is given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import math
+import os
+import shutil
+import socket
+import tarfile
+import tempfile
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import trio
+
+import engine
+from arena.errors import ArenaError
+from arena.play.room import Job, Room, play_room
+from arena.play.table import TimeControl
+from arena.process import forking
+from arena.process.command import Limits
+from arena.process.lifecycle import sweep_orphans
+from arena.process.modes import resolve_mode
+from arena.results import ratings
+from arena.results.registry import bot_sha256
+from arena.tournaments.commands import bot_command
+
+INSTALL_HINT = "--cluster needs Dask: pip install 'zwicker-arena[cluster]' (or: pip install 'dask[distributed]')"
+LOST_RESULTS = 3
+"""How often a room is submitted again whose result was lost with its worker before it was taken
+(Dask itself reruns the rooms a worker was playing when it died)."""
+CACHE = "zwicker-bots"
+"""The folder under a worker's local directory that holds the bots it has unpacked, by sha256."""
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise ArenaError(INSTALL_HINT) from None
+    return distributed
+
+
+def parse(spec: str) -> tuple[str, Any]:
+    """`local:N` -> ("local", N); `tcp://HOST:PORT` (or any Dask address) -> ("address", it)."""
+    spec = spec.strip()
+    if spec.startswith("local:"):
+        n = spec.partition(":")[2]
+        if not n.isdigit() or int(n) < 1:
+            raise ArenaError(f"--cluster local:N needs a number of workers of at least 1, not {spec!r}")
+        return "local", int(n)
+    if "://" not in spec or not spec.partition("://")[2]:
+        raise ArenaError(f"--cluster takes local:N or a scheduler's address such as tcp://HOST:8786, not {spec!r}")
+    return "address", spec
+
+
+def check(spec: str) -> None:
+    """Refuse at once, in one line, a malformed `--cluster` or a machine without Dask."""
+    parse(spec)
+    _distributed()
+
+
+# -- bots ---------------------------------------------------------------------------------------
+
+
+def bundle(path: Path) -> bytes:
+    """A bot's stored copy (a file or a folder) as a gzipped tar with it at the top."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        tar.add(path, arcname=path.name)
+    return out.getvalue()
+
+
+def bot_spec(row: dict) -> dict[str, Any]:
+    """What a worker needs to run a registered bot from its unpacked copy."""
+    return {"id": row["id"], "name": row["name"], "version": row["version"], "command": row.get("command"),
+            "sha256": row["sha256"], "file": Path(row["path"]).name}
+
+
+def unpack(cache: Path, spec: dict[str, Any], data: bytes) -> Path:
+    """The bot's copy under `cache`/<sha256>/, unpacked once (atomically) and checked against its hash."""
+    target = cache / spec["sha256"] / spec["file"]
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=target.parent))
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            members = tar.getmembers()
+            for m in members:  # a stored copy holds files and folders only, all inside it
+                if not (m.isfile() or m.isdir()) or m.name.startswith("/") or ".." in Path(m.name).parts:
+                    raise ArenaError(f"bot {spec['name']}@{spec['version']} arrived with a bad entry {m.name!r}")
+            tar.extractall(tmp, members)
+        got = bot_sha256(tmp / spec["file"])
+        if got != spec["sha256"]:
+            raise ArenaError(f"bot {spec['name']}@{spec['version']} arrived with sha256 {got[:12]}, "
+                             f"not {spec['sha256'][:12]}")
+        for folder, _dirs, files in os.walk(tmp):  # as the registry stores it: readable by a bot's own uid
+            os.chmod(folder, 0o755)
+            for name in files:
+                os.chmod(Path(folder, name), Path(folder, name).stat().st_mode | 0o444)
+        try:
+            os.rename(tmp / spec["file"], target)
+        except OSError:
+            if not target.exists():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+# -- the worker's side --------------------------------------------------------------------------
+
+
+class _Loop:
+    """A trio loop in a thread of its own that plays rooms for the Dask threads of this worker."""
+
+    def __init__(self, mode: str, turns: int) -> None:
+        self.mode = mode
+        self._ready = threading.Event()
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._turns: trio.Semaphore | None = None
+        self._failed: BaseException | None = None
+        threading.Thread(target=self._main, args=(turns,), name=f"zwicker-rooms-{mode}", daemon=True).start()
+        self._ready.wait()
+        if self._failed is not None:
+            raise self._failed
+
+    def _main(self, turns: int) -> None:
+        try:
+            trio.run(self._serve, turns)
+        except BaseException as exc:  # noqa: BLE001  (handed to the Dask thread that waits)
+            self._failed = exc
+            self._ready.set()
+
+    async def _serve(self, turns: int) -> None:
+        sweep_orphans()
+        async with forking.serving(self.mode):
+            self._turns = trio.Semaphore(turns)
+            self._token = trio.lowlevel.current_trio_token()
+            self._ready.set()
+            await trio.sleep_forever()
+
+    def play(self, job: Job, room: Room) -> list[tuple[list[int], list[dict]]]:
+        async def one() -> list[tuple[list[int], list[dict]]]:
+            segments: list[tuple[list[int], list[dict]]] = []
+
+            async def keep(_room: Room, boards: list[int], records: list[dict]) -> None:
+                segments.append((boards, records))
+
+            await play_room(job, engine.variant(job.variant), room, keep, self._turns)
+            return segments
+
+        return trio.from_thread.run(one, trio_token=self._token)
+
+
+_loops: dict[str, _Loop] = {}
+_modes: dict[str | None, str] = {}
+_lock = threading.Lock()
+
+
+def worker_mode(option: str | None) -> str:
+    """`--sandbox` resolved on this worker, once; a worker that cannot confine bots as asked refuses."""
+    with _lock:
+        if option not in _modes:
+            try:
+                _modes[option] = resolve_mode(option)
+            except ValueError as exc:
+                raise ArenaError(f"worker {socket.gethostname()} cannot run bots: {exc}") from None
+        return _modes[option]
+
+
+def _loop(mode: str) -> _Loop:
+    with _lock:
+        if mode not in _loops:
+            distributed = _distributed()
+            threads = distributed.get_worker().state.nthreads
+            _loops[mode] = _Loop(mode, max(1, threads // 2))  # half play, half start their bots
+        return _loops[mode]
+
+
+def play_room_task(job: dict[str, Any], room: tuple, bundles: dict[str, bytes]) -> dict[str, Any]:
+    """A Dask task: play one room on this worker; returns its records for the coordinator to store."""
+    distributed = _distributed()
+    mode = worker_mode(job["sandbox"])
+    cache = Path(distributed.get_worker().local_directory) / CACHE
+    commands = {}
+    for spec in job["bots"]:
+        if spec["id"] in room[2]:
+            path = unpack(cache, spec, bundles[spec["sha256"]])
+            commands[spec["id"]] = bot_command({**spec, "path": str(path)})
+    played = Job(name=job["name"], seed=job["seed"], variant=job["variant"], format=job["format"],
+                 commands=commands, time_control=TimeControl(**job["time_control"]), sandbox=mode,
+                 limits=None if job["limits"] is None else Limits(**job["limits"]))
+    segments = _loop(mode).play(played, Room(room[0], room[1], tuple(room[2]), tuple(room[3])))
+    return {"mode": mode, "worker": distributed.get_worker().address, "segments": segments}
+
+
+# -- the coordinator's side ---------------------------------------------------------------------
+
+
+def job_data(t: dict, bots: Sequence[dict], sandbox: str | None, limits: Limits | None) -> dict[str, Any]:
+    """The tournament's part of every room task: plain data, bots by content hash."""
+    return {"name": t["name"], "seed": t["seed"], "variant": t["variant"], "format": t["format"],
+            "time_control": t["settings"].get("time_control", {}), "sandbox": sandbox,
+            "limits": None if limits is None else dataclasses.asdict(limits), "bots": [bot_spec(b) for b in bots],
+            "paths": {b["sha256"]: b["path"] for b in bots}}
+
+
+def _connect(spec: str) -> tuple[Any, Any]:
+    distributed = _distributed()
+    kind, value = parse(spec)
+    if kind == "local":
+        local = distributed.LocalCluster(n_workers=value, threads_per_worker=2, processes=True,
+                                         dashboard_address=":0")
+        return distributed.Client(local), local
+    try:
+        return distributed.Client(value, timeout="10s"), None
+    except OSError as exc:
+        raise ArenaError(f"--cluster {value}: no Dask scheduler answers there ({exc})") from None
+
+
+Store = Callable[[Room, list[int], list[dict]], Awaitable[None]]
+
+
+async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Store,
+               on_mode: Callable[[str], None] = lambda mode: None,
+               rating_inputs: Callable[[], dict] | None = None, bootstrap: int = 1000) -> list[list[float]] | None:
+    """Play `rooms` on the cluster `spec`, storing each room's records here as its task ends.
+
+    `on_mode` hears each sandbox mode a worker resolved (for the tournament's record). Then, with
+    `rating_inputs` (read once every room is stored), the ratings' bootstrap is fitted on the
+    workers too, in stretches of the one seeded sequence (as the shards share it, see
+    runner.shared_bootstrap); returns those fits."""
+    _distributed()  # a clear error before anything starts
+    client, local = await trio.to_thread.run_sync(_connect, spec)
+    token = trio.lowlevel.current_trio_token()
+    send, receive = trio.open_memory_channel[tuple[Room, Any]](math.inf)
+    stop = threading.Event()
+
+    def tell(item: Any) -> None:
+        """Hand `item` to the trio side (nobody listens once it has stopped)."""
+        if not stop.is_set():
+            try:
+                trio.from_thread.run_sync(send.send_nowait if item is not None else send.close,
+                                          *([item] if item is not None else []), trio_token=token)
+            except (trio.RunFinishedError, trio.ClosedResourceError, trio.BrokenResourceError):
+                pass
+
+    def pump() -> None:
+        """In a thread: submit every room, then pass each result (or its error) to the trio side."""
+        distributed = _distributed()
+        try:
+            shipped = client.scatter({sha: bundle(Path(path)) for sha, path in job["paths"].items()},
+                                     broadcast=True, hash=False)  # once to every worker, a worker joining later fetches
+            common = {k: v for k, v in job.items() if k not in ("paths", "bots")}
+            futures: dict[Any, Room] = {}
+            lost: dict[Room, int] = {}
+
+            def submit(room: Room) -> Any:
+                bots = [b for b in job["bots"] if b["id"] in room.seats]  # a task carries its room's bots only
+                needed = {b["sha256"] for b in bots}
+                future = client.submit(play_room_task, {**common, "bots": bots},
+                                       (room.match_no, room.swapped, list(room.seats), list(room.boards)),
+                                       {sha: shipped[sha] for sha in needed}, pure=False)
+                futures[future] = room
+                return future
+
+            running = distributed.as_completed([submit(room) for room in rooms])
+            for future in running:
+                if stop.is_set():
+                    return
+                room = futures.pop(future)
+                try:
+                    outcome: Any = future.result()
+                except Exception as exc:  # noqa: BLE001  (the trio side raises it as one line)
+                    if future.status != "error" and lost.get(room, 0) < LOST_RESULTS:
+                        # played, but its result went with its worker before we took it: again
+                        lost[room] = lost.get(room, 0) + 1
+                        running.add(submit(room))
+                        continue
+                    outcome = exc
+                tell((room, outcome))
+        except Exception as exc:  # noqa: BLE001
+            tell((None, exc))
+        finally:
+            tell(None)
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(lambda: trio.to_thread.run_sync(pump, abandon_on_cancel=True))
+            async with receive:
+                async for room, outcome in receive:
+                    if isinstance(outcome, BaseException):
+                        raise _error(room, outcome)
+                    on_mode(outcome["mode"])
+                    for boards, records in outcome["segments"]:
+                        await store(room, boards, records)
+        if rating_inputs is None:
+            return None
+        return await trio.to_thread.run_sync(_bootstrap, client, rating_inputs(), bootstrap, abandon_on_cancel=True)
+    except BaseExceptionGroup as group:  # the one error of the storing loop, as itself
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
+    finally:
+        stop.set()
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(_close, client, local)
+
+
+def _bootstrap(client: Any, inputs: dict, bootstrap: int, seed: int = 0) -> list[list[float]]:
+    """The bootstrap's fits `0` to `bootstrap` - 1, two stretches per worker, joined in order."""
+    workers = max(1, len(client.scheduler_info()["workers"]))
+    parts = max(1, min(bootstrap, 2 * workers))
+    bounds = [bootstrap * i // parts for i in range(parts + 1)]
+    (results,) = client.scatter([list(inputs["results"])], broadcast=True)  # one piece of data, not one per board
+    futures = [client.submit(ratings.bootstrap_samples, results, inputs["bots"], anchor=inputs["anchor"], seed=seed,
+                             start=bounds[k], stop=bounds[k + 1], pure=False) for k in range(parts)]
+    return [fit for part in client.gather(futures) for fit in part]
+
+
+def _close(client: Any, local: Any) -> None:
+    client.close()
+    if local is not None:
+        local.close()
+
+
+def _error(room: Room | None, exc: BaseException) -> ArenaError:
+    where = "" if room is None else f"room {room.match_no}/{'swapped' if room.swapped else 'straight'}: "
+    if isinstance(exc, ArenaError):
+        return ArenaError(f"{where}{exc}")
+    name = type(exc).__name__
+    if name == "KilledWorker":
+        return ArenaError(f"{where}it was running on every worker that died ({exc}); run the same command "
+                          "again to resume")
+    text = str(exc).strip().splitlines()
+    return ArenaError(f"cluster: {where}{name}: {text[-1][:300] if text else ''}")

@@ -1,0 +1,44 @@
+"""How to run a registered bot from its stored copy: here, or from a worker's unpacked copy
+(arena.tournaments.cluster), which is why this is not part of the runner."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from arena.errors import ArenaError
+from arena.process.command import BotCommand
+
+FOLDER_ENTRY_POINTS = ("bot.py", "main.py", "bot.mjs", "main.mjs", "bot.js", "main.js", "bot.cjs", "main.cjs", "bot")
+
+
+def bot_command(row: dict) -> BotCommand:
+    """How to run a registered bot: its stored copy, or its own command run in that copy's folder."""
+    path = Path(row["path"])
+    if not path.exists():
+        raise ArenaError(f"the stored copy of bot {row['name']}@{row['version']} is missing: {path}")
+    folder = path if path.is_dir() else path.parent
+    if row.get("command"):
+        with _cwd(folder):
+            cmd = BotCommand.from_spec(row["command"])
+        return dataclasses.replace(cmd, workdir=folder)
+    if path.is_dir():
+        for entry in FOLDER_ENTRY_POINTS:
+            if (path / entry).is_file():
+                return BotCommand.from_spec(str(path / entry))
+        raise ArenaError(f"bot {row['name']} is a folder without {', '.join(FOLDER_ENTRY_POINTS)}: "
+                         "register it with --command")
+    return BotCommand.from_spec(str(path))
+
+
+@contextmanager
+def _cwd(folder: Path) -> Iterator[None]:
+    old = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(old)
