@@ -89,10 +89,9 @@ async def test_escaping_children_are_killed_in_every_mode(hostile, mode):
     # the autouse fixture checks that the escapees are gone
 
 
+@pytest.mark.skipif(not ROOT, reason="without root there is no throw-away uid to find them by")
 @pytest.mark.parametrize("mode", CONFINED)
 async def test_escapees_without_the_tag_are_found_by_uid(hostile, mode):
-    if not ROOT:
-        pytest.skip("without root there is no throw-away uid to find them by")
     cmd = BotCommand.from_spec(f"{hostile / 'fork_escape.py'} --raw --clean-env")
     with trio.fail_after(60):
         async with open_bot(cmd, sandbox=mode) as bot:
@@ -201,10 +200,9 @@ async def test_rlimit_uid_cannot_read_private_files(hostile, tmp_path):
     assert "read_file: blocked" in log and "Permission denied" in log
 
 
-@pytest.mark.parametrize("mode", CONFINED)
+@pytest.mark.parametrize("mode", [FORK, BWRAP, pytest.param("rlimit", marks=pytest.mark.skipif(
+    not ROOT, reason="rlimit confines writes only through the throw-away uid, which needs root"))])
 async def test_writes_only_in_the_temp_dir(hostile, tmp_path, mode):
-    if mode == "rlimit" and not ROOT:
-        pytest.skip("rlimit confines writes only through the throw-away uid, which needs root")
     target = tmp_path / "results.db"
     returncode, log = await run_to_end(mode, hostile / "write_outside.py", str(target))
     assert returncode == 0, log
@@ -215,10 +213,9 @@ async def test_writes_only_in_the_temp_dir(hostile, tmp_path, mode):
     assert not target.exists() and not (hostile / "planted.py").exists()
 
 
-@pytest.mark.parametrize("mode", CONFINED)
+@pytest.mark.parametrize("mode", [FORK, BWRAP, pytest.param("rlimit", marks=pytest.mark.skipif(
+    not ROOT, reason="without root the bot runs as the arena's user and may signal its processes"))])
 async def test_cannot_signal_other_processes(hostile, mode):
-    if mode == "rlimit" and not ROOT:
-        pytest.skip("without root the bot runs as the arena's user and may signal its processes")
     victim = subprocess.Popen(["sleep", "60"])
     try:
         returncode, log = await run_to_end(mode, hostile / "signal_others.py", str(victim.pid))

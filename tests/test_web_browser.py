@@ -133,7 +133,7 @@ def test_the_live_page_follows_a_real_tournament(tmp_path, page):
         arena("bot", "add", str(BOTS / f"{name}_bot.py"), "--name", name, "--db", str(db))
     server = Server(db)
     run = subprocess.Popen(
-        [sys.executable, "-m", "arena", "tournament", "run", "--all", "--boards", "16", "--seed", "2", "--name", "live",
+        [sys.executable, "-m", "arena", "tournament", "run", "--all", "--boards", "48", "--seed", "2", "--name", "live",
          "--sandbox", "none", "--processes", "1", "--concurrency", "1", "--quiet", "--db", str(db)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
@@ -158,7 +158,7 @@ def test_the_live_page_follows_a_real_tournament(tmp_path, page):
         page.wait_for_selector(".page-head .badge.finished", timeout=WAIT_MS)
         page.wait_for_selector("#history", timeout=WAIT_MS)
         assert page.evaluate("window.__same_page") is True  # never reloaded
-        assert page.text_content("[data-test=progress]").startswith("160 of 160 boards")
+        assert page.text_content("[data-test=progress]").startswith("480 of 480 boards")
         assert not page.is_visible("#live")
         check_standings_against(page, db, "live")
         shot(page, "live-finished")

@@ -339,9 +339,6 @@ def _check_same(stored: dict, settings: Settings, bot_ids: list[int] | None, gau
     if "time_control" in kept and kept["time_control"] != dataclasses.asdict(settings.time_control):
         raise ArenaError(f"tournament '{name}' exists with other time limits ({kept['time_control']}): "
                          f"run with --resume {name} to continue it, or choose another --name")
-    if "elo_k" in kept and kept["elo_k"] != settings.elo_k:
-        raise ArenaError(f"tournament '{name}' exists with --elo-k {kept['elo_k']:g}: run with --resume {name} "
-                         "to continue it, or choose another --name")
     if bot_ids is not None and sorted(bot_ids) != sorted(b["id"] for b in stored["bots"]):
         raise ArenaError(f"tournament '{name}' exists with other bots: run with --resume {name} to continue "
                          "it, or choose another --name")
@@ -354,7 +351,7 @@ def _check_same(stored: dict, settings: Settings, bot_ids: list[int] | None, gau
                          "to continue it, or choose another --name")
 
 
-RESUME_FIXED = ("boards", "variant", "seed", "format", "partners", "gauntlet", "move_ms", "bank_ms", "elo_k")
+RESUME_FIXED = ("boards", "variant", "seed", "format", "partners", "gauntlet", "move_ms", "bank_ms", "pairing", "rounds")
 """What decides a tournament's results: a resume plays on with the stored values, never others."""
 
 
@@ -551,8 +548,7 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
     try:
         samples = await cluster.play(spec, cluster.job_data(t, bots, sandbox, limits), todo, store, on_mode,
                                      rating_inputs=rating_inputs, bootstrap=read.BOOTSTRAP)
-        write.compute_and_store_ratings(db, tid, k=t["settings"].get("elo_k", 16.0), samples=samples,
-                                          inputs=inputs)
+        write.compute_and_store_ratings(db, tid, samples=samples, inputs=inputs)
         finished = True
     finally:
         with trio.CancelScope(shield=True):

@@ -77,7 +77,7 @@ def board_of(table_id: str) -> int:
     return int(re.search(r"b(\d+)", table_id.rpartition("/")[2]).group(1))
 
 
-def shuffle(deck: list, seed: int) -> list:  # protocol.md section 10, rules.md section 7
+def shuffle(deck: list, seed: int) -> list:  # protocol.md section 10, docs/rules.md section 7
     def words():
         block = 0
         while True:
