@@ -567,3 +567,30 @@ async def test_the_memory_limit_holds_for_a_bot_and_all_its_children(hostile, mo
     _, said = await run_to_end(mode, hostile / "memory_children.py", limits=limits)
     held = int(said.split("memory_children: ")[1].split()[0])
     assert held < 2, said
+
+
+@needs_cgroups
+def test_the_sweep_removes_only_the_groups_of_dead_arenas():
+    """A live arena's bot group is empty for a moment before its bot joins it: a sweep by
+    another arena must leave it (a bot once failed to join its removed group)."""
+    from arena.process.command import _start_time
+
+    live = cgroups.BotGroup(64 << 20, 8, None)
+    gone = subprocess.Popen(["sleep", "60"])
+    started = _start_time(gone.pid)
+    gone.kill()
+    gone.wait()
+    dead = [base.parent / f"{cgroups.GROUP_PREFIX}{gone.pid}-{started}" / "bot-x"
+            for base in set(cgroups._bases().values())]
+    try:
+        for folder in dead:
+            folder.mkdir(parents=True)
+        removed = cgroups.sweep_stale()
+        assert all(folder.exists() for folder in live.folders)
+        assert all(str(folder) in removed and not folder.parent.exists() for folder in dead)
+    finally:
+        live.remove()
+        for folder in dead:
+            for f in (folder, folder.parent):
+                if f.exists():
+                    f.rmdir()

@@ -5,7 +5,7 @@ memory limit, and thirty children spinning on every core push an honest opponent
 timeouts. A cgroup per bot bounds the whole tree: `memory` (resident memory, its tmpfs pages
 included), `pids` (processes and threads) and `cpu` (equal shares: a bot with thirty spinning
 children gets the CPU of one bot when others want theirs). Each is made beneath the arena's own
-cgroup of that controller (from /proc/self/cgroup), in a group `zwicker-<arena id>`, and removed
+cgroup of that controller (from /proc/self/cgroup), in a group `zwicker-<arena pid>-<start time>`, and removed
 with the bot; the guard shell moves the bot into it before its program starts (`join_shell`),
 the fork server before it drops root.
 
@@ -25,9 +25,14 @@ import time
 from pathlib import Path
 
 from arena.process import command
+from arena.process.command import owner_alive
 
 ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpu")
+GROUP_PREFIX = "zwicker-"
+_GROUP = f"{GROUP_PREFIX}{command.OWNER.replace(':', '-')}"
+"""This arena process's group: named after its pid and start time, so that a sweep can tell the
+group of a dead arena from a live one's (whose bot groups are empty for a moment at each start)."""
 
 
 def _own(controller: str) -> str | None:
@@ -55,13 +60,13 @@ def _bases() -> dict[str, Path] | None:
             own = _own(controller)
             if own is None:
                 return None
-            bases[controller] = ROOT / controller / own.lstrip("/") / f"zwicker-{command.ARENA_ID}"
+            bases[controller] = ROOT / controller / own.lstrip("/") / _GROUP
         else:
             own = _own("")
             if own is None or not set(CONTROLLERS) <= set((ROOT / own.lstrip("/") / "cgroup.controllers")
                                                             .read_text().split() if (ROOT / own.lstrip("/")).exists() else ()):
                 return None
-            bases[controller] = ROOT / own.lstrip("/") / f"zwicker-{command.ARENA_ID}"
+            bases[controller] = ROOT / own.lstrip("/") / _GROUP
     try:
         for folder in set(bases.values()):
             folder.mkdir(exist_ok=True)
@@ -123,14 +128,18 @@ class BotGroup:
 
 
 def sweep_stale() -> list[str]:
-    """Remove the empty bot groups that killed arenas left behind (and their arena's group)."""
+    """Remove the bot groups that arenas killed outright left behind (and their arena's group);
+    a live arena's are left alone, even empty."""
     bases = _bases()
     removed = []
     for parent in {base.parent for base in (bases or {}).values()}:
-        for group in parent.glob("zwicker-*"):
+        for group in parent.glob(f"{GROUP_PREFIX}*-*"):
+            pid, _, started = group.name[len(GROUP_PREFIX):].partition("-")
+            if not (pid.isdigit() and started.isdigit()) or owner_alive(f"{pid}:{started}"):
+                continue
             for folder in [*group.glob("bot-*"), group]:
                 try:
-                    folder.rmdir()  # refused while processes or bot groups are in it
+                    folder.rmdir()  # refused while processes are in it
                     removed.append(str(folder))
                 except OSError:
                     pass
