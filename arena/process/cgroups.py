@@ -30,6 +30,7 @@ from arena.process.command import owner_alive
 ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpu")
 GROUP_PREFIX = "zwicker-"
+BOTS_WEIGHT = 16 * (os.cpu_count() or 1)
 _GROUP = f"{GROUP_PREFIX}{command.OWNER.replace(':', '-')}"
 """This arena process's group: named after its pid and start time, so that a sweep can tell the
 group of a dead arena from a live one's (whose bot groups are empty for a moment at each start)."""
@@ -72,6 +73,12 @@ def _bases() -> dict[str, Path] | None:
             folder.mkdir(exist_ok=True)
             if not v1:  # the children of a v2 group get the controllers only when asked for
                 (folder / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in CONTROLLERS))
+        # The bots together weigh as much as BOTS_WEIGHT busy tasks against the arena's own
+        # processes: one group's default weight would cap every bot of the arena at the share of
+        # one task beside the coordinator and its shards (a quarter less throughput, bench/README.md).
+        cpu = bases["cpu"]
+        (cpu / ("cpu.shares" if v1 else "cpu.weight")).write_text(str(min(BOTS_WEIGHT * 1024, 262144) if v1
+                                                                         else min(BOTS_WEIGHT * 100, 10000)))
     except OSError:
         return None
     return bases
