@@ -5,7 +5,7 @@ interleaved, medians. Run by hand (never a timed test):
 
     .venv/bin/python bench/cluster.py [--boards 8 32] [--runs 3] [--sandbox fork]
 
-Record the figures, with machine and date, in bench/cluster.md.
+Record the figures, with machine and date, in bench/README.md.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ getrusage's ru_maxrss would carry over this process's own peak through fork and 
 
     .venv/bin/python bench/export.py [--boards 100 10000]
 
-Record the figures, with machine and date, in bench/export.md.
+Record the figures, with machine and date, in bench/README.md.
 """
 
 from __future__ import annotations

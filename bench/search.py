@@ -10,7 +10,7 @@ Run by hand (never a timed test): `.venv/bin/python bench/search.py [--seconds S
    time of 1's rollouts spent in the engine (legal_moves + apply), the rest being the policy
    and the samples.
 3. Playouts per decision: what mc gets through in 100 and 250 ms from the deal's start.
-Record the figures, with machine and date, in bench/search.md (or bench/README.md).
+Record the figures, with machine and date, in bench/README.md.
 """
 
 from __future__ import annotations

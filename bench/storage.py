@@ -15,7 +15,7 @@ drawn from them, written straight into the tables (bench-only SQL: the point is 
 then, timed, what a finished run does: `read.rating_inputs`, the Bradley-Terry fit with its
 bootstrap, storing the ratings, and `read.standings`.
 
-Record the figures, with machine and date, in bench/storage.md.
+Record the figures, with machine and date, in bench/README.md.
 """
 
 from __future__ import annotations

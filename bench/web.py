@@ -9,7 +9,7 @@ it also times Chromium from navigation to the drawn tournament page. Run by hand
 
     .venv/bin/python bench/web.py [--bots 20] [--boards 106] [--db /tmp/web-bench.db] [--browser]
 
-Record the figures, with machine and date, in bench/web.md.
+Record the figures, with machine and date, in bench/README.md.
 """
 
 from __future__ import annotations
