@@ -2,6 +2,7 @@
 
 `table` plays seeded deals with one bot process per seat, checking every move with the engine;
 `match` plays duplicate matches (and `arena bot check`); `room` plays a room's boards for a
-tournament and hands each result to a callback. Nothing here touches the database.
+tournament and hands each result to a callback; `seeds` derives the bots' keyed seeds. Nothing
+here touches the database.
 May import: `arena.process`, `arena.protocol`, `arena.errors`, `engine`.
 """
