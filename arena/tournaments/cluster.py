@@ -50,8 +50,8 @@ from arena.tournaments.commands import bot_command
 
 INSTALL_HINT = "--cluster needs Dask: pip install 'zwicker-arena[cluster]' (or: pip install 'dask[distributed]')"
 LOST_RESULTS = 3
-"""How often a room is submitted again whose result was lost with its worker before it was taken
-(Dask itself reruns the rooms a worker was playing when it died)."""
+"""How often a room is submitted again whose result, or whose bots' bundles, were lost with a
+worker before it was taken (Dask itself reruns the rooms a worker was playing when it died)."""
 CACHE = "zwicker-bots"
 """The folder under a worker's local directory that holds the bots it has unpacked, by sha256."""
 
@@ -298,8 +298,14 @@ async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Sto
                     outcome: Any = future.result()
                 except Exception as exc:  # noqa: BLE001  (the trio side raises it as one line)
                     if future.status != "error" and lost.get(room, 0) < LOST_RESULTS:
-                        # played, but its result went with its worker before we took it: again
+                        # played, but its result went with its worker before we took it, or
+                        # cancelled because its bots' bundles went with it ("lost dependencies"):
+                        # ship those bundles again, then play the room again
                         lost[room] = lost.get(room, 0) + 1
+                        if future.status == "cancelled":
+                            needed = {b["sha256"] for b in job["bots"] if b["id"] in room.seats}
+                            shipped.update(client.scatter({sha: bundle(Path(job["paths"][sha])) for sha in needed},
+                                                          broadcast=True, hash=False))
                         running.add(submit(room))
                         continue
                     outcome = exc
