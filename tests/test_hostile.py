@@ -623,6 +623,7 @@ async def test_registering_copies_regular_files_and_folders_only(tmp_path, open_
     assert registry.list_bots(db) == [] and not (store.exists() and any(store.rglob("*")))
 
 
+@pytest.mark.skipif(not AS_ROOT, reason="without root the bot runs as the arena's user, who owns the stored copy")
 @pytest.mark.parametrize("mode", UID_CONFINED)
 async def test_a_stored_copy_keeps_its_modes_so_nothing_private_becomes_readable(tmp_path, open_dir, mode):
     """The store made every copied file readable to all, so that the sandboxed bot could read

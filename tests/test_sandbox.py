@@ -223,9 +223,10 @@ async def test_cannot_signal_other_processes(hostile, mode):
         assert victim.poll() is None
         if mode == "rlimit":  # the parent is the arena itself
             assert returncode == 0 and f"signal_others: blocked {os.getpid()}" in log
-        elif mode == "fork":  # the parent is the namespace's init, which runs as root
+        elif mode == "fork" and ROOT:  # the parent is the namespace's init, which runs as root
             assert returncode == 0 and "signal_others: blocked 1 " in log
-        else:  # the parent is the sandbox's init, which the kernel shields from signals sent inside its namespace
+        else:  # the parent is the sandbox's init, of the bot's own user (bwrap's, or fork's without
+            # root), which the kernel shields from signals sent inside its namespace
             assert "signal_others: killed 1" in log
     finally:
         victim.kill()
@@ -259,7 +260,10 @@ async def test_fork_bomb_is_bounded(hostile, mode):
     returncode, log = await run_to_end(mode, hostile / "fork_bomb.py", limits=Limits(processes=16))
     assert returncode == 0 and log.endswith("done\n")
     assert "fork_bomb: refused after" in log, log
-    assert int(log.split("refused after ")[1].split()[0]) <= 16
+    forked = int(log.split("refused after ")[1].split()[0])
+    assert forked <= 16
+    if mode == "fork":  # the limit counts the bot's own processes only (a throw-away uid, or a user
+        assert forked == 15, log  # namespace of its own), so it forks exactly up to it
 
 
 @pytest.fixture
@@ -275,8 +279,32 @@ async def test_a_namespaced_bot_sees_only_its_own_processes(open_folder, mode):
     script = open_folder / "ps.py"
     script.write_text("import os, sys\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n")
     _, said = await run_to_end(mode, script)
-    # bwrap's init runs as the bot's user; fork's is root, and hidden (hidepid=2): only the bot
+    # bwrap's init runs as the bot's user; fork's is root, or not dumpable (without root), and
+    # hidden (hidepid=2): only the bot
     assert said == ("[2]\n" if mode == "fork" else "[1, 2]\n")
+
+
+CREDENTIALS_PROBE = """import sys
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+print(" ".join(f"{key}={status[key].split()[0]}" for key in ("Uid", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb",
+                                                           "NoNewPrivs", "Seccomp")))
+"""
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_a_namespaced_bot_holds_no_capabilities_and_no_new_privileges(open_folder, mode):
+    """Without root the fork sandbox changes no uid (which would have dropped every capability):
+    its bot drops them itself, the bounding set included, in a user namespace that owns nothing."""
+    script = open_folder / "credentials.py"
+    script.write_text(CREDENTIALS_PROBE)
+    script.chmod(0o644)
+    _, said = await run_to_end(mode, script)
+    fields = dict(item.split("=") for item in said.split())
+    assert {k: fields[k] for k in ("CapInh", "CapPrm", "CapEff", "CapAmb")} == dict.fromkeys(
+        ("CapInh", "CapPrm", "CapEff", "CapAmb"), "0000000000000000"), said
+    assert fields["NoNewPrivs"] == "1" and fields["Seccomp"] == "2", said
+    if not ROOT:  # the arena's own user, as outside; no capability left to gain back
+        assert fields["Uid"] == str(os.getuid()) and fields["CapBnd"] == "0000000000000000", said
 
 
 KIT_PROBE = """import sys
@@ -422,8 +450,7 @@ def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, ca
         assert err.count("\n") == 1
         assert err.startswith("arena: warning: no sandbox isolates bots here (bwrap: ")
         assert "; fork: " in err
-        if ROOT:  # the fork sandbox's trial needs the sandbox's Python (without root it needs root first)
-            assert "/nonexistent/python3" in err
+        assert "/nonexistent/python3" in err  # the fork sandbox's trial needs the sandbox's Python
         assert err.endswith("bots run with --sandbox rlimit, which limits each bot's resources but does not keep "
                             "partners from talking to each other\n")
     finally:
@@ -432,9 +459,10 @@ def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, ca
             cache.cache_clear()
 
 
-@needs_root
+@needs_fork
 def test_without_bwrap_the_default_is_the_arenas_own_fork_sandbox(monkeypatch, capsys):
-    """A fresh machine has no bubblewrap: as root the arena confines bots itself, silently."""
+    """A fresh machine has no bubblewrap: the arena confines bots itself, silently (as root, or
+    as an ordinary user where the kernel allows unprivileged user namespaces)."""
     monkeypatch.setattr(sandbox, "bwrap_problem", lambda: "bwrap is not installed")
     modes.default_mode.cache_clear()
     try:

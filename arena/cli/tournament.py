@@ -23,7 +23,7 @@ from arena.tournaments import runner
 
 SandboxOption = Annotated[
     str | None,
-    typer.Option("--sandbox", help="fork | bwrap | rlimit | none (default: bwrap where it works, else fork as root, else "
+    typer.Option("--sandbox", help="fork | bwrap | rlimit | none (default: bwrap where it works, else fork, else "
                  "rlimit; rlimit and none do not isolate partners, and the standings say so). A resume keeps the "
                  "stored one unless given.",
                  show_default=False),

@@ -131,7 +131,7 @@ class ForkServer:
                             _discard(Seat(reply["pid"], fd))
                         continue
                     if "pid" in reply and fds:
-                        self._seats[rid] = seat = Seat(reply["pid"], fds[0])
+                        self._seats[rid] = seat = Seat(_pid_of(fds[0], reply["pid"]), fds[0])
                         answer.append(seat)
                     else:
                         answer.append(reply.get("error", "no pidfd in the server's reply"))
@@ -148,6 +148,19 @@ class ForkServer:
                 seat._exit(128 + signal.SIGKILL)
             self._starting.clear()
             self._seats.clear()
+
+
+def _pid_of(pidfd: int, told: int) -> int:
+    """The pid of a pidfd's process here: an unprivileged server counts pids in a PID namespace
+    of its own, so the pid it tells is not the arena's."""
+    try:
+        with open(f"/proc/self/fdinfo/{pidfd}") as f:
+            for line in f:
+                if line.startswith("Pid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return told
 
 
 def _discard(seat: Seat) -> None:
@@ -242,10 +255,11 @@ def sweep_scratch() -> list[str]:
 
 @functools.cache
 def problem() -> str | None:
-    """Why mode "fork" cannot run here, or None once a trial bot started in it and ran fine."""
+    """Why mode "fork" cannot run here, or None once a trial bot started in it and ran fine.
 
-    if os.geteuid() != 0:
-        return "the fork sandbox needs root (it builds each bot's namespaces itself)"
+    Root builds the bots' namespaces outright; an ordinary user in a user namespace of the
+    server's own, where the kernel allows unprivileged ones (most do; the trial says if not)."""
+
     if os.uname().machine not in ("x86_64", "aarch64"):
         return f"the fork sandbox does not know {os.uname().machine}"
     trouble = sandbox.sandbox_python_problem() or seccomp.problem()

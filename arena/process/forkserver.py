@@ -2,7 +2,8 @@
 
 Starting a Python bot costs about 30 ms of CPU (the interpreter, msgpack, the bot kit, and in
 bwrap mode the sandbox's own execs); a tournament starts four bots per room. This server is
-started once per arena run, as root, under the sandbox's Python (`/usr/bin/python3`), with those
+started once per arena run, as root (or as root of a user namespace of its own, `enter_user_namespace`),
+under the sandbox's Python (`/usr/bin/python3`), with those
 modules imported; for each bot it forks and builds the sandbox itself with the kernel's
 primitives, then runs the bot's script in the forked interpreter (or execs any other program).
 A Python bot with the kit costs about 8 ms of machine CPU from request to reaped this way,
@@ -20,12 +21,14 @@ Per bot, two processes:
   size-limited tmpfs /tmp, nothing else; the read-only parts bound from what the server
   prepared once, `build_shared`), mounts a /proc that shows only its own user's processes,
   tells the server it is ready, and confines itself: its three pipes as stdin/stdout/stderr,
-  SCHED_BATCH, resource limits, a throw-away uid with no groups and no capabilities,
-  no_new_privs, and a seccomp filter that refuses new user namespaces (bwrap's
+  SCHED_BATCH, resource limits, a throw-away uid with no groups and no capabilities (without
+  root: a user namespace of its own that owns nothing, as the arena's user, every capability
+  dropped), no_new_privs, and a seccomp filter that refuses new user namespaces (bwrap's
   --disable-userns); then the bot's program.
 
-A parent-death signal links each to its parent (bot -> init -> server -> arena), so nothing
-outlives a SIGKILLed arena. (Until 2026-11 a third process, a keeper outside the bot's
+A parent-death signal links each to its parent (bot -> init -> server -> arena; without root
+the server's outside process stands between server and arena), so nothing outlives a SIGKILLed
+arena. (Until 2026-11 a third process, a keeper outside the bot's
 namespaces, built them and forked the init: one fork, one exit and several hundred copy-on-write
 faults more per bot, about 1.7 ms of a bot's 10.6; bench/README.md.)
 
@@ -69,7 +72,12 @@ CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x08000000, 0x10000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 MNT_DETACH = 2
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 38, 22
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 38, 22
+PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+ST_KEPT = os.ST_NOEXEC | os.ST_NOATIME | os.ST_NODIRATIME | os.ST_RELATIME
+"""A read-only remount keeps these flags of the mount it makes read-only: in a user namespace
+the kernel refuses to change them on a mount it inherited (they are locked)."""
 SECCOMP_MODE_FILTER = 2
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 # seccomp: (audit arch, unshare, clone, clone3) per machine
@@ -90,7 +98,8 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
 
 def _bind_ro(source: str, target: str) -> None:
     _mount(source, target, None, MS_BIND | MS_REC)
-    _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    kept = os.statvfs(target).f_flag & ST_KEPT  # the ST_ flags are the MS_ flags' values
+    _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | kept)
 
 
 def _mount_point(path: str, like: str) -> None:
@@ -150,7 +159,7 @@ def build_shared(scratch: str) -> None:
 def build_root(scratch: str, request: dict) -> None:
     """In fresh namespaces (a copy of the server's): make the bot's whole file system out of
     the shared parts (`build_shared`), its own /tmp and its binds, and enter it."""
-    uid = request["uid"]
+    uid = request["uid"] if request["uid"] is not None else 0  # 0: the arena's user, in its own user namespace
     shared, root = os.path.join(scratch, SHARED), os.path.join(scratch, ROOT)
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
     new = lambda path: os.path.join(root, path.lstrip("/"))  # noqa: E731
@@ -165,6 +174,10 @@ def build_root(scratch: str, request: dict) -> None:
     for source, target in request["binds"]:  # the bot's folder, the bot kit, a program outside /usr
         _mount_point(new(target), source)
         _bind_ro(source, new(target))
+    # A /proc of the bot's PID namespace that shows only its own user's processes (hidepid=2),
+    # mounted while the old root's /proc is still there: in a user namespace the kernel mounts
+    # a proc only where one is visible already.
+    _mount("proc", new("proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
     os.chdir(root)
     _check(libc.syscall(SYS_PIVOT_ROOT[MACHINE], b".", b"."), "pivot_root")
     _check(libc.umount2(b".", MNT_DETACH), "umount the old root")
@@ -193,6 +206,76 @@ def load_filter(program: bytes) -> None:
     _check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0), "seccomp")
 
 
+HOST_IDS = (os.getuid(), os.getgid())
+"""The arena's user and group outside every user namespace: an unprivileged server's bots run as them."""
+
+
+def enter_user_namespace() -> None:
+    """Not root: become root of a user namespace of our own (the arena's user as uid 0), with a
+    PID namespace of its own, so that the server may build namespaces, and fork the server that
+    runs in them. The calling process stays outside, holding nothing, and exits with the
+    server's status; either dies with the other (parent-death signals, and the kernel kills a
+    PID namespace whose first process dies)."""
+    _check(libc.unshare(CLONE_NEWUSER | CLONE_NEWPID), "unshare")
+    uid, gid = HOST_IDS
+    for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+    outside_alive = os.pidfd_open(os.getpid())
+    pid = os.fork()
+    if pid:
+        os.closerange(3, 1 << 16)
+        os._exit(exit_status(os.waitpid(pid, 0)[1]))
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if select.select([outside_alive], [], [], 0)[0]:
+        os._exit(1)
+    os.close(outside_alive)
+
+
+def _user_namespace_of_its_own() -> None:
+    """An unprivileged server's bot, its namespaces and root built: enter a user namespace of
+    its own, where it is the arena's user (uid and gid as outside) and owns nothing. Its
+    capabilities there (dropped anyway, `_drop_capabilities`) reach none of its namespaces,
+    which belong to the server's; and the kernel counts its processes for RLIMIT_NPROC per user
+    namespace, so the bot's own limit counts only its own processes, as a throw-away uid's does."""
+    _check(libc.unshare(CLONE_NEWUSER), "unshare")
+    uid, gid = HOST_IDS
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} 0 1"), ("gid_map", f"{gid} 0 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _drop_capabilities() -> None:
+    """Give up every capability for good: the bounding and ambient sets, then the rest (capset).
+    A bot of an unprivileged server changes no uid, which would have dropped them."""
+    with open("/proc/sys/kernel/cap_last_cap") as f:
+        last = int(f.read())
+    for cap in range(last + 1):
+        _check(libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0), "drop the bounding set")
+    _check(libc.prctl(PR_CAP_AMBIENT, ctypes.c_ulong(PR_CAP_AMBIENT_CLEAR_ALL), 0, 0, 0), "clear the ambient set")
+    data = (_CapData * 2)()
+    _check(libc.capset(ctypes.byref(_CapHeader(LINUX_CAPABILITY_VERSION_3, 0)), data), "capset")
+
+
+def _set_limit(name: str, soft: int, hard: int) -> None:
+    """A resource limit; without root (no CAP_SYS_RESOURCE outside) never above the hard limit
+    the arena's user already has, which cannot be raised."""
+    which = getattr(resource, name)
+    if HOST_IDS[0] != 0:
+        _, current = resource.getrlimit(which)
+        if current != resource.RLIM_INFINITY:
+            soft, hard = min(soft, current), min(hard, current)
+    resource.setrlimit(which, (soft, hard))
+
+
 def run_bot(request: dict) -> None:
     """The bot's process, after its pipes are in place: confine it and run its program. Never returns."""
     # SCHED_BATCH, as the arena gives every bot (arena.process.command.batch_policy): a bot woken by an
@@ -202,13 +285,16 @@ def run_bot(request: dict) -> None:
     for name, value in (("RLIMIT_AS", limits["memory"]), ("RLIMIT_FSIZE", limits["file"]),
                         ("RLIMIT_NOFILE", limits["open_files"]), ("RLIMIT_NPROC", limits["processes"]),
                         ("RLIMIT_CORE", 0)):
-        resource.setrlimit(getattr(resource, name), (value, value))
+        _set_limit(name, value, value)
     # SIGXCPU at the soft limit, SIGKILL one second later for a bot that ignores SIGXCPU.
-    resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu"], limits["cpu"] + 1))
+    _set_limit("RLIMIT_CPU", limits["cpu"], limits["cpu"] + 1)
     uid = request["uid"]
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)  # drops every capability
+    if uid is None:  # an unprivileged server's: the arena's user in a user namespace of its own
+        _drop_capabilities()
+    else:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)  # drops every capability
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     load_filter(FILTER)
     os.chdir(request["cwd"])
@@ -272,6 +358,11 @@ def init(scratch: str, request: dict, fds: list[int], ready: int, server_alive: 
             os._exit(1)  # the server died before the signal was armed (its pidfd is readable)
         _close_all_but({*fds, ready})
         bot = os.fork()
+        if bot:
+            # Not even a bot of the same user (an unprivileged server's) may look into the
+            # init's memory, a copy of the server's: /proc/1 in the bot's namespace is root's
+            # and hidden. Only after the fork, or the bot could not write its own uid map.
+            _prctl(PR_SET_DUMPABLE, 0)
     except OSError as exc:
         os.write(ready, str(exc).encode()[:4000])
         os._exit(1)
@@ -299,7 +390,8 @@ def confine(scratch: str, request: dict, fds: list[int], ready: int) -> None:
                 f.write(str(os.getpid()))  # a pid of the writer's own PID namespace: itself
         _check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP), "unshare")
         build_root(scratch, request)
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+        if request["uid"] is None:
+            _user_namespace_of_its_own()
     except OSError as exc:
         os.write(ready, str(exc).encode()[:4000])
         os._exit(1)
@@ -445,6 +537,12 @@ if __name__ == "__main__":
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the arena also checks our parent, see arena.process.forking
     sock = socket.socket(fileno=int(sys.argv[1]))
     FILTER = bytes.fromhex(sys.argv[4])
+    broken = None
+    if os.geteuid() != 0:
+        try:
+            enter_user_namespace()
+        except OSError as exc:
+            broken = f"unprivileged user namespaces are not allowed here ({exc})"
     if len(sys.argv) > 3:  # the bot kit's folder: import it (and so msgpack, random) once, here
         sys.path.insert(0, sys.argv[3])
         try:
@@ -453,8 +551,8 @@ if __name__ == "__main__":
             pass
         del sys.path[0]
     try:
-        build_shared(sys.argv[2])
-        broken = None
+        if broken is None:
+            build_shared(sys.argv[2])
     except OSError as exc:
         broken = f"the fork server could not build the bots' shared root: {exc}"
     import gc; gc.collect(); gc.freeze()

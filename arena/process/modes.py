@@ -37,8 +37,9 @@ def resolve_mode(value: str | None) -> str:
 
 @functools.cache
 def default_mode() -> str:
-    """The strongest sandbox that works here: "bwrap", else the arena's own "fork" (as root, no
-    system package needed), else "rlimit" with one warning line that says what is lost."""
+    """The strongest sandbox that works here: "bwrap", else the arena's own "fork" (as root, or
+    in a user namespace of its own; no system package needed), else "rlimit" with one warning
+    line that says what is lost."""
     problems = []
     for mode, problem in (("bwrap", sandbox.bwrap_problem), ("fork", forking.problem)):
         why = problem()

@@ -14,10 +14,12 @@
   network at all, a fresh /proc that shows only the bot's own processes), a read-only view of
   /usr and the bot's own folder only, and a private size-limited tmpfs as /tmp. bwrap itself runs
   as the throw-away uid, so its namespaces are unprivileged ones.
-- `fork` (root only): the confinement of `bwrap` (and no user namespaces for the bot either),
-  built by the arena's own fork server (arena/process/forkserver.py) in a process forked from a warm
+- `fork`: the confinement of `bwrap` (and no user namespaces for the bot either), built by the
+  arena's own fork server (arena/process/forkserver.py) in a process forked from a warm
   interpreter: a Python bot starts in about a third of the CPU time, since neither bwrap, prlimit
-  nor a fresh interpreter is exec'd. Opt-in: bwrap is the audited tool and stays the default.
+  nor a fresh interpreter is exec'd. As root each bot gets a throw-away uid; an ordinary user's
+  server runs in a user namespace of its own and each bot in one more, as the user, without
+  capabilities. The default where bwrap is not installed; bwrap is the audited tool.
 
 Python bots run under a readable system interpreter in the sandboxed modes (the arena's own
 interpreter may live under /root, which the throw-away uid cannot read): `/usr/bin/python3`, or
@@ -204,10 +206,10 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
                     uid: int | None, group: cgroups.BotGroup | None) -> AsyncIterator[Launch]:
     python = cmd.kind == "python"
     join = group.join_shell() if group is not None else ""
-    if mode == "fork":
-        assert uid is not None  # resolve_mode made sure the fork sandbox runs here, so as root
-        cmd = runtime.visible(cmd)
-        argv = list(cmd.argv)
+    if mode == "fork":  # resolve_mode made sure the fork sandbox runs here
+        if uid is not None:  # (without root the bot runs as the arena's user, who may read its folder)
+            cmd = runtime.visible(cmd)
+            argv = list(cmd.argv)
         if python:
             argv[0] = sandbox_python()
             binds = kit_binds()
@@ -261,7 +263,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def fork_request(argv: list[str], workdir: Path, in_process: bool, limits: Limits, uid: int,
+def fork_request(argv: list[str], workdir: Path, in_process: bool, limits: Limits, uid: int | None,
                  tag_env: Mapping[str, str], binds: list[tuple[str, str]]) -> dict:
     """What the fork server needs to start one bot (see arena/process/forkserver.py)."""
     env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/tmp", "TMPDIR": "/tmp", **tag_env}
