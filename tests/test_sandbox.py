@@ -370,6 +370,25 @@ async def test_a_bot_in_a_private_folder_runs_from_a_readable_copy(open_folder, 
     assert home.stat().st_mode & 0o777 == 0o700 and (folder / "secret.txt").stat().st_mode & 0o777 == 0o600
 
 
+@needs_fork
+@pytest.mark.skipif(ROOT, reason="as root the bot runs as a throw-away uid (the test above)")
+async def test_without_root_a_fork_bot_runs_from_its_own_private_folder(open_folder):
+    """An ordinary user's bot is that user in a user namespace of its own: it may enter the
+    user's private folder itself, so no copy is made, and the folder stays private."""
+    home = open_folder / "home"
+    folder = home / "mybot"
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text("mine")
+    script = folder / "bot.py"
+    script.write_text("import os\nprint(open('notes.txt').read(), os.getcwd(), os.getuid(), flush=True)\n"
+                      "print('done', flush=True)\n")
+    home.chmod(0o700)
+    folder.chmod(0o700)
+    _, said = await run_to_end("fork", script)
+    assert said == f"mine {folder} {os.getuid()}\ndone\n"
+    assert home.stat().st_mode & 0o777 == 0o700
+
+
 ARENA_SCRIPT = """
 import sys, trio
 from arena.process.command import ARENA_ID, BotCommand
