@@ -643,3 +643,15 @@ def test_the_sweep_removes_only_the_groups_of_dead_arenas():
             for f in (folder, folder.parent):
                 if f.exists():
                     f.rmdir()
+
+
+def test_a_fork_bots_process_limit_counts_the_users_tasks_only_on_old_kernels(monkeypatch):
+    """Before 5.14 the kernel counted RLIMIT_NPROC per user, not per user namespace: a bot of an
+    unprivileged server then gets the user's running tasks on top of its own limit."""
+    limits = Limits(processes=16)
+    request = lambda uid: sandbox.fork_request(["/bin/true"], Path("/tmp"), False, limits, uid, {}, [])  # noqa: E731
+    monkeypatch.setattr(sandbox, "_kernel", lambda: (6, 1))
+    assert request(None)["limits"]["processes"] == request(4242)["limits"]["processes"] == 16
+    monkeypatch.setattr(sandbox, "_kernel", lambda: (5, 10))
+    assert request(4242)["limits"]["processes"] == 16
+    assert request(None)["limits"]["processes"] > 16  # this test's own process at least

@@ -273,7 +273,7 @@ def fork_request(argv: list[str], workdir: Path, in_process: bool, limits: Limit
         "argv": argv, "cwd": str(workdir), "in_process": in_process, "env": env, "uid": uid,
         "tmp_bytes": limits.tmp_bytes, "binds": [(str(workdir), str(workdir)), *binds],
         "limits": {"memory": limits.memory_bytes, "cpu": limits.cpu_seconds, "file": limits.file_bytes,
-                   "open_files": limits.open_files, "processes": limits.processes},
+                   "open_files": limits.open_files, "processes": limits.processes + _others_counted(uid)},
     }
 
 
@@ -349,6 +349,21 @@ def as_user(uid: int | None) -> list[str]:
     if uid is None:
         return []
     return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+
+
+def _others_counted(uid: int | None) -> int:
+    """Tasks that a fork bot's RLIMIT_NPROC counts besides its own: none with a throw-away uid,
+    nor without root on a kernel that counts per user namespace (5.14 and later), where the bot
+    has one of its own; on an older one, every task of the arena's user."""
+    if uid is not None or _kernel() >= (5, 14):
+        return 0
+    return _tasks_of(os.getuid())
+
+
+@functools.cache
+def _kernel() -> tuple[int, int]:
+    major, minor = (os.uname().release.split(".") + ["0"])[:2]
+    return int(major), int("".join(c for c in minor if c.isdigit()) or 0)
 
 
 def _tasks_of(uid: int) -> int:
