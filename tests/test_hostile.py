@@ -48,7 +48,9 @@ VARIANT = engine.variant("jensen")
 PLAN = [(engine.deal_seed(7, 0), 0)]
 POINTS_PER_DEAL = FixedDeals(PLAN).forfeit_points(VARIANT)
 FAST = TimeControl(handshake_s=3, move_s=0.3, bank_s=0.5, grace_s=0.2)
-SMALL = Limits(memory_bytes=256 << 20, cpu_seconds=2)
+SMALL = Limits(memory_bytes=256 << 20, cpu_seconds=6)
+"""cpu_seconds: far beyond FAST's 1 s of wall time a move, so that an arena slowed by a loaded machine
+still times a spinning bot out before its CPU limit kills it (2 s once lost that race in CI)."""
 STDERR_KEPT = SMALL.stderr_bytes
 
 BWRAP_PROBLEM = sandbox.bwrap_problem()
