@@ -52,7 +52,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from operator import add, mul, sub
+from operator import add, attrgetter, mul, sub
 
 ELO_PER_NAT = 400 / math.log(10)
 PRIOR_DRAWS = 1.0
@@ -453,57 +453,61 @@ class Pool:
         self._step: tuple | None = None  # the one-step's precomputed parts, when first needed
 
     def _build(self, results: Sequence[BoardResult], bots: Sequence[Hashable], anchor: Hashable | None) -> None:
-        teams: dict[tuple[tuple, tuple], int] = {}  # (team A, team B) -> its number, as first seen
-        tally: Counter = Counter()  # (unit, teams' number, score) -> boards, as first seen
-        for n, r in enumerate(results):
-            pair = (r.team_a, r.team_b)
-            t = teams.get(pair)
-            if t is None:
-                t = teams[pair] = len(teams)
-            tally[r.deal if r.deal is not None else (_BOARD, n), t, r.score] += 1
-        pairs = list(teams)
-        self.bots = list(dict.fromkeys([*bots, *(b for a, b_ in pairs for b in (*a, *b_))]))
+        fields = attrgetter("deal", "team_a", "team_b", "score")
+        tally = Counter(map(fields, results))  # (unit, team A, team B, score) -> boards, as first seen
+        if any(deal is None for deal, *_ in tally):  # boards without a deal: each its own unit
+            tally = Counter((deal if deal is not None else (_BOARD, n), a, b, score)
+                            for n, (deal, a, b, score) in enumerate(map(fields, results)))
+        pairs = list(dict.fromkeys((a, b) for _, a, b, _ in tally))
+        self.bots = list(dict.fromkeys([*bots, *(x for a, b in pairs for x in (*a, *b))]))
         index = {b: i for i, b in enumerate(self.bots)}
         self.m = len(self.bots)
         self.anchor = index.get(anchor) if anchor is not None else None
-        by_score: Counter = Counter()
-        for (_u, t, score), n in tally.items():
-            by_score[(*pairs[t], score)] += n
-        self.status = _diagnose(by_score, self.bots)
+        self.status = _diagnose(dict.fromkeys((a, b, score) for _, a, b, score in tally), self.bots)
         core = self.status.core
         self.core = [index[b] for b in core] if core is not None else None
 
         key_ids: dict[Key, int] = {}
-        key_of: list[int | None] = []
+        about: dict[tuple, list] = {}  # (team A, team B) -> [key or None, boards, first unit]
         for a, b in pairs:
             key = _design(a, b, index)
-            key_of.append(key_ids.setdefault(key, len(key_ids)) if key else None)
+            about[a, b] = [key_ids.setdefault(key, len(key_ids)) if key else None, 0, math.inf]
         self.keys = list(key_ids)
-        self.played: Counter = Counter()  # boards that rate a bot (it is on one side only)
-        self.seated: Counter = Counter()  # boards a bot sat at
         self.cells: Counter[tuple[int, float]] = Counter()  # (key, score) -> boards, as first seen
-        units: dict[Hashable, dict[int, list[float]]] = {}  # unit -> key -> [score sum, boards]
-        unit_teams: dict[Hashable, set[int]] = {}
-        for (u, t, score), n in tally.items():
-            a, b = pairs[t]
-            for bot in {*a, *b}:
-                self.seated[bot] += n
-            cells = units.setdefault(u, {})
-            teams_u = unit_teams.setdefault(u, set())
-            k = key_of[t]
+        unit_of: dict[Hashable, int] = {}  # the units in the order they first appear
+        units: list[dict[int, list[float]]] = []  # each unit's key -> [score sum, boards]
+        for (u, a, b, score), n in tally.items():
+            pair = about[a, b]
+            pair[1] += n
+            uid = unit_of.get(u)
+            if uid is None:
+                uid = unit_of[u] = len(units)
+                units.append({})
+            k = pair[0]
             if k is None:  # the same bots on both sides: no information
                 continue
-            for bot in set(a) ^ set(b):
-                self.played[bot] += n
+            if uid < pair[2]:
+                pair[2] = uid
             self.cells[k, score] += n
-            c = cells.setdefault(k, [0.0, 0])
-            c[0] += score * n
-            c[1] += n
-            teams_u.add(t)
-        # Every unit in the order it first appears, for `progression`: its cells and who it rates.
-        self._in_order = [([(k, s, n) for k, (s, n) in cells.items()],
-                           {bot for t in unit_teams[u] for bot in set(pairs[t][0]) ^ set(pairs[t][1])})
-                          for u, cells in units.items()]
+            cells = units[uid]
+            c = cells.get(k)
+            if c is None:
+                cells[k] = [score * n, n]
+            else:
+                c[0] += score * n
+                c[1] += n
+        self.played: Counter = Counter()  # boards that rate a bot (it is on one side only)
+        self.seated: Counter = Counter()  # boards a bot sat at
+        rated_from: list[set] = [set() for _ in units]  # the bots each unit rates first
+        for (a, b), (k, n, first) in about.items():
+            for bot in {*a, *b}:
+                self.seated[bot] += n
+            if k is not None:
+                for bot in set(a) ^ set(b):
+                    self.played[bot] += n
+                rated_from[first] |= set(a) ^ set(b)
+        # Every unit in the order it first appears (for `progression`) and the bots it rates first.
+        self._in_order = list(zip(units, rated_from))
         self.design = _Design(self.m, self.keys)
         self.scores = [0.0] * len(self.keys)
         self.boards_of = [0] * len(self.keys)
@@ -514,19 +518,13 @@ class Pool:
         # cell (the order the draws were pinned in, tests), a resample weighing each cell by its
         # boards drawn; else the deals that rate someone, each weighed by its times drawn.
         self.boards: list[int] | None = None
-        if all(type(u) is tuple and u[0] is _BOARD for u in units):
+        if all(type(u) is tuple and u[0] is _BOARD for u in unit_of):
             cats = list(self.cells)
             self.boards = [c for c, cat in enumerate(cats) for _ in range(self.cells[cat])]
-            self._units = [[(k, score, 1)] for k, score in cats]
+            self._units: list[dict[int, list[float]]] = [{k: [score, 1]} for k, score in cats]
         else:
-            self._units = [cells for cells, _ in self._in_order if cells]
-        self._cols: list[tuple[list[int], list[float], list[float]]] = [([], [], []) for _ in self.keys]
-        for u, cells in enumerate(self._units):
-            for k, s, n in cells:
-                col = self._cols[k]
-                col[0].append(u)
-                col[1].append(s)
-                col[2].append(n)
+            self._units = [cells for cells in units if cells]
+        self._cols: list[tuple[list[int], list[float], list[float]]] | None = None  # for refits, when first needed
         self.theta = _fit(self.design, self.scores, self.boards_of) if self.m else []
 
     def with_anchor(self, anchor: Hashable | None) -> Pool:
@@ -558,6 +556,14 @@ class Pool:
         return out
 
     def _refit(self, weights: list[int]) -> list[float]:
+        if self._cols is None:  # per key: the units it is in, with their score sums and boards
+            self._cols = [([], [], []) for _ in self.keys]
+            for u, cells in enumerate(self._units):
+                for k, (s, n) in cells.items():
+                    col = self._cols[k]
+                    col[0].append(u)
+                    col[1].append(s)
+                    col[2].append(n)
         w = weights.__getitem__
         scores = [sum(map(mul, map(w, us), ss)) for us, ss, _ in self._cols]
         boards = [sum(map(mul, map(w, us), ns)) for us, _, ns in self._cols]
@@ -584,7 +590,7 @@ class Pool:
         grads: list[dict[int, float]] = []
         for cells in self._units:
             g: dict[int, float] = {}
-            for k, s, n in cells:
+            for k, (s, n) in cells.items():
                 resid = s - n * p[k]
                 for i, c in self.keys[k]:
                     g[i] = g.get(i, 0.0) + resid * c
@@ -707,7 +713,7 @@ class Pool:
         done = 0
         for stop in stops:
             for cells, rated in units[done:stop]:
-                for k, s, n in cells:
+                for k, (s, n) in cells.items():
                     scores[k] += s
                     boards[k] += n
                 played |= rated
