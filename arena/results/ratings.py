@@ -486,8 +486,7 @@ class Pool:
             k = pair[0]
             if k is None:  # the same bots on both sides: no information
                 continue
-            if uid < pair[2]:
-                pair[2] = uid
+            pair[2] = min(pair[2], uid)
             self.cells[k, score] += n
             cells = units[uid]
             c = cells.get(k)

@@ -253,17 +253,23 @@ def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool"
     }
 
 
-def _records(db: sqlite_utils.Database, tid: int, labels: dict[int, str]) -> dict[int, dict]:
-    """Per bot: boards, wins, draws, losses and margin (summed), from each match's boards summed
-    in SQL: a bot on both teams of a match (mixed partnerships) counts for neither."""
-    stats = {bot: {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0} for bot in labels}
-    for *bots, boards, wins, draws, losses, margin in db.execute(
+def _match_records(db: sqlite_utils.Database, tid: int) -> Iterator[tuple[set, set, int, int, int, int, int]]:
+    """Each match's finished boards summed in SQL: team A's bots, team B's, boards, team A's wins,
+    draws and losses, and its margin."""
+    for a1, a2, b1, b2, *counts in db.execute(
         "SELECT m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id, COUNT(*),"
         " SUM(b.team_a_outcome = 'win'), SUM(b.team_a_outcome = 'draw'), SUM(b.team_a_outcome = 'loss'),"
         " SUM(b.team_a_margin) FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
         " GROUP BY m.id", [tid],
     ):
-        a, bb = set(bots[:2]), set(bots[2:])
+        yield ({a1, a2}, {b1, b2}, *counts)
+
+
+def _records(db: sqlite_utils.Database, tid: int, labels: dict[int, str]) -> dict[int, dict]:
+    """Per bot: boards, wins, draws, losses and margin (summed) over its matches; a bot on both
+    teams of a match (mixed partnerships) counts for neither."""
+    stats = {bot: {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0} for bot in labels}
+    for a, bb, boards, wins, draws, losses, margin in _match_records(db, tid):
         for team, sign, won, lost in ((a - bb, 1, wins, losses), (bb - a, -1, losses, wins)):
             for bot in team:
                 s = stats[bot]
@@ -344,16 +350,16 @@ def crosstable(db: sqlite_utils.Database, tid: int, *, rows: list[dict] | None =
     order = [r["bot_id"] for r in (rows if rows is not None else standings(db, tid))]
     labels = _bot_labels(db, tid)
     cells: dict[tuple[int, int], dict] = {}
-    for b in iter_board_results(db, tid):
-        a, bb = set(b["team_a"]), set(b["team_b"])
+    for a, bb, boards, wins, draws, losses, margin in _match_records(db, tid):
         for x in a - bb:
             for y in bb - a:
-                for row, col, sign in ((x, y, 1), (y, x, -1)):
+                for row, col, sign, won, lost in ((x, y, 1, wins, losses), (y, x, -1, losses, wins)):
                     c = cells.setdefault((row, col), {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0})
-                    c["boards"] += 1
-                    c["margin"] += sign * b["margin"]
-                    res = b["outcome"] if sign == 1 else {"win": "loss", "loss": "win", "draw": "draw"}[b["outcome"]]
-                    c[{"win": "wins", "draw": "draws", "loss": "losses"}[res]] += 1
+                    c["boards"] += boards
+                    c["margin"] += sign * margin
+                    c["wins"] += won
+                    c["draws"] += draws
+                    c["losses"] += lost
     for c in cells.values():
         c["score"] = c["wins"] + c["draws"] / 2
     return {
