@@ -9,7 +9,6 @@ from statistics import NormalDist
 import pytest
 
 from arena.results.ratings import (
-    REFIT_MAX_BOTS,
     BoardResult,
     Pool,
     bootstrap_samples,
@@ -396,18 +395,18 @@ def test_beside_a_zero_record_the_pool_keeps_its_scale():
 # ---- the one-step bootstrap (big pools) -----------------------------------------------------
 
 
-def test_the_bootstrap_method_follows_the_pool_size():
-    """Pools of up to REFIT_MAX_BOTS bots refit every resample, bigger ones take the one-step;
-    either can be asked for."""
-    def pool(n, **kw):
-        true = {f"b{i:02d}": 10.0 * i for i in range(n)}
-        return Pool(simulate(true, round_robin(list(true)), 1, random.Random(n)), list(true), **kw)
-
-    assert pool(REFIT_MAX_BOTS).bootstrap_method == "refit"
-    assert pool(REFIT_MAX_BOTS + 1).bootstrap_method == "one-step"
-    assert pool(3, bootstrap_method="one-step").bootstrap_method == "one-step"
+@pytest.mark.parametrize("bots, deals, method", [(5, 8, "refit"), (26, 16, "refit"), (27, 16, "one-step"),
+                                                 (16, 200, "refit"), (16, 300, "one-step"), (40, 2, "one-step")])
+def test_the_bootstrap_method_follows_the_cost_of_a_refit(bots, deals, method):
+    """Pools whose refits are cheap refit every resample, others take the one-step (more bots,
+    or more deals: README's numbers); either can be asked for."""
+    true = {f"b{i:03d}": 2.0 * i for i in range(bots)}
+    results = [BoardResult((a, a), (b, b), 1.0 if deal % 2 else 0.0, deal=deal) for deal in range(deals)
+               for a, b in round_robin(list(true))]
+    assert Pool(results, list(true)).bootstrap_method == method
+    assert Pool(results[:50], list(true), bootstrap_method="one-step").bootstrap_method == "one-step"
     with pytest.raises(ValueError, match="bootstrap_method must be one of"):
-        pool(3, bootstrap_method="jackknife")
+        Pool(results[:5], list(true), bootstrap_method="jackknife")
 
 
 @pytest.mark.parametrize("bots, deals, runs", [(4, 30, 40), (12, 10, 12)])  # H^-1 applied per resample; per deal
@@ -454,7 +453,7 @@ def test_one_step_agrees_with_refits(bots, deals, spread):
 def test_a_one_step_bootstrap_shared_between_processes_is_the_whole_one():
     """Shards and cluster workers each make a stretch: joined, the one-step fits are those of one
     process, bit for bit, with or without deals."""
-    true = {f"b{i:02d}": 25.0 * i for i in range(REFIT_MAX_BOTS + 2)}
+    true = {f"b{i:02d}": 25.0 * i for i in range(30)}
     by_deal = deal_correlated(true, 6, random.Random(2))
     by_board = [BoardResult(r.team_a, r.team_b, r.score) for r in by_deal[:400]]
     for results in (by_deal, by_board):

@@ -684,7 +684,7 @@ def test_rating_inputs_key_boards_by_deal_in_board_order(db, three):
     assert (doc["anchor"], doc["core"], doc["pool_flags"]) == (None, ["alpha", "beta"], ["separated"])
     assert "0 = the mean of the largest group (alpha, beta)." in standings_notes(doc)[0]
     assert "bootstrap over deals (each resample refitted)" in standings_notes(doc)[1]
-    big = {**doc, "bootstrap_method": "one-step"}  # what a pool of more than 24 bots stores
+    big = {**doc, "bootstrap_method": "one-step"}  # what a big pool stores
     assert "bootstrap over deals (each resample one Newton step from the fit" in standings_notes(big)[1]
 
 

@@ -30,11 +30,12 @@ uncertainty to everyone and leaves the anchor itself without an interval. The li
 superiority (LOS) of one bot over another is the share of bootstrap fits in which it is ahead
 (ties half), the same either way; `ranked` is the one order of every table, so the LOS of a row
 is always over the row below it. Fits are Newton iterations on counts aggregated per pair of
-teams. A resample's fit is a full refit, warm-started from the full fit, in pools of up to
-REFIT_MAX_BOTS bots; in bigger ones it is the one-step bootstrap of Moulton and Zeger (1991):
-one Newton step from the full fit with the full data's Hessian, each deal's share of the step
-worked out once (`Pool`), so 1000 resamples of 200 bots take a fraction of a second instead of
-a quarter of an hour. The draws are the same either way; `Pool.bootstrap_method` says which.
+teams. A resample's fit is a full refit, warm-started from the full fit, where refits are
+cheap (`REFIT_MAX_WORK`: pools of up to about 25 bots, fewer with many deals); elsewhere it is the one-step bootstrap
+of Moulton and Zeger (1991): one Newton step from the full fit with the full data's Hessian,
+each deal's share of the step worked out once (`Pool`), so 1000 resamples of 200 bots take a
+fraction of a second instead of a quarter of an hour. The draws are the same either way;
+`Pool.bootstrap_method` says which.
 
 `progression` is the headline's fit on growing prefixes of the deals, for a chart: on the
 headline's scale and ending exactly on it, independent of the order of boards within a prefix.
@@ -413,9 +414,17 @@ def gc_paused() -> Iterator[None]:
 REFIT = "refit"
 ONE_STEP = "one-step"
 BOOTSTRAP_METHODS = (REFIT, ONE_STEP)
-REFIT_MAX_BOTS = 24
-"""Pools of up to this many bots refit every bootstrap resample; bigger ones take the one-step
-approximation (`Pool.bootstrap_method`)."""
+REFIT_MAX_WORK = 32_000
+"""The bootstrap refits every resample when a refit's estimated work (`Pool.refit_work`) is at
+most this, else it takes the one-step approximation (`Pool.bootstrap_method`). The work is
+counted in the inner loops' multiply-adds: re-weighing every deal's pairs of teams, then about
+REFIT_STEPS Newton steps, each some ten per pair of teams (key) and a Cholesky factorisation
+(bots**3 / 6). 32,000 is 2-4 ms of a core on the bench's VM, so that 1000 refits take a few
+seconds at most: round robins of up to 26 bots over 16 deals, 24 over 40, 16 over 200, 12 over
+400, 6 over 2000 (clone teams, each pair playing every deal once); a refit of 200 bots over 11
+deals is some 200 times that. Only the data decide (never the number of resamples), so every
+process sharing a bootstrap chooses alike."""
+REFIT_STEPS = 4
 
 _BOARD = object()  # marks the resampling unit of a board without a deal: (_BOARD, its position)
 
@@ -431,16 +440,17 @@ class Pool:
     same draws whichever the method) and makes each resample's fit one of two ways:
 
     - "refit": Newton's method to convergence on the resample's counts, warm-started from the
-      full fit: exact, and what small pools get (up to REFIT_MAX_BOTS bots, where 1000 refits
-      take a second or two).
+      full fit: exact, and what pools small enough for it get (REFIT_MAX_WORK).
     - "one-step" (Moulton and Zeger 1991, "Bootstrapping generalized linear models"): one Newton
       step from the full fit with the full data's Hessian H, theta* = theta + H^-1 (g_prior +
       sum_u w_u g_u), g_u being unit u's score (gradient) contribution at the full fit, w_u the
       times the resample drew it and g_prior the prior's gradient (no unit's: once per resample).
-      H is factored once and each H^-1 g_u precomputed, so a resample costs units x bots
-      multiplications instead of a refit (seconds for 200 bots). It differs from the refit by
-      the curvature the step leaves out, of the order of the resample's move squared: small
-      where every bot has many boards, which is where the refit is slow (bigger pools).
+      H is factored once, and each H^-1 g_u precomputed when there are no more units than bots
+      (else H^-1 is applied to each resample's sum), so a resample costs units x bots (or
+      bots**2) multiplications instead of a refit (seconds for 200 bots). It differs from the
+      refit by the curvature the step leaves out, of the order of the resample's move squared:
+      small where every bot has many boards and each deal is a small share of them, which is
+      where refits are slow (many bots, or many deals).
     """
 
     def __init__(self, results: Sequence[BoardResult], bots: Sequence[Hashable], anchor: Hashable | None = None,
@@ -449,7 +459,10 @@ class Pool:
             raise ValueError(f"bootstrap_method must be one of {BOOTSTRAP_METHODS}, not {bootstrap_method!r}")
         with gc_paused():
             self._build(results, bots, anchor)
-        self.bootstrap_method = bootstrap_method or (REFIT if self.m <= REFIT_MAX_BOTS else ONE_STEP)
+        cells = sum(map(len, self._units))
+        self.refit_work = cells + REFIT_STEPS * (10 * len(self.keys) + self.m ** 3 / 6)
+        """A refit's estimated work (REFIT_MAX_WORK)."""
+        self.bootstrap_method = bootstrap_method or (REFIT if self.refit_work <= REFIT_MAX_WORK else ONE_STEP)
         self._step: tuple | None = None  # the one-step's precomputed parts, when first needed
 
     def _build(self, results: Sequence[BoardResult], bots: Sequence[Hashable], anchor: Hashable | None) -> None:
