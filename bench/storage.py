@@ -15,7 +15,9 @@ drawn from them, written straight into the tables as a run stores them (bench-on
 is reading them; board k of every match is played on the run's deal k, so the bootstrap has as
 many deals to resample as a match has boards); then, timed, what a finished run does:
 `read.rating_inputs`, the Bradley-Terry fit with its bootstrap, storing the ratings, and
-`read.standings`. `--db PATH` keeps the pool's database there and reuses it on the next run.
+`read.standings`: the seconds at each of those three points, and the process's CPU seconds in
+all (which a loaded machine inflates less than the wall time). `--db PATH` keeps the pool's
+database there and reuses it on the next run.
 
 Record the figures, with machine and date, in bench/README.md.
 """
@@ -197,6 +199,7 @@ def ratings(bots: int, boards: int, bootstrap: int, keep: Path | None) -> dict:
         (tid,) = db.execute("SELECT id FROM tournaments WHERE name = 'big'").fetchone()
         (made,) = db.execute("SELECT COUNT(*) FROM boards").fetchone()
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        cpu0 = time.process_time()
         started = time.perf_counter()
         inputs = read.rating_inputs(db, tid)
         t_inputs = time.perf_counter() - started
@@ -204,12 +207,14 @@ def ratings(bots: int, boards: int, bootstrap: int, keep: Path | None) -> dict:
         t_rated = time.perf_counter() - started
         rows = read.standings(db, tid)
         wall = time.perf_counter() - started
+        cpu = time.process_time() - cpu0
         assert len(rows) == len(inputs["bots"])
         (params,) = db.execute("SELECT params FROM ratings WHERE tournament_id = ? LIMIT 1", [tid]).fetchone()
         return {"bots": len(inputs["bots"]), "boards": made, "deals": len({r.deal for r in inputs["results"]}),
                 "bootstrap": bootstrap, "bootstrap_method": json.loads(params).get("bootstrap_method"),
                 "rating_inputs_s": round(t_inputs, 2), "ratings_stored_s": round(t_rated, 2),
-                "standings_total_s": round(wall, 2), "peak_rss_mib_before": round(rss0 / 1024, 1),
+                "standings_total_s": round(wall, 2), "cpu_s": round(cpu, 2),
+                "load_average": round(os.getloadavg()[0], 1), "peak_rss_mib_before": round(rss0 / 1024, 1),
                 "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 
