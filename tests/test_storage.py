@@ -495,6 +495,7 @@ def test_ratings_are_stored_with_progression_and_replaced(db, three):
     params = json.loads(pool[0]["params"])
     assert params["anchor_bot_id"] == r and params["resampling"] == "deal" and params["pool_flags"] == []
     assert params["bootstrap_method"] == "refit"  # a small pool
+    assert {row["bootstrap_method"] for row in read.standings(db, tid)} == {"refit"}  # the pages say it
     assert params["prior"] == {"virtual_draws": 1, "opponent": 0, "fit": "MAP"}
     points = read.progression(db, tid)
     assert [p["point"] for p in points][::3] == [1, 2] and [p["boards"] for p in points][::3] == [3, 6]

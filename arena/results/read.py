@@ -228,9 +228,11 @@ def _rated(db: sqlite_utils.Database, tid: int, errors: str, bootstrap: int | No
 def standings(db: sqlite_utils.Database, tid: int, errors: str = "pool", *, bootstrap: int | None = None
               ) -> list[dict]:
     """The table: rank, bot, Elo with its 95% interval (against the pool or the anchor, `errors`),
-    its flags and one-sided bounds, boards, W/D/L, margin, faults. Uses the stored ratings when
-    they are up to date; otherwise computes them (not stored)."""
-    return _standings_rows(db, tid, _rated(db, tid, errors, bootstrap)[0], errors)
+    its flags and one-sided bounds, boards, W/D/L, margin, faults, and how the intervals' resamples
+    were fitted (`bootstrap_method`). Uses the stored ratings when they are up to date; otherwise
+    computes them (not stored)."""
+    rated, params = _rated(db, tid, errors, bootstrap)
+    return _standings_rows(db, tid, rated, errors, params.get("bootstrap_method"))
 
 
 def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool") -> dict:
@@ -249,7 +251,8 @@ def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool"
         "prior": params.get("prior"), "draws": params.get("draws"), "resampling": params.get("resampling"),
         "bootstrap": params.get("bootstrap"), "bootstrap_method": params.get("bootstrap_method"), "pool_flags": params.get("pool_flags", []),
         "core": named(params.get("core")), "groups": [named(g) for g in params.get("groups") or []],
-        "standings": _standings_rows(db, tid, rated, errors), "boards": board_outcomes(db, tid),
+        "standings": _standings_rows(db, tid, rated, errors, params.get("bootstrap_method")),
+        "boards": board_outcomes(db, tid),
     }
 
 
@@ -281,7 +284,8 @@ def _records(db: sqlite_utils.Database, tid: int, labels: dict[int, str]) -> dic
     return stats
 
 
-def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict], errors: str) -> list[dict]:
+def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict], errors: str,
+                    bootstrap_method: str | None) -> list[dict]:
     labels = _bot_labels(db, tid)
     stats = _records(db, tid, labels)
     tables = _tables(db, tid)
@@ -292,7 +296,8 @@ def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict],
         r = rated.get(bot, _UNRATED)
         sat, faulted, alone = tables.get(bot, (0, 0, 0))
         rows.append({
-            "bot": label, "bot_id": bot, "elo": r["elo"], "errors": errors, "ci_low": r["ci_low"],
+            "bot": label, "bot_id": bot, "elo": r["elo"], "errors": errors, "bootstrap_method": bootstrap_method,
+            "ci_low": r["ci_low"],
             "ci_high": r["ci_high"], "more_than": r["more_than"], "less_than": r["less_than"], "flags": r["flags"],
             "los_next": r["los_next"], "boards": s["boards"], "wins": s["wins"], "draws": s["draws"],
             "losses": s["losses"], "avg_margin": s["margin"] / s["boards"] if s["boards"] else 0.0,
