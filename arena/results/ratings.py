@@ -34,7 +34,7 @@ teams. A resample's fit is a full refit, warm-started from the full fit, where r
 cheap (`REFIT_MAX_WORK`: pools of up to about 25 bots, fewer with many deals); elsewhere it is the one-step bootstrap
 of Moulton and Zeger (1991): one Newton step from the full fit with the full data's Hessian,
 each deal's share of the step worked out once (`Pool`), so 1000 resamples of 200 bots take a
-fraction of a second instead of a quarter of an hour. The draws are the same either way;
+fraction of a second instead of minutes. The draws are the same either way;
 `Pool.bootstrap_method` says which.
 
 `progression` is the headline's fit on growing prefixes of the deals, for a chart: on the
