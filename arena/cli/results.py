@@ -315,7 +315,7 @@ def standings_cmd(name: NameArg = None, errors: ErrorsOption = "pool", db: DbOpt
     """
     with _open(db, readonly=True) as d:
         t = read.get_tournament(d, name)
-        doc = read.standings_document(d, t["id"], errors)
+        doc = read.standings_document(d, t["id"], errors, boards=as_json)  # the text shows no boards
         isolation = read.isolation(d, t["id"])
     if as_json:
         _json(doc)

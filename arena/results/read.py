@@ -235,10 +235,11 @@ def standings(db: sqlite_utils.Database, tid: int, errors: str = "pool", *, boot
     return _standings_rows(db, tid, rated, errors, params.get("bootstrap_method"))
 
 
-def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool") -> dict:
+def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool", *, boards: bool = True) -> dict:
     """The standings with what an outside tool needs to read or refit them: the interval kind,
     the prior, the resampling unit, the anchor, what the pool's boards cannot rate (pool flags,
-    groups, the core) and every board with its two room outcomes."""
+    groups, the core) and (unless not `boards`: a pass over every table) every board with its two
+    room outcomes."""
     rated, params = _rated(db, tid, errors)
     labels = _bot_labels(db, tid)
 
@@ -253,7 +254,7 @@ def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool"
         "pool_flags": params.get("pool_flags", []),
         "core": named(params.get("core")), "groups": [named(g) for g in params.get("groups") or []],
         "standings": _standings_rows(db, tid, rated, errors, params.get("bootstrap_method")),
-        "boards": board_outcomes(db, tid),
+        **({"boards": board_outcomes(db, tid)} if boards else {}),
     }
 
 
