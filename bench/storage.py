@@ -2,7 +2,7 @@
 big tournament, each in a fresh process (peak memory is that part's own). Run by hand:
 
     .venv/bin/python bench/storage.py deals [--deals 100000]
-    .venv/bin/python bench/storage.py ratings [--bots 200] [--boards 200000] [--bootstrap 1000]
+    .venv/bin/python bench/storage.py ratings [--bots 200] [--boards 200000] [--bootstrap 1000] [--db PATH]
 
 `deals`: random legal play (two worker processes), each deal recorded as the arena records it
 (the listed moves' index, think times drawn from a log-normal of median 1 ms), stored through
@@ -11,9 +11,13 @@ big tournament, each in a fresh process (peak memory is that part's own). Run by
 JSON form of migration 0001 (the table as it was before `compact_deals`).
 
 `ratings`: a round robin of `bots` clone bots with strengths spread over 800 Elo, board results
-drawn from them, written straight into the tables (bench-only SQL: the point is reading them);
-then, timed, what a finished run does: `read.rating_inputs`, the Bradley-Terry fit with its
-bootstrap, storing the ratings, and `read.standings`.
+drawn from them, written straight into the tables as a run stores them (bench-only SQL: the point
+is reading them; board k of every match is played on the run's deal k, so the bootstrap has as
+many deals to resample as a match has boards); then, timed, what a finished run does:
+`read.rating_inputs`, the Bradley-Terry fit with its bootstrap, storing the ratings, and
+`read.standings`: the seconds at each of those three points, and the process's CPU seconds in
+all (which a loaded machine inflates less than the wall time). `--db PATH` keeps the pool's
+database there and reuses it on the next run.
 
 Record the figures, with machine and date, in bench/README.md.
 """
@@ -134,50 +138,68 @@ def deals(n: int) -> dict:
                 "play_and_store_wall_s": round(wall, 1), "get_deal_ms": round(replay_ms, 2)}
 
 
-def ratings(bots: int, boards: int, bootstrap: int) -> dict:
-    from arena.results import read, schema, write
+def build_pool(path: Path, bots: int, boards: int) -> None:
+    """The big pool's database at `path`: a round robin of `bots` clone bots, strengths drawn
+    uniformly over 800 Elo, cut at `boards` boards, each board's two tables and eight seats as a
+    real run stores them (a board's seed is the run's deal seed for its number, so every pairing
+    plays the same deals), results drawn from the strengths (5% draws)."""
+    from arena.play.room import board_seed
+    from arena.results import schema, write
 
     rng = random.Random(1)
+    db = schema.open_db(path)
+    strength = {}
+    with db.atomic():
+        for k in range(bots):
+            bot = db.execute("INSERT INTO bots (name, version, path, kind, source, sha256, added)"
+                             " VALUES (?, 1, 'x', 'file', 'x', ?, 'now')", [f"bot{k}", f"{k:064x}"]).lastrowid
+            strength[bot] = rng.uniform(0, 800)
+    ids = list(strength)
+    pairs = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]]
+    per_match = max(1, math.ceil(boards / len(pairs)))
+    tid = write.create_tournament(db, "big", seed=1, variant={"preset": "jensen"}, format="deal",
+                                  partners="clone", boards=per_match, settings={}, bot_ids=ids,
+                                  matches=[([a, a], [b, b]) for a, b in pairs])
+    seeds = [str(board_seed(1, board)) for board in range(per_match)]
+    made = 0
+    with db.atomic():
+        for match_no, (a, b) in enumerate(pairs, start=1):
+            (mid,) = db.execute("SELECT id FROM matches WHERE tournament_id = ? AND match_no = ?",
+                                [tid, match_no]).fetchone()
+            p = 1 / (1 + 10 ** ((strength[b] - strength[a]) / 400))
+            for board in range(per_match):
+                if made >= boards:
+                    break
+                r = rng.random()
+                outcome = "win" if r < p * 0.95 else "draw" if r < p * 0.95 + 0.05 else "loss"
+                margin = {"win": 10, "draw": 0, "loss": -10}[outcome]
+                for swapped in (0, 1):
+                    table = db.execute("INSERT INTO board_tables (match_id, board_no, swapped, board_seed,"
+                                       " side0_points, side1_points, started, duration_s, sandbox)"
+                                       " VALUES (?, ?, ?, ?, 0, 0, 'now', 0.1, 'fork')",
+                                       [mid, board, swapped, seeds[board]]).lastrowid
+                    seats = [a, b, a, b] if not swapped else [b, a, b, a]
+                    db.conn.executemany("INSERT INTO seats (table_id, seat, bot_id, status) VALUES (?, ?, ?, 'ok')",
+                                        [(table, s, bot) for s, bot in enumerate(seats)])
+                db.execute("INSERT INTO boards (match_id, board_no, seed, team_a_margin, team_a_outcome, completed)"
+                           " VALUES (?, ?, ?, ?, ?, 'now')", [mid, board, seeds[board], margin, outcome])
+                made += 1
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+
+
+def ratings(bots: int, boards: int, bootstrap: int, keep: Path | None) -> dict:
+    from arena.results import read, schema, write
+
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "big.db"
+        path = keep if keep is not None else Path(tmp) / "big.db"
+        if not path.exists():
+            build_pool(path, bots, boards)
         db = schema.open_db(path)
-        strength = {}
-        with db.atomic():
-            for k in range(bots):
-                bot = db.execute("INSERT INTO bots (name, version, path, kind, source, sha256, added)"
-                                 " VALUES (?, 1, 'x', 'file', 'x', ?, 'now')", [f"bot{k}", f"{k:064x}"]).lastrowid
-                strength[bot] = rng.uniform(0, 800)
-        ids = list(strength)
-        pairs = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]]
-        per_match = max(1, math.ceil(boards / len(pairs)))
-        tid = write.create_tournament(db, "big", seed=1, variant={"preset": "jensen"}, format="deal",
-                                      partners="clone", boards=per_match, settings={}, bot_ids=ids,
-                                      matches=[([a, a], [b, b]) for a, b in pairs])
-        made = 0
-        with db.atomic():
-            for match_no, (a, b) in enumerate(pairs, start=1):
-                (mid,) = db.execute("SELECT id FROM matches WHERE tournament_id = ? AND match_no = ?",
-                                    [tid, match_no]).fetchone()
-                p = 1 / (1 + 10 ** ((strength[b] - strength[a]) / 400))
-                for board in range(per_match):
-                    if made >= boards:
-                        break
-                    r = rng.random()
-                    outcome = "win" if r < p * 0.95 else "draw" if r < p * 0.95 + 0.05 else "loss"
-                    margin = {"win": 10, "draw": 0, "loss": -10}[outcome]
-                    for swapped in (0, 1):
-                        table = db.execute("INSERT INTO tables (match_id, board_no, swapped, board_seed, points0,"
-                                           " points1, started, duration_s) VALUES (?, ?, ?, '1', 0, 0, 'now', 0.1)",
-                                           [mid, board, swapped]).lastrowid
-                        seats = [a, b, a, b] if not swapped else [b, a, b, a]
-                        db.conn.executemany("INSERT INTO seats (table_id, seat, bot_id, status) VALUES (?, ?, ?, 'ok')",
-                                            [(table, s, bot) for s, bot in enumerate(seats)])
-                    db.execute("INSERT INTO boards (match_id, board_no, seed, margin, outcome, completed)"
-                               " VALUES (?, ?, '1', ?, ?, 'now')", [mid, board, margin, outcome])
-                    made += 1
-        db.close()
-        db = schema.open_db(path)
+        (tid,) = db.execute("SELECT id FROM tournaments WHERE name = 'big'").fetchone()
+        (made,) = db.execute("SELECT COUNT(*) FROM boards").fetchone()
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        cpu0 = time.process_time()
         started = time.perf_counter()
         inputs = read.rating_inputs(db, tid)
         t_inputs = time.perf_counter() - started
@@ -185,10 +207,14 @@ def ratings(bots: int, boards: int, bootstrap: int) -> dict:
         t_rated = time.perf_counter() - started
         rows = read.standings(db, tid)
         wall = time.perf_counter() - started
-        assert len(rows) == bots
-        return {"bots": bots, "boards": made, "bootstrap": bootstrap, "rating_inputs_s": round(t_inputs, 2),
-                "ratings_stored_s": round(t_rated, 2), "standings_total_s": round(wall, 2),
-                "peak_rss_mib_before": round(rss0 / 1024, 1),
+        cpu = time.process_time() - cpu0
+        assert len(rows) == len(inputs["bots"])
+        (params,) = db.execute("SELECT params FROM ratings WHERE tournament_id = ? LIMIT 1", [tid]).fetchone()
+        return {"bots": len(inputs["bots"]), "boards": made, "deals": len({r.deal for r in inputs["results"]}),
+                "bootstrap": bootstrap, "bootstrap_method": json.loads(params).get("bootstrap_method"),
+                "rating_inputs_s": round(t_inputs, 2), "ratings_stored_s": round(t_rated, 2),
+                "standings_total_s": round(wall, 2), "cpu_s": round(cpu, 2),
+                "load_average": round(os.getloadavg()[0], 1), "peak_rss_mib_before": round(rss0 / 1024, 1),
                 "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 
@@ -199,10 +225,12 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=200)
     parser.add_argument("--boards", type=int, default=200_000)
     parser.add_argument("--bootstrap", type=int, default=1000)
+    parser.add_argument("--db", type=Path, default=None,
+                        help="ratings: keep the pool's database here (built when missing, else reused)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        out = deals(args.deals) if args.what == "deals" else ratings(args.bots, args.boards, args.bootstrap)
+        out = deals(args.deals) if args.what == "deals" else ratings(args.bots, args.boards, args.bootstrap, args.db)
         print(json.dumps(out))
         return
     print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python "

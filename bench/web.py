@@ -52,7 +52,8 @@ def played_deals(count: int) -> list[dict]:
 
 def build(path: Path, bots: int, boards: int, bootstrap: int) -> dict:
     """The database: `bots` bots of made-up strengths, every pair a match of `boards` boards."""
-    from arena.results import schema, write
+    import engine
+    from arena.results import compact, schema, write
     from arena.results.schema import _dumps
 
     if path.exists():
@@ -73,6 +74,8 @@ def build(path: Path, bots: int, boards: int, bootstrap: int) -> dict:
                                   matches=schedule)
     write.set_status(db, tid, "running")
     deals = played_deals(48)
+    for d in deals:  # each deal's compact form (arena/results/compact.py), made once
+        d["play"] = compact.encode(engine.variant("jensen"), d["seed"], d["dealer"], d["moves"])
     strength = {b: 3.0 * k for k, b in enumerate(ids)}  # later bots stronger: a margin's mean
     rng = random.Random(1)
     matches = {r[0]: r[1] for r in db.execute("SELECT match_no, id FROM matches WHERE tournament_id = ?", [tid])}
@@ -101,10 +104,9 @@ def build(path: Path, bots: int, boards: int, bootstrap: int) -> dict:
                           "no answer within 1.0 s" if fault and s == 0 else "",
                           "thinking...\n" * 40 if fault and s == 0 else "") for s, b in enumerate(seats)])
                     db.execute(
-                        "INSERT INTO deals (table_id, deal_no, seed, dealer, points, breakdown, moves, complete)"
-                        " VALUES (?, 0, ?, ?, ?, ?, ?, 1)",
-                        [table_id, str(d["seed"]), d["dealer"], _dumps(d["points"]), _dumps(d["breakdown"]),
-                         _dumps(d["moves"])])
+                        "INSERT INTO deals (table_id, deal_no, seed, dealer, points, complete, play)"
+                        " VALUES (?, 0, ?, ?, ?, 1, ?)",
+                        [table_id, str(d["seed"]), d["dealer"], _dumps(d["points"]), d["play"]])
                 db.execute(
                     "INSERT INTO boards (match_id, board_no, seed, team_a_margin, team_a_outcome, completed) VALUES (?, ?, ?, ?, ?, ?)",
                     [mid, board_no, str(d["seed"]), margin, "win" if margin > 0 else "loss" if margin < 0 else "draw",

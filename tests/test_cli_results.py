@@ -97,6 +97,7 @@ def test_env_chooses_the_database(dbpath, tmp_path, monkeypatch):
 def test_standings_json_and_text(played):
     doc = json.loads(run("standings", "--db", played, "--json").output)
     assert (doc["errors"], doc["anchor"], doc["resampling"], doc["pool_flags"]) == ("pool", "random", "deal", [])
+    assert doc["bootstrap_method"] == "refit"
     assert doc["prior"] == {"virtual_draws": 1, "opponent": 0, "fit": "MAP"}
     rows = doc["standings"]
     assert [r["bot"] for r in rows] == ["alpha", "beta", "random"]
@@ -117,6 +118,7 @@ def test_standings_json_and_text(played):
     assert "alpha" in text and "95% interval" in text
     assert "2 !" in text and "!: faulted in more than 10% of its tables." in text
     assert "relative to the pool's mean (--errors pool)" in text and "penalised (MAP) Bradley-Terry" in text
+    assert "bootstrap over deals (each resample refitted)" in text
     table = text.splitlines()[3:6]  # LOS with one decimal, none below the last row
     assert [bool(re.search(r" \d{1,3}\.\d% ", line)) for line in table] == [True, True, False]
     anchored = run("standings", "cup", "--db", played, "--errors", "anchor").output

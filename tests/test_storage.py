@@ -494,6 +494,8 @@ def test_ratings_are_stored_with_progression_and_replaced(db, three):
     assert pool[-1]["ci_low"] is not None  # against the pool the anchor has an interval too
     params = json.loads(pool[0]["params"])
     assert params["anchor_bot_id"] == r and params["resampling"] == "deal" and params["pool_flags"] == []
+    assert params["bootstrap_method"] == "refit"  # a small pool
+    assert {row["bootstrap_method"] for row in read.standings(db, tid)} == {"refit"}  # the pages say it
     assert params["prior"] == {"virtual_draws": 1, "opponent": 0, "fit": "MAP"}
     points = read.progression(db, tid)
     assert [p["point"] for p in points][::3] == [1, 2] and [p["boards"] for p in points][::3] == [3, 6]
@@ -541,8 +543,9 @@ def test_export_csv_and_json(db, three):
     assert [s["bot"] for s in doc["standings"]] == ["alpha", "beta", "random"]
     # what an outside tool needs to refit: the kind of interval, the prior, flags, room outcomes
     assert lines[1].endswith(",1.0,2.0")  # team A won this room, and both: board score 2
-    assert {k: doc["ratings"][k] for k in ("errors", "resampling", "pool_flags", "anchor")} == {
-        "errors": "pool", "resampling": "deal", "pool_flags": ["separated"], "anchor": "random"}
+    assert {k: doc["ratings"][k] for k in ("errors", "resampling", "bootstrap_method", "pool_flags", "anchor")} == {
+        "errors": "pool", "resampling": "deal", "bootstrap_method": "refit", "pool_flags": ["separated"],
+        "anchor": "random"}
     assert doc["ratings"]["prior"]["virtual_draws"] == 1
     assert doc["standings"][0]["flags"] == ["perfect", "separated"] and doc["standings"][0]["more_than"] is not None
     assert [(x["rooms"], x["score"], x["result"]) for x in doc["boards"]] == [([1.0, 1.0], 2.0, 1.0)] * 3
@@ -681,6 +684,9 @@ def test_rating_inputs_key_boards_by_deal_in_board_order(db, three):
     doc = read.standings_document(db, tid)
     assert (doc["anchor"], doc["core"], doc["pool_flags"]) == (None, ["alpha", "beta"], ["separated"])
     assert "0 = the mean of the largest group (alpha, beta)." in standings_notes(doc)[0]
+    assert "bootstrap over deals (each resample refitted)" in standings_notes(doc)[1]
+    big = {**doc, "bootstrap_method": "one-step"}  # what a big pool stores
+    assert "bootstrap over deals (each resample one Newton step from the fit" in standings_notes(big)[1]
 
 
 def test_a_disconnected_pool_is_said_under_the_standings(db, tmp_path):

@@ -278,9 +278,12 @@ def standings_notes(doc: dict) -> list[str]:
     zero = f"0 = {anchor}" if anchor else f"0 = {core}"
     relative = {"pool": "the mean of the largest group" if doc["core"] else "the pool's mean",
                 "anchor": f"{anchor}, the anchor" if anchor else "the mean (no anchor here)"}[doc["errors"]]
+    how = {"refit": " (each resample refitted)",
+           "one-step": " (each resample one Newton step from the fit: a pool of this size)"}.get(
+        doc.get("bootstrap_method") or "", "")
     lines = [
         f"Elo: penalised (MAP) Bradley-Terry over all boards, one virtual draw per bot against a 0-rated bot; {zero}.",
-        f"Interval: 95%, bootstrap over deals, relative to {relative} (--errors {doc['errors']}).",
+        f"Interval: 95%, bootstrap over deals{how}, relative to {relative} (--errors {doc['errors']}).",
         "LOS: likelihood of superiority over the next bot down.",
     ]
     if any(r["more_than"] is not None or r["less_than"] is not None for r in rows):
@@ -312,7 +315,7 @@ def standings_cmd(name: NameArg = None, errors: ErrorsOption = "pool", db: DbOpt
     """
     with _open(db, readonly=True) as d:
         t = read.get_tournament(d, name)
-        doc = read.standings_document(d, t["id"], errors)
+        doc = read.standings_document(d, t["id"], errors, boards=as_json)  # the text shows no boards
         isolation = read.isolation(d, t["id"])
     if as_json:
         _json(doc)

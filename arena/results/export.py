@@ -137,8 +137,7 @@ def _boards(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
 def _head(db: sqlite_utils.Database, tid: int) -> dict:
     t = get_tournament(db, tid)
     t["seed"] = str(t["seed"])  # JSON readers lose precision on integers above 2**53
-    ranking = standings_document(db, tid)  # its boards' room outcomes go with the boards, below
-    ranking.pop("boards")
+    ranking = standings_document(db, tid, boards=False)  # the boards' room outcomes go with the boards, below
     return {
         "schema": 2,
         "tournament": t,

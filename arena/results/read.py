@@ -151,15 +151,17 @@ def _bot_labels(db: sqlite_utils.Database, tid: int) -> dict[int, str]:
     return {bid: name if counts[name] == 1 else f"{name}@{v}" for bid, name, v in rows}
 
 
-def _faults(db: sqlite_utils.Database, tid: int) -> dict[int, tuple[int, int]]:
-    """Per bot: (tables it sat at, tables where it faulted)."""
+def _tables(db: sqlite_utils.Database, tid: int) -> dict[int, tuple[int, int, int]]:
+    """Per bot: (tables it sat at, tables where it faulted, tables it sat at without isolation),
+    in one pass over the seats."""
+    unisolated = _unisolated_sql(get_tournament(db, tid))
     return {
-        bot: (tables, faults)
-        for bot, tables, faults in db.execute(
-            "SELECT bot_id, COUNT(*), SUM(faulted) FROM ("
-            "  SELECT s.bot_id, s.table_id, MAX(s.status != 'ok') AS faulted FROM seats s"
+        bot: (tables, faults, alone)
+        for bot, tables, faults, alone in db.execute(
+            "SELECT bot_id, COUNT(*), SUM(faulted), SUM(alone) FROM ("
+            f"  SELECT s.bot_id, MAX(s.status != 'ok') AS faulted, MAX({unisolated}) AS alone FROM seats s"
             "  JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
-            "  WHERE m.tournament_id = ? GROUP BY s.bot_id, s.table_id"
+            "  WHERE m.tournament_id = ? GROUP BY s.table_id, s.bot_id"
             ") GROUP BY bot_id",
             [tid],
         )
@@ -188,15 +190,6 @@ def isolation(db: sqlite_utils.Database, tid: int) -> dict:
         " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ? GROUP BY 1 ORDER BY 1", [tid]).fetchall()
     return {"tables": sum(r[1] for r in rows), "unisolated": sum(r[2] for r in rows),
             "sandboxes": {mode: n for mode, n, _ in rows}}
-
-
-def _unisolated(db: sqlite_utils.Database, tid: int) -> dict[int, int]:
-    """Per bot: tables it sat at that ran without isolation."""
-    unisolated = _unisolated_sql(get_tournament(db, tid))
-    return dict(db.execute(
-        f"SELECT bot_id, SUM(u) FROM (SELECT DISTINCT s.bot_id, s.table_id, {unisolated} AS u FROM seats s"
-        "  JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?"
-        ") GROUP BY bot_id", [tid]).fetchall())
 
 
 _UNRATED = {"elo": 0.0, "ci_low": None, "ci_high": None, "los_next": None, "flags": [], "more_than": None,
@@ -235,15 +228,18 @@ def _rated(db: sqlite_utils.Database, tid: int, errors: str, bootstrap: int | No
 def standings(db: sqlite_utils.Database, tid: int, errors: str = "pool", *, bootstrap: int | None = None
               ) -> list[dict]:
     """The table: rank, bot, Elo with its 95% interval (against the pool or the anchor, `errors`),
-    its flags and one-sided bounds, boards, W/D/L, margin, faults. Uses the stored ratings when
-    they are up to date; otherwise computes them (not stored)."""
-    return _standings_rows(db, tid, _rated(db, tid, errors, bootstrap)[0], errors)
+    its flags and one-sided bounds, boards, W/D/L, margin, faults, and how the intervals' resamples
+    were fitted (`bootstrap_method`). Uses the stored ratings when they are up to date; otherwise
+    computes them (not stored)."""
+    rated, params = _rated(db, tid, errors, bootstrap)
+    return _standings_rows(db, tid, rated, errors, params.get("bootstrap_method"))
 
 
-def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool") -> dict:
+def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool", *, boards: bool = True) -> dict:
     """The standings with what an outside tool needs to read or refit them: the interval kind,
     the prior, the resampling unit, the anchor, what the pool's boards cannot rate (pool flags,
-    groups, the core) and every board with its two room outcomes."""
+    groups, the core) and (unless not `boards`: a pass over every table) every board with its two
+    room outcomes."""
     rated, params = _rated(db, tid, errors)
     labels = _bot_labels(db, tid)
 
@@ -254,39 +250,61 @@ def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool"
         "tournament": get_tournament(db, tid)["name"], "method": BT_METHOD, "errors": errors,
         "anchor": None if params.get("anchor_bot_id") is None else labels.get(params["anchor_bot_id"]),
         "prior": params.get("prior"), "draws": params.get("draws"), "resampling": params.get("resampling"),
-        "bootstrap": params.get("bootstrap"), "pool_flags": params.get("pool_flags", []),
+        "bootstrap": params.get("bootstrap"), "bootstrap_method": params.get("bootstrap_method"),
+        "pool_flags": params.get("pool_flags", []),
         "core": named(params.get("core")), "groups": [named(g) for g in params.get("groups") or []],
-        "standings": _standings_rows(db, tid, rated, errors), "boards": board_outcomes(db, tid),
+        "standings": _standings_rows(db, tid, rated, errors, params.get("bootstrap_method")),
+        **({"boards": board_outcomes(db, tid)} if boards else {}),
     }
 
 
-def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict], errors: str) -> list[dict]:
-    labels = _bot_labels(db, tid)
+def _match_records(db: sqlite_utils.Database, tid: int) -> Iterator[tuple[set, set, int, int, int, int, int]]:
+    """Each match's finished boards summed in SQL: team A's bots, team B's, boards, team A's wins,
+    draws and losses, and its margin."""
+    for a1, a2, b1, b2, *counts in db.execute(
+        "SELECT m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id, COUNT(*),"
+        " SUM(b.team_a_outcome = 'win'), SUM(b.team_a_outcome = 'draw'), SUM(b.team_a_outcome = 'loss'),"
+        " SUM(b.team_a_margin) FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
+        " GROUP BY m.id", [tid],
+    ):
+        yield ({a1, a2}, {b1, b2}, *counts)
+
+
+def _records(db: sqlite_utils.Database, tid: int, labels: dict[int, str]) -> dict[int, dict]:
+    """Per bot: boards, wins, draws, losses and margin (summed) over its matches; a bot on both
+    teams of a match (mixed partnerships) counts for neither."""
     stats = {bot: {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0} for bot in labels}
-    for b in iter_board_results(db, tid):
-        a, bb = set(b["team_a"]), set(b["team_b"])
-        for team, sign in ((a - bb, 1), (bb - a, -1)):
+    for a, bb, boards, wins, draws, losses, margin in _match_records(db, tid):
+        for team, sign, won, lost in ((a - bb, 1, wins, losses), (bb - a, -1, losses, wins)):
             for bot in team:
                 s = stats[bot]
-                s["boards"] += 1
-                s["margin"] += sign * b["margin"]
-                result = b["outcome"] if sign == 1 else {"win": "loss", "loss": "win", "draw": "draw"}[b["outcome"]]
-                s[{"win": "wins", "draw": "draws", "loss": "losses"}[result]] += 1
-    faults = _faults(db, tid)
-    unisolated = _unisolated(db, tid)
+                s["boards"] += boards
+                s["margin"] += sign * margin
+                s["wins"] += won
+                s["draws"] += draws
+                s["losses"] += lost
+    return stats
+
+
+def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict], errors: str,
+                    bootstrap_method: str | None) -> list[dict]:
+    labels = _bot_labels(db, tid)
+    stats = _records(db, tid, labels)
+    tables = _tables(db, tid)
     anchor = _anchor_bot(db, tid)
     rows = []
     for bot, label in labels.items():
         s = stats[bot]
         r = rated.get(bot, _UNRATED)
-        tables, faulted = faults.get(bot, (0, 0))
+        sat, faulted, alone = tables.get(bot, (0, 0, 0))
         rows.append({
-            "bot": label, "bot_id": bot, "elo": r["elo"], "errors": errors, "ci_low": r["ci_low"],
-            "ci_high": r["ci_high"], "more_than": r["more_than"], "less_than": r["less_than"], "flags": r["flags"],
+            "bot": label, "bot_id": bot, "elo": r["elo"], "errors": errors, "bootstrap_method": bootstrap_method,
+            "ci_low": r["ci_low"], "ci_high": r["ci_high"], "more_than": r["more_than"], "less_than": r["less_than"],
+            "flags": r["flags"],
             "los_next": r["los_next"], "boards": s["boards"], "wins": s["wins"], "draws": s["draws"],
             "losses": s["losses"], "avg_margin": s["margin"] / s["boards"] if s["boards"] else 0.0,
-            "tables": tables, "faults": faulted, "fault_flag": tables > 0 and faulted > 0.1 * tables,
-            "unisolated_tables": unisolated.get(bot, 0), "isolation_flag": unisolated.get(bot, 0) > 0,
+            "tables": sat, "faults": faulted, "fault_flag": sat > 0 and faulted > 0.1 * sat,
+            "unisolated_tables": alone, "isolation_flag": alone > 0,
             "anchor": bot == anchor,
         })
     by_id = {row["bot_id"]: row for row in rows}  # the ratings' one order, so LOS is the next row
@@ -325,8 +343,8 @@ def los(db: sqlite_utils.Database, tid: int) -> dict:
     stored = _stored_ratings(db, tid, "pool")
     params = stored[1] if stored is not None else {}
     r = rating_inputs(db, tid)
-    bots, matrix = _ratings.los_matrix(r["results"], r["bots"], anchor=r["anchor"], names=r["labels"],
-                                       bootstrap=params.get("bootstrap", BOOTSTRAP), seed=params.get("seed", 0))
+    bots, matrix = r["pool"].los_matrix(names=r["labels"], bootstrap=params.get("bootstrap", BOOTSTRAP),
+                                        seed=params.get("seed", 0))
     return {"bots": [r["labels"][b] for b in bots], "matrix": matrix}
 
 
@@ -339,16 +357,16 @@ def crosstable(db: sqlite_utils.Database, tid: int, *, rows: list[dict] | None =
     order = [r["bot_id"] for r in (rows if rows is not None else standings(db, tid))]
     labels = _bot_labels(db, tid)
     cells: dict[tuple[int, int], dict] = {}
-    for b in iter_board_results(db, tid):
-        a, bb = set(b["team_a"]), set(b["team_b"])
+    for a, bb, boards, wins, draws, losses, margin in _match_records(db, tid):
         for x in a - bb:
             for y in bb - a:
-                for row, col, sign in ((x, y, 1), (y, x, -1)):
+                for row, col, sign, won, lost in ((x, y, 1, wins, losses), (y, x, -1, losses, wins)):
                     c = cells.setdefault((row, col), {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0})
-                    c["boards"] += 1
-                    c["margin"] += sign * b["margin"]
-                    res = b["outcome"] if sign == 1 else {"win": "loss", "loss": "win", "draw": "draw"}[b["outcome"]]
-                    c[{"win": "wins", "draw": "draws", "loss": "losses"}[res]] += 1
+                    c["boards"] += boards
+                    c["margin"] += sign * margin
+                    c["wins"] += won
+                    c["draws"] += draws
+                    c["losses"] += lost
     for c in cells.values():
         c["score"] = c["wins"] + c["draws"] / 2
     return {
@@ -543,16 +561,34 @@ def rating_inputs(db: sqlite_utils.Database, tid: int) -> dict:
     match), each keyed by its deal (the board's seed: every pairing plays the same deals, so the
     bootstrap resamples them together and `progression` sees them in order); the bots, their
     labels (the tie order) and the anchor: the random bot, unless the pool is separated and it is
-    outside the core (it lost every board, say), where it would read everyone through the prior."""
-    boards = sorted(board_results(db, tid), key=lambda b: (b["board_no"], b["match_no"]))
+    outside the core (it lost every board, say), where it would read everyone through the prior;
+    and `pool`, the boards made ready for every fit (`ratings.Pool`, its full fit made)."""
+    with _ratings.gc_paused():  # a few hundred thousand objects, none of them in a cycle
+        deals: dict[str, int] = {}
+        results = []
+        for a1, a2, b1, b2, outcome, seed in db.execute(
+            "SELECT m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id, b.team_a_outcome, b.seed"
+            " FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
+            " ORDER BY b.board_no, m.match_no", [tid],
+        ):
+            deal = deals.get(seed)
+            if deal is None:
+                deal = deals[seed] = int(seed)
+            results.append(_ratings.BoardResult((a1, a2), (b1, b2), _SCORE[outcome], deal))
     bots = [r[0] for r in db.execute("SELECT bot_id FROM tournament_bots WHERE tournament_id = ? ORDER BY bot_id", [tid])]
-    results = [_ratings.BoardResult(tuple(b["team_a"]), tuple(b["team_b"]), _SCORE[b["outcome"]], deal=b["seed"])
-               for b in boards]
-    diagnosis = _ratings.diagnose(results, bots)
+    pool = _ratings.Pool(results, bots)
+    diagnosis = pool.status
     random_bot = _anchor_bot(db, tid)
     anchor = random_bot if diagnosis.core is None or random_bot in diagnosis.core else None
-    return {"boards": boards, "bots": bots, "results": results, "anchor": anchor, "random": random_bot,
-            "labels": _bot_labels(db, tid), "diagnosis": diagnosis}
+    return {"bots": bots, "results": results, "anchor": anchor, "random": random_bot, "labels": _bot_labels(db, tid),
+            "diagnosis": diagnosis, "pool": pool.with_anchor(anchor)}
+
+
+def rating_pool(inputs: dict) -> _ratings.Pool:
+    """The `ratings.Pool` of `rating_inputs` (made here if they came without it)."""
+    if inputs.get("pool") is None:
+        inputs["pool"] = _ratings.Pool(inputs["results"], inputs["bots"], inputs["anchor"])
+    return inputs["pool"]
 
 
 PRIOR = {"virtual_draws": _ratings.PRIOR_DRAWS, "opponent": 0, "fit": "MAP"}
@@ -563,9 +599,9 @@ opponent, maximised with the likelihood (penalised, not plain, maximum likelihoo
 def rating_params(inputs: dict, bootstrap: int, seed: int) -> dict:
     """What a stored rating was computed with, and what the pool's boards could not rate."""
     d = inputs["diagnosis"]
-    return {"bootstrap": bootstrap, "seed": seed, "anchor_bot_id": inputs["anchor"], "draws": "half a win",
-            "prior": PRIOR, "resampling": "deal", "pool_flags": sorted(d.pool_flags()),
-            "core": sorted(d.core) if d.core is not None else None,
+    return {"bootstrap": bootstrap, "seed": seed, "bootstrap_method": rating_pool(inputs).bootstrap_method,
+            "anchor_bot_id": inputs["anchor"], "draws": "half a win", "prior": PRIOR, "resampling": "deal",
+            "pool_flags": sorted(d.pool_flags()), "core": sorted(d.core) if d.core is not None else None,
             "groups": [sorted(g) for g in d.groups] if d.separated else None}
 
 
@@ -577,8 +613,9 @@ def compute_ratings(db: sqlite_utils.Database, tid: int, *, bootstrap: int = BOO
     made already, see `_ratings.bootstrap_samples`, from `inputs`, the `rating_inputs` they were
     made from)."""
     r = inputs if inputs is not None else rating_inputs(db, tid)
+    pool = rating_pool(r)
     if samples is None:
-        samples = _ratings.bootstrap_samples(r["results"], r["bots"], anchor=r["anchor"], seed=seed, stop=bootstrap)
-    fits = {kind: _ratings.bradley_terry(r["results"], r["bots"], anchor=r["anchor"], bootstrap=bootstrap, seed=seed,
-                                         samples=samples, errors=kind, names=r["labels"]) for kind in errors}
+        samples = pool.samples(seed, 0, bootstrap)
+    fits = {kind: pool.ratings(bootstrap=bootstrap, seed=seed, samples=samples, errors=kind, names=r["labels"])
+            for kind in errors}
     return {**r, "ratings": fits, "params": rating_params(r, bootstrap, seed)}

@@ -17,7 +17,7 @@ from pathlib import Path
 import sqlite_utils
 
 from arena.errors import ArenaError
-from arena.results import ratings, read
+from arena.results import read
 from arena.results.read import _bot_labels
 from arena.results.schema import _SQLITE_MAGIC, BUSY_TIMEOUT_MS, migrations
 
@@ -93,8 +93,7 @@ def history_sampled(db: sqlite_utils.Database, tid: int, points: int = 50) -> di
         steps = [by_point[p] for p in sorted(by_point)]
     else:
         computed = True
-        inputs = read.rating_inputs(db, tid)
-        steps = ratings.progression(inputs["results"], inputs["bots"], anchor=inputs["anchor"], points=points)
+        steps = read.rating_inputs(db, tid)["pool"].progression(points)
     bots = sorted(labels)
     return {"boards": boards, "computed": computed, "seq": [n for n, _ in steps],
             "bots": [{"bot_id": b, "bot": labels[b], "elo": [elos.get(b) for _, elos in steps]} for b in bots]}

@@ -18,8 +18,8 @@ import sqlite_utils
 
 import engine
 from arena.errors import SEAT_STATUSES, ArenaError
-from arena.results import compact, ratings
-from arena.results.read import BOOTSTRAP, _match, compute_ratings
+from arena.results import compact
+from arena.results.read import BOOTSTRAP, _match, compute_ratings, rating_pool
 from arena.results.schema import (
     BT_METHOD,
     db_path,
@@ -282,13 +282,11 @@ def compute_and_store_ratings(
     and the progression of the headline fit over the deals) and replace the stored ones
     atomically. Returns the headline rows (intervals against the pool), strongest first."""
     r = compute_ratings(db, tid, bootstrap=bootstrap, seed=seed, samples=samples, inputs=inputs)
-    points = ratings.progression(r["results"], r["bots"], anchor=r["anchor"])
-    n = len(r["boards"])
+    pool = rating_pool(r)
+    points = pool.progression()
+    n = len(r["results"])
     now = _now()
-    played = {bot: 0 for bot in r["bots"]}  # each bot's own boards (a board counts once per bot)
-    for b in r["boards"]:
-        for bot in set(b["team_a"]) | set(b["team_b"]):
-            played[bot] = played.get(bot, 0) + 1
+    played = pool.seated  # each bot's own boards (a board counts once per bot)
     params = _dumps({**r["params"], "tournament_boards": n})
     with db.atomic():
         db.execute("DELETE FROM ratings WHERE tournament_id = ?", [tid])

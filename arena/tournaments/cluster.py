@@ -339,7 +339,14 @@ async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Sto
 
 
 def _bootstrap(client: Any, inputs: dict, bootstrap: int, seed: int = 0) -> list[list[float]]:
-    """The bootstrap's fits `0` to `bootstrap` - 1, two stretches per worker, joined in order."""
+    """The bootstrap's fits `0` to `bootstrap` - 1, two stretches per worker, joined in order; a
+    one-step bootstrap (big pools, `ratings.Pool`) here, since it costs less than shipping the
+    boards (the workers would each build the pool again for a fraction of a second of work)."""
+    pool = inputs.get("pool")
+    if pool is None:
+        pool = ratings.Pool(inputs["results"], inputs["bots"], inputs["anchor"])
+    if pool.bootstrap_method == ratings.ONE_STEP:
+        return pool.samples(seed, 0, bootstrap)
     workers = max(1, len(client.scheduler_info()["workers"]))
     parts = max(1, min(bootstrap, 2 * workers))
     bounds = [bootstrap * i // parts for i in range(parts + 1)]

@@ -582,13 +582,17 @@ def _storer(db: sqlite_utils.Database, t: dict, progress: Progress | None,
 async def shared_bootstrap(inputs: dict, shards: Sequence[Shard], bootstrap: int = read.BOOTSTRAP,
                            seed: int = 0) -> list[list[float]]:
     """The ratings' bootstrap fits, shared between this process and the shards (each fits a
-    stretch of the one seeded sequence; joined, they are the fits one process would make)."""
+    stretch of the one seeded sequence; joined, they are the fits one process would make). A
+    one-step bootstrap (big pools, `ratings.Pool`) is made here alone: each shard would build the
+    pool again, which costs more than the resamples."""
+    pool = read.rating_pool(inputs)
+    if pool.bootstrap_method == ratings.ONE_STEP:
+        return pool.samples(seed, 0, bootstrap)
     parts = len(shards) + 1
     bounds = [bootstrap * i // parts for i in range(parts + 1)]
     for k, shard in enumerate(shards, start=1):
         await shard.ask_bootstrap(inputs, seed, bounds[k], bounds[k + 1])
-    samples = ratings.bootstrap_samples(inputs["results"], inputs["bots"], anchor=inputs["anchor"], seed=seed,
-                                        start=0, stop=bounds[1])
+    samples = pool.samples(seed, 0, bounds[1])
     for shard in shards:
         samples += await shard.bootstrap_samples()
     return samples

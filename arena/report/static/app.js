@@ -331,7 +331,8 @@
           h("td", { class: "num", "data-col": "faults" }, r.faults, r.fault_flag ? h("span", { class: "badge fault", title: "faulted in more than 10% of its tables" }, "!") : null));
       }))));
     c.appendChild(h("p", { class: "muted" },
-      "Elo: Bradley–Terry fit over all boards (0 = the random bot, else the mean), 95% interval from a bootstrap over boards. " +
+      "Elo: Bradley–Terry fit over all boards (0 = the random bot, else the mean), 95% interval from a bootstrap over deals" +
+      ({ "refit": " (each resample refitted)", "one-step": " (each resample one Newton step from the fit)" }[rows.length ? rows[0].bootstrap_method : ""] || "") + ". " +
       "LOS: likelihood of superiority over the next bot down."));
     return c;
   }
