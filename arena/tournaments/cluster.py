@@ -52,6 +52,8 @@ INSTALL_HINT = "--cluster needs Dask: pip install 'zwicker-arena[cluster]' (or: 
 LOST_RESULTS = 3
 """How often a room is submitted again whose result, or whose bots' bundles, were lost with a
 worker before it was taken (Dask itself reruns the rooms a worker was playing when it died)."""
+SHIP_TRIES = 30
+"""Seconds (one try each) that shipping bundles again waits for the scheduler to count a worker running."""
 CACHE = "zwicker-bots"
 """The folder under a worker's local directory that holds the bots it has unpacked, by sha256."""
 
@@ -273,9 +275,24 @@ async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Sto
     def pump() -> None:
         """In a thread: submit every room, then pass each result (or its error) to the trio side."""
         distributed = _distributed()
+        shipped: dict[str, Any] = {}
+
+        def ship(bundles: dict[str, bytes]) -> None:
+            """Ship bundles to every worker (a worker joining later fetches them). For a moment
+            after a worker's death the scheduler may count none running ("No valid workers
+            found"): wait for one."""
+            for attempt in range(SHIP_TRIES):
+                try:
+                    shipped.update(client.scatter(bundles, broadcast=True, hash=False))
+                    return
+                except ValueError as exc:
+                    if attempt == SHIP_TRIES - 1:
+                        raise ArenaError(f"cluster: no worker is running (waited {SHIP_TRIES} s for one: {exc}); "
+                                         "start workers, then run the same command again to resume") from None
+                    stop.wait(1.0)
+
         try:
-            shipped = client.scatter({sha: bundle(Path(path)) for sha, path in job["paths"].items()},
-                                     broadcast=True, hash=False)  # once to every worker, a worker joining later fetches
+            ship({sha: bundle(Path(path)) for sha, path in job["paths"].items()})
             common = {k: v for k, v in job.items() if k not in ("paths", "bots")}
             futures: dict[Any, Room] = {}
             lost: dict[Room, int] = {}
@@ -304,8 +321,7 @@ async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Sto
                         lost[room] = lost.get(room, 0) + 1
                         if future.status == "cancelled":
                             needed = {b["sha256"] for b in job["bots"] if b["id"] in room.seats}
-                            shipped.update(client.scatter({sha: bundle(Path(job["paths"][sha])) for sha in needed},
-                                                          broadcast=True, hash=False))
+                            ship({sha: bundle(Path(job["paths"][sha])) for sha in needed})
                         running.add(submit(room))
                         continue
                     outcome = exc
