@@ -21,7 +21,7 @@ from arena.errors import ArenaError
 from arena.process import sandbox
 from arena.process.modes import resolve_mode
 from arena.results import read, schema
-from arena.tournaments import runner
+from arena.tournaments import cluster, runner
 from tests.test_shard import results
 
 distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install .[cluster])")
@@ -52,7 +52,8 @@ def scheduler_with_workers(tmp_path: Path, workers: int, env: dict | None = None
             procs.append(dask("worker", address, "--nthreads", "2", "--no-nanny", "--no-dashboard",
                               "--local-directory", str(tmp_path / f"worker{k}"), env=env))
         with distributed.Client(address, timeout="30s") as client:
-            client.wait_for_workers(workers, timeout=60)
+            if workers:
+                client.wait_for_workers(workers, timeout=60)
             yield address, procs
     finally:
         for proc in reversed(procs):
@@ -160,3 +161,13 @@ def cluster_hint() -> str:
     from arena.tournaments.cluster import INSTALL_HINT
 
     return INSTALL_HINT
+
+
+def test_a_cluster_without_workers_is_one_line_and_nothing_is_played(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster, "SHIP_TRIES", 1)  # one wait of Dask's own for a worker
+    with scheduler_with_workers(tmp_path, 0) as (address, _procs):
+        db = schema.open_db(tmp_path / "cluster.db")
+        cid = runner.prepare(db, "cup", BOTS, SETTINGS, sandbox="auto")
+        with pytest.raises(ArenaError, match=r"^cluster: no worker is running \(waited \d+ s for one: .*\); start workers"):
+            trio.run(lambda: runner.run(db, cid, cluster=address, sandbox=None))
+        assert read.done_tables(db, cid) == set()

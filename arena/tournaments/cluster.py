@@ -30,6 +30,7 @@ import socket
 import tarfile
 import tempfile
 import threading
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -52,8 +53,9 @@ INSTALL_HINT = "--cluster needs Dask: pip install 'zwicker-arena[cluster]' (or: 
 LOST_RESULTS = 3
 """How often a room is submitted again whose result, or whose bots' bundles, were lost with a
 worker before it was taken (Dask itself reruns the rooms a worker was playing when it died)."""
-SHIP_TRIES = 30
-"""Seconds (one try each) that shipping bundles again waits for the scheduler to count a worker running."""
+SHIP_TRIES = 3
+"""How often shipping bundles asks the scheduler for a running worker (each time Dask waits its own
+connect timeout for one, then a second more)."""
 CACHE = "zwicker-bots"
 """The folder under a worker's local directory that holds the bots it has unpacked, by sha256."""
 
@@ -281,14 +283,16 @@ async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Sto
             """Ship bundles to every worker (a worker joining later fetches them). For a moment
             after a worker's death the scheduler may count none running ("No valid workers
             found"): wait for one."""
+            started = time.monotonic()
             for attempt in range(SHIP_TRIES):
                 try:
                     shipped.update(client.scatter(bundles, broadcast=True, hash=False))
                     return
-                except ValueError as exc:
+                except (ValueError, TimeoutError) as exc:  # (Dask's own wait for a worker, then one of them)
                     if attempt == SHIP_TRIES - 1:
-                        raise ArenaError(f"cluster: no worker is running (waited {SHIP_TRIES} s for one: {exc}); "
-                                         "start workers, then run the same command again to resume") from None
+                        raise ArenaError(f"cluster: no worker is running (waited {time.monotonic() - started:.0f} s "
+                                         f"for one: {exc}); start workers, then run the same command again to "
+                                         "resume") from None
                     stop.wait(1.0)
 
         try:
