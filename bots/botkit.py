@@ -17,6 +17,10 @@ state with the hidden cards (other hands, the stock) drawn consistently with all
 rules engine (`import engine`) stands beside the kit in every sandbox; it is imported on the
 first `view`, so a bot that never simulates does not pay for it.
 
+`Heuristic` is a complete bot to build on: a one-ply judge whose `scores` rate every legal move
+(what it takes, less the risk of the table it leaves the next opponent). heuristic_bot.py plays
+its best move; mc_bot.py searches over its best few.
+
 Only `msgpack` is needed (no trio: a bot should start in milliseconds). The kit reads the raw
 file descriptor 0 with os.read, because an Unpacker fed from sys.stdin.buffer waits for a full
 buffer on a pipe and deadlocks. It also moves fd 1 aside and points it at stderr, so a stray
