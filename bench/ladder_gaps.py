@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena import ratings, storage  # noqa: E402
+from arena.results import ratings, read, schema  # noqa: E402
 
 
 def main() -> None:
@@ -27,9 +27,9 @@ def main() -> None:
     parser.add_argument("--db", default=None)
     parser.add_argument("--bootstrap", type=int, default=1000)
     args = parser.parse_args()
-    db = storage.open_db(args.db, create=False)
-    tid = storage.get_tournament(db, args.tournament)["id"]
-    inputs = storage.rating_inputs(db, tid)
+    db = schema.open_db(args.db, create=False)
+    tid = read.get_tournament(db, args.tournament)["id"]
+    inputs = read.rating_inputs(db, tid)
     names = {bot_id: name for bot_id, name in db.execute("SELECT id, name FROM bots")}
     bots = inputs["bots"]
     samples = ratings.bootstrap_samples(inputs["results"], bots, anchor=inputs["anchor"], stop=args.bootstrap)

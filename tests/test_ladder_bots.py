@@ -101,3 +101,38 @@ def test_mc_plays_out_the_moves_and_takes_the_ten_of_diamonds():
     legal = [m.to_dict() for m in state.legal_moves()]
     assert legal[bot.choose(observation, legal)] == {"type": "capture", "card": "TC", "value": 10, "take": [0]}
     assert bot.playouts[-1] >= 40 * 2
+
+
+def midgame(bot, seed: int, moves: int):
+    """`bot` seated at the seat to move `moves` random moves into seeded jensen deal `seed`:
+    (the state, its observation), the bot's deal start being the deal's first observation."""
+    import random
+
+    rng = random.Random(seed)
+    start = state = engine.deal("jensen", seed=seed, dealer=seed % 4)
+    for _ in range(moves):
+        legal = state.legal_moves()
+        state = state.apply(legal[rng.randrange(len(legal))])
+    seated(bot, start.to_dict(), seat=state.to_move)
+    bot.deal_start = start.observation(state.to_move)
+    return state, state.observation(state.to_move)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mc_searches_heuristics_best_moves_and_defers_to_a_strong_prior(seed):
+    """mc plays a legal move among heuristic's `width` best (its root is heuristic's judgement),
+    and with a prior worth far more playouts than it makes it plays heuristic's own move (or one
+    that ties with it)."""
+    heuristic = load("heuristic_bot", "HeuristicBot")()
+    state, observation = midgame(heuristic, seed, 4 * seed)
+    legal = [m.to_dict() for m in state.legal_moves()]
+    scores = heuristic.scores(heuristic.view(observation), observation, legal)
+    top = sorted(range(len(legal)), key=lambda i: (-scores[i], i))[:2]
+    mc_class = load("mc_bot", "MCBot")
+    searching = mc_class(fraction=0, min_rounds=6, width=2)
+    midgame(searching, seed, 4 * seed)
+    assert searching.choose(observation, legal) in top
+    deferring = mc_class(fraction=0, min_rounds=6, width=3, prior=1e9)
+    midgame(deferring, seed, 4 * seed)
+    assert heuristic.choose(observation, legal) == top[0]
+    assert abs(scores[deferring.choose(observation, legal)] - scores[top[0]]) < 1e-9  # or a move that ties with it
