@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,16 @@ def no_bot_left_behind():
             except ProcessLookupError:
                 pass
         pytest.fail(f"bot processes outlived the test: {leftovers}")
+
+
+@pytest.fixture
+def open_dir():
+    """A folder the sandboxed bots' own users can enter (pytest's tmp_path is private to its
+    owner): for bots' sources, their stored copies and databases beside them."""
+    path = Path(tempfile.mkdtemp(prefix="zwicker-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -47,12 +45,9 @@ def one_line_error(proc: subprocess.CompletedProcess, text: str) -> None:
 
 
 @pytest.fixture
-def folder():
+def folder(open_dir):
     """A folder the sandboxed bots (and uid nobody) may enter."""
-    path = Path(tempfile.mkdtemp(prefix="zwicker-prog-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    return open_dir
 
 
 def test_version_help_and_usage_errors():

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,12 +25,9 @@ def run(*args, ok=True):
 
 
 @pytest.fixture
-def dbpath():
+def dbpath(open_dir):
     """A database in a folder the sandboxed bots may enter (they run from stored copies there)."""
-    folder = Path(tempfile.mkdtemp(prefix="zwicker-cli-"))
-    folder.chmod(0o755)
-    yield folder / "arena.db"
-    shutil.rmtree(folder, ignore_errors=True)
+    return open_dir / "arena.db"
 
 
 def test_run_prints_standings_then_replay_and_resume(dbpath):

@@ -377,15 +377,6 @@ ENTRANTS = {
 SNOOP = "snoop"  # reads the database's file: no fault, and nothing learnt
 
 
-@pytest.fixture
-def open_dir():
-    """A folder the sandboxed bots' own users can enter, for the bots' sources and stored copies
-    (pytest's tmp_path is private to its owner; the database itself stays there)."""
-    with tempfile.TemporaryDirectory(prefix="zwicker-hostile-") as folder:
-        os.chmod(folder, 0o755)
-        yield Path(folder)
-
-
 def register(db, open_dir: Path, name: str, script: str, command: str | None = None) -> None:
     """A hostile bot as a folder (its script as bot.py, and _play.py beside it), stored where it can be read."""
     folder = open_dir / "src" / name

@@ -266,17 +266,9 @@ async def test_fork_bomb_is_bounded(hostile, mode):
         assert forked == 15, log  # namespace of its own), so it forks exactly up to it
 
 
-@pytest.fixture
-def open_folder():
-    """A bot folder readable by everyone (as a sandboxed bot's folder must be)."""
-    with tempfile.TemporaryDirectory(prefix="zwicker-bot-src-") as folder:
-        os.chmod(folder, 0o755)
-        yield Path(folder)
-
-
 @pytest.mark.parametrize("mode", NAMESPACED)
-async def test_a_namespaced_bot_sees_only_its_own_processes(open_folder, mode):
-    script = open_folder / "ps.py"
+async def test_a_namespaced_bot_sees_only_its_own_processes(open_dir, mode):
+    script = open_dir / "ps.py"
     script.write_text("import os, sys\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n")
     _, said = await run_to_end(mode, script)
     # bwrap's init runs as the bot's user; fork's is root, or not dumpable (without root), and
@@ -292,10 +284,10 @@ print(" ".join(f"{key}={status[key].split()[0]}" for key in ("Uid", "CapInh", "C
 
 
 @pytest.mark.parametrize("mode", NAMESPACED)
-async def test_a_namespaced_bot_holds_no_capabilities_and_no_new_privileges(open_folder, mode):
+async def test_a_namespaced_bot_holds_no_capabilities_and_no_new_privileges(open_dir, mode):
     """Without root the fork sandbox changes no uid (which would have dropped every capability):
     its bot drops them itself, the bounding set included, in a user namespace that owns nothing."""
-    script = open_folder / "credentials.py"
+    script = open_dir / "credentials.py"
     script.write_text(CREDENTIALS_PROBE)
     script.chmod(0o644)
     _, said = await run_to_end(mode, script)
@@ -318,10 +310,10 @@ print("compiled", compiled)
 
 
 @pytest.mark.parametrize("mode", CONFINED)
-async def test_a_sandboxed_bot_loads_the_kit_compiled(open_folder, mode):
+async def test_a_sandboxed_bot_loads_the_kit_compiled(open_dir, mode):
     """The kit's bytecode stands beside it in the sandbox (sandbox.kit_binds): a bot's start
     does not compile it."""
-    script = open_folder / "kit.py"
+    script = open_dir / "kit.py"
     script.write_text(KIT_PROBE)
     script.chmod(0o644)
     _, said = await run_to_end(mode, script)
@@ -336,10 +328,10 @@ print("done")
 
 
 @pytest.mark.parametrize("mode", [*CONFINED, "none"])
-async def test_a_sandboxed_bot_can_import_the_engine(open_folder, mode):
+async def test_a_sandboxed_bot_can_import_the_engine(open_dir, mode):
     """A Python bot can simulate: the rules engine stands read-only beside the kit (bwrap and
     fork bind it under KIT_MOUNT, rlimit and none put the repository on the path)."""
-    script = open_folder / "engine_probe.py"
+    script = open_dir / "engine_probe.py"
     script.write_text("import sys\n" + ENGINE_PROBE)
     script.chmod(0o644)
     where = sandbox.KIT_MOUNT if mode in ("fork", "bwrap") else str(runtime.runtime())
@@ -349,11 +341,11 @@ async def test_a_sandboxed_bot_can_import_the_engine(open_folder, mode):
 
 @needs_root
 @pytest.mark.parametrize("mode", CONFINED)
-async def test_a_bot_in_a_private_folder_runs_from_a_readable_copy(open_folder, mode):
+async def test_a_bot_in_a_private_folder_runs_from_a_readable_copy(open_dir, mode):
     """A clone in a 0700 home: the throw-away uid cannot reach the bot's folder, so the bot runs
     from the arena's copy, whose folders it may enter; the files keep their modes (a private
     one stays unreadable), and the user's own folder stays as private as it was."""
-    home = open_folder / "home"
+    home = open_dir / "home"
     folder = home / "mybot"
     folder.mkdir(parents=True)
     (folder / "notes.txt").write_text("mine")
@@ -372,10 +364,10 @@ async def test_a_bot_in_a_private_folder_runs_from_a_readable_copy(open_folder, 
 
 @needs_fork
 @pytest.mark.skipif(ROOT, reason="as root the bot runs as a throw-away uid (the test above)")
-async def test_without_root_a_fork_bot_runs_from_its_own_private_folder(open_folder):
+async def test_without_root_a_fork_bot_runs_from_its_own_private_folder(open_dir):
     """An ordinary user's bot is that user in a user namespace of its own: it may enter the
     user's private folder itself, so no copy is made, and the folder stays private."""
-    home = open_folder / "home"
+    home = open_dir / "home"
     folder = home / "mybot"
     folder.mkdir(parents=True)
     (folder / "notes.txt").write_text("mine")
@@ -499,15 +491,15 @@ print("userns", "created" if result == 0 else os.strerror(ctypes.get_errno()))
 
 
 @pytest.mark.parametrize("mode", NAMESPACED)
-async def test_no_user_namespaces_for_a_namespaced_bot(open_folder, mode):
-    script = open_folder / "userns.py"
+async def test_no_user_namespaces_for_a_namespaced_bot(open_dir, mode):
+    script = open_dir / "userns.py"
     script.write_text(USERNS)
     _, said = await run_to_end(mode, script)
     assert said.startswith("userns ") and "created" not in said, said
 
 
-async def test_user_namespaces_are_open_without_a_sandbox(open_folder):  # the positive control
-    script = open_folder / "userns.py"
+async def test_user_namespaces_are_open_without_a_sandbox(open_dir):  # the positive control
+    script = open_dir / "userns.py"
     script.write_text(USERNS)
     _, said = await run_to_end("none", script)
     assert said == "userns created\n"
@@ -528,8 +520,8 @@ sys.exit(int(sys.argv[1]))
 
 
 @needs_fork
-async def test_a_python_bot_in_the_fork_server_runs_as_under_its_own_interpreter(open_folder):
-    script = open_folder / "inproc.py"
+async def test_a_python_bot_in_the_fork_server_runs_as_under_its_own_interpreter(open_dir):
+    script = open_dir / "inproc.py"
     script.write_text(IN_PROCESS)
     cmd = BotCommand.from_spec(f"{script} 3 --flag")
     async with forking.serving("fork"):  # one server: two bots forked from the same interpreter

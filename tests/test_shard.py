@@ -6,11 +6,9 @@ from __future__ import annotations
 import functools
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -128,15 +126,6 @@ def test_the_processes_of_one_arena_never_hand_out_the_same_uid(monkeypatch):
         drawn[k] = {sandbox.allocate_uid() for _ in range(200)}
     assert all((uid - sandbox._UID_FIRST) % 3 == k for k, uids in drawn.items() for uid in uids)
     assert all(sandbox._UID_FIRST <= uid < sandbox._UID_FIRST + sandbox._UID_COUNT for uids in drawn.values() for uid in uids)
-
-
-@pytest.fixture
-def open_dir():
-    """A folder the sandboxed bots' own user can enter (pytest's tmp_path is private to root)."""
-    path = Path(tempfile.mkdtemp(prefix="zwicker-test-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def test_ctrl_c_stops_the_shards_and_their_bots_and_the_run_resumes(open_dir):

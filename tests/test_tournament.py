@@ -7,11 +7,9 @@ import io
 import os
 import random
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -329,16 +327,6 @@ def run_arena(db_path, name, wait=True, concurrency=2):
         _, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err.decode()
     return proc
-
-
-@pytest.fixture
-def open_dir():
-    """A folder the sandboxed bots' own user can enter (pytest's tmp_path is private to root):
-    they run from the stored copies beside the database."""
-    path = Path(tempfile.mkdtemp(prefix="zwicker-test-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def pace_of(db_path, name):
