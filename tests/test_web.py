@@ -233,7 +233,8 @@ def test_the_server_refuses_other_hosts_and_other_files(server):
     assert status == 404 and "unknown tournament" in json.loads(body)["error"]
 
 
-def test_the_version_changes_when_a_table_lands(tmp_path):
+def two_bot_tournament(tmp_path, boards: int):
+    """A database at tmp_path/a.db with bots a and b and one match of `boards` boards between them."""
     db = schema.open_db(tmp_path / "a.db")
     src = tmp_path / "a.py"
     src.write_text("# a\n")
@@ -241,7 +242,12 @@ def test_the_version_changes_when_a_table_lands(tmp_path):
     src.write_text("# b\n")
     b = registry.add_bot(db, src, name="b")["id"]
     tid = write.create_tournament(db, "t", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",
-                                  boards=1, settings={}, bot_ids=[a, b], matches=[([a, a], [b, b])])
+                                  boards=boards, settings={}, bot_ids=[a, b], matches=[([a, a], [b, b])])
+    return db, tid, a, b
+
+
+def test_the_version_changes_when_a_table_lands(tmp_path):
+    db, tid, a, b = two_bot_tournament(tmp_path, boards=1)
     ro = web_queries.open_readonly(tmp_path / "a.db")
     before = web_queries.data_version(ro)
     write.set_status(db, tid, "running")
@@ -257,14 +263,7 @@ def test_the_version_changes_when_a_table_lands(tmp_path):
 def test_a_served_page_catches_up_with_new_tables(tmp_path):
     """The server answers from its last build at once, and its watcher rebuilds the page when a
     table lands: the page's data_version then is the database's."""
-    db = schema.open_db(tmp_path / "a.db")
-    src = tmp_path / "a.py"
-    src.write_text("# a\n")
-    a = registry.add_bot(db, src, name="a")["id"]
-    src.write_text("# b\n")
-    b = registry.add_bot(db, src, name="b")["id"]
-    tid = write.create_tournament(db, "t", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",
-                                  boards=2, settings={}, bot_ids=[a, b], matches=[([a, a], [b, b])])
+    db, tid, a, b = two_bot_tournament(tmp_path, boards=2)
     write.set_status(db, tid, "running")
     srv = ArenaServer(tmp_path / "a.db", 0)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
