@@ -217,10 +217,7 @@ def enter_user_namespace() -> None:
     server's status; either dies with the other (parent-death signals, and the kernel kills a
     PID namespace whose first process dies)."""
     _check(libc.unshare(CLONE_NEWUSER | CLONE_NEWPID), "unshare")
-    uid, gid = HOST_IDS
-    for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
-        with open(f"/proc/self/{name}", "w") as f:
-            f.write(text)
+    _map_ids(lambda outside: f"0 {outside} 1")
     outside_alive = os.pidfd_open(os.getpid())
     pid = os.fork()
     if pid:
@@ -239,8 +236,14 @@ def _user_namespace_of_its_own() -> None:
     which belong to the server's; and the kernel counts its processes for RLIMIT_NPROC per user
     namespace, so the bot's own limit counts only its own processes, as a throw-away uid's does."""
     _check(libc.unshare(CLONE_NEWUSER), "unshare")
+    _map_ids(lambda outside: f"{outside} 0 1")
+
+
+def _map_ids(line) -> None:
+    """This process's new user namespace maps one uid and one gid (`line` of the arena's user's
+    or group's id outside); no setgroups, as the kernel requires of an unprivileged map."""
     uid, gid = HOST_IDS
-    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} 0 1"), ("gid_map", f"{gid} 0 1")):
+    for name, text in (("setgroups", "deny"), ("uid_map", line(uid)), ("gid_map", line(gid))):
         with open(f"/proc/self/{name}", "w") as f:
             f.write(text)
 
