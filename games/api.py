@@ -1,0 +1,158 @@
+"""What a game gives the arena: the one interface between `arena/` and any game's rules.
+
+A game is a stateless `Game` object, found by name (`games.game("zwicker")`). It turns a variant
+(plain data) into frozen `Board` values: a board is what every pairing plays (one deal, a game to
+a target, a session of deals with a carried pot), and hands out frozen `State` values, one deal
+each, that list their legal moves in a fixed order, apply one, and say what each seat may see.
+A finished deal or board gives a `Result` per seat and per side. The arena keeps everything else
+(processes, protocol, deadlines, storage, duplicate rooms, ratings) and never looks inside a
+state. The shape follows OpenSpiel's Game/State and GameType (`open_spiel/spiel.h`) and
+kaggle-environments' specification + interpreter + renderer.
+
+Plain data (`Json`) is what crosses a process boundary or reaches the database: dicts with str
+keys, lists, str, int (|x| < 2**53), bool, None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+Json = Any
+
+
+class GameError(Exception):
+    """A game's rules refused something (an unknown game, a bad variant, a bad position)."""
+
+
+class UnknownGame(GameError):
+    """No game of that name is installed."""
+
+
+class IllegalMove(GameError):
+    """A move the rules do not allow in this state (or not a move of this game at all)."""
+
+
+class BadPosition(GameError):
+    """A plain-data position that is malformed or inconsistent."""
+
+
+class BadVariant(GameError):
+    """A variant spec that names an unknown preset or option, or a value out of range."""
+
+
+@dataclass(frozen=True)
+class Info:
+    """What a game is; static, like OpenSpiel's GameType and GameInfo."""
+
+    name: str                       # registry key, stored with every tournament
+    version: str                    # the rules package's version, stored in replays
+    title: str                      # for people: "Zwicker", "Zwicken"
+    min_players: int
+    max_players: int
+    formats: tuple[str, ...]        # what a board can be; the first is the default
+    utility: str                    # "zero_sum" (a board's seat results sum to 0) or "general_sum"
+    unit: str                       # what results count: "points", "chips"
+    max_moves_per_deal: int | None  # None where a deal has no fixed bound
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Who sits where and who scores together: every seat in exactly one side."""
+
+    players: int
+    sides: tuple[tuple[int, ...], ...]
+
+    def __post_init__(self) -> None:
+        seats = sorted(s for side in self.sides for s in side)
+        if seats != list(range(self.players)):
+            raise ValueError(f"sides {self.sides} do not cover seats 0..{self.players - 1} once each")
+
+    @property
+    def num_sides(self) -> int:
+        return len(self.sides)
+
+    def side_of(self, seat: int) -> int:
+        for i, side in enumerate(self.sides):
+            if seat in side:
+                return i
+        raise ValueError(f"no seat {seat}")
+
+    @property
+    def partnerships(self) -> bool:
+        return any(len(side) > 1 for side in self.sides)
+
+    def partners(self, seat: int) -> tuple[int, ...]:
+        return tuple(s for s in self.sides[self.side_of(seat)] if s != seat)
+
+
+@dataclass(frozen=True)
+class Result:
+    """A finished deal or board, plain data: what each seat and each side scored."""
+
+    seats: tuple[int, ...]   # per seat: its side's points (Zwicker) or its own chips (Zwicken)
+    sides: tuple[int, ...]   # per side: what is compared
+    detail: Json = None      # the game's own result form (its breakdown), as its rules define it
+
+
+@runtime_checkable
+class Variant(Protocol):
+    @property
+    def players(self) -> int: ...
+    def to_dict(self) -> Json: ...   # every option by name; game.variant(v.to_dict()) == v
+    def __str__(self) -> str: ...    # the short CLI form
+
+
+@runtime_checkable
+class Move(Protocol):
+    def to_dict(self) -> Json: ...   # {"type": ..., ...}: what the protocol sends and bots name
+    def __str__(self) -> str: ...    # the text form for logs and replays
+
+
+@runtime_checkable
+class State(Protocol):
+    """One deal, a frozen value. The arena only asks; it never reads fields."""
+
+    @property
+    def to_move(self) -> int | None: ...
+    @property
+    def is_over(self) -> bool: ...
+    def legal_moves(self, limit: int | None = None) -> tuple[list[Move], bool]: ...
+    # every legal move once, in the game's documented order, and whether that is all of them
+    def check(self, move: Json) -> Move: ...   # a move a bot named outside the list; IllegalMove
+    def apply(self, move: Move | Json) -> "State": ...
+    def observation(self, seat: int, *, moves: bool = True) -> Json: ...
+    def result(self) -> Result: ...            # only when over
+    def to_dict(self) -> Json: ...             # the whole position, every hand
+
+
+@runtime_checkable
+class Board(Protocol):
+    """What every pairing plays, a frozen value; it derives every deal's seed and dealer from its
+    own seed, so every room of a board meets the same deals."""
+
+    @property
+    def is_over(self) -> bool: ...
+    @property
+    def deals_played(self) -> int: ...
+    def deal(self) -> State: ...                 # the next deal's opening
+    def after(self, final: State) -> "Board": ...  # the board once that deal is over
+    def carry(self) -> Json: ...                 # what the next deal starts from (None: nothing)
+    def result(self) -> Result: ...              # only when over
+
+
+@runtime_checkable
+class Game(Protocol):
+    info: Info
+
+    def variant(self, spec: str | Mapping[str, Any] | None = None) -> Variant: ...
+    def layout(self, variant: Variant) -> Layout: ...
+    def describe(self, variant: Variant) -> Json: ...   # everything a bot needs (hello.variant)
+    def board(self, variant: Variant, seed: int, first_dealer: int = 0, format: str | None = None) -> Board: ...
+    def resume(self, variant: Variant, seed: int, first_dealer: int, format: str | None,
+               deal_no: int, carry: Json) -> Board: ...  # the board just before one stored deal
+    def forfeit(self, variant: Variant, format: str | None, seat: int, deals: int = 1) -> Result: ...
+    def state_from_dict(self, position: Json) -> State: ...
+    def move_from_dict(self, move: Json) -> Move: ...
+    def parse_move(self, text: str, state: State) -> Move: ...
