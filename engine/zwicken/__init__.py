@@ -7,13 +7,14 @@
     >>> obs = zwicken.observe(s, 0)
 
 Modules, in the direction they import: `errors`, `cards`, `variant`, `shuffle`, `moves`,
-`settlement`, `state`, then `observation`, `position` and `board`. Nothing here imports the
+`settlement`, `state`, then `observation`, `position`, `notation` and `board`. Nothing here imports the
 Zwicker engine's modules.
 """
 
 from engine.zwicken.board import Board, forfeit_result
 from engine.zwicken.cards import PACK, SUITS, WELLI
 from engine.zwicken.errors import IllegalMove, PositionError, VariantError, ZwickenError
+from engine.zwicken.notation import position_text
 from engine.zwicken.moves import PASS, PLAY, SCHLECKEN, TITSCHEN, Move, card_move, parse_move
 from engine.zwicken.observation import observe
 from engine.zwicken.position import from_dict, to_dict
@@ -28,5 +29,5 @@ __all__ = [
     "PACK", "PASS", "PLAY", "PRESETS", "SCHLECKEN", "SUITS", "TITSCHEN", "WELLI", "Attempt", "Board",
     "DealResult", "IllegalMove", "Move", "PositionError", "State", "VariantError", "ZwickenError",
     "attempt_seed", "card_move", "deal_seed", "forfeit_result", "from_dict", "observe", "opening",
-    "parse_move", "shuffle", "to_dict", "variant",
+    "parse_move", "position_text", "shuffle", "to_dict", "variant",
 ]
