@@ -1,0 +1,204 @@
+"""Zwicken as a game of the arena: `GAME` implements `games.api.Game` over `engine/zwicken`.
+
+Every seat is its own side; results are chips, zero-sum over a board. A board is a session of
+deals (format "session", docs/zwicken-rules.md section 6): each of its attempts, counted or not,
+is one `State` the arena plays and stores, and `Board.carry()` is what the next one starts from,
+so `GAME.resume(...)` rebuilds one stored attempt alone. An observation is always the whole form
+of section 10 (an attempt has at most 1 + 4n moves, so `moves=False` leaves nothing out).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from engine import zwicken as zw
+from engine.zwicken.variant import MAX_PLAYERS
+from games.api import BadPosition, BadVariant, GameError, IllegalMove, Info, Json, Layout, Result
+
+FORMATS = ("session",)
+
+
+@contextlib.contextmanager
+def _errors() -> Iterator[None]:
+    """The rules' errors as the interface's (one clear line each)."""
+    try:
+        yield
+    except zw.VariantError as exc:
+        raise BadVariant(str(exc)) from None
+    except zw.PositionError as exc:
+        raise BadPosition(str(exc)) from None
+    except zw.IllegalMove as exc:
+        raise IllegalMove(str(exc)) from None
+    except zw.ZwickenError as exc:
+        raise GameError(str(exc)) from None
+
+
+def _format(format: str | None) -> str:
+    if format not in (None, *FORMATS):
+        raise GameError(f"format: zwicken boards are {', '.join(FORMATS)}, not {format!r}")
+    return FORMATS[0]
+
+
+class ZwickenState:
+    """One attempt, a frozen value (wraps `engine.zwicken.State`, which `.rules` gives)."""
+
+    __slots__ = ("rules",)
+
+    def __init__(self, rules: zw.State) -> None:
+        object.__setattr__(self, "rules", rules)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ZwickenState is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ZwickenState) and self.rules == other.rules
+
+    def __hash__(self) -> int:
+        return hash(self.rules)
+
+    @property
+    def to_move(self) -> int | None:
+        return self.rules.to_move
+
+    @property
+    def is_over(self) -> bool:
+        return self.rules.is_over
+
+    def legal_moves(self, limit: int | None = None) -> tuple[list[zw.Move], bool]:
+        """Section 4's list, never cut (at most three cards)."""
+        return self.rules.legal_moves(), True
+
+    def check(self, move: Json) -> zw.Move:
+        with _errors():
+            m = move if isinstance(move, zw.Move) else zw.Move.from_dict(move)
+            if m not in self.rules.legal_moves():
+                raise zw.IllegalMove(f"{m}: not legal for seat {self.rules.to_move} "
+                                     f"(legal: {' '.join(map(str, self.rules.legal_moves())) or 'none'})")
+            return m
+
+    def apply(self, move: zw.Move | Json) -> "ZwickenState":
+        with _errors():
+            return ZwickenState(self.rules.apply(move))
+
+    def observation(self, seat: int, *, moves: bool = True) -> Json:
+        with _errors():
+            return zw.observe(self.rules, seat)
+
+    def result(self) -> Result:
+        r = self.rules.result
+        if r is None:
+            raise GameError("the attempt is not over")
+        net = tuple(r.net)
+        return Result(seats=net, sides=net, detail=r.to_dict())
+
+    def to_dict(self) -> Json:
+        return zw.to_dict(self.rules)
+
+    def text(self, seat: int | None = None) -> str:
+        return zw.position_text(self.rules, seat)
+
+
+class ZwickenBoard:
+    """A session of deals (wraps `engine.zwicken.Board`, which `.rules` gives)."""
+
+    __slots__ = ("rules",)
+
+    def __init__(self, rules: zw.Board) -> None:
+        object.__setattr__(self, "rules", rules)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ZwickenBoard is immutable")
+
+    @property
+    def is_over(self) -> bool:
+        return self.rules.is_over
+
+    @property
+    def deals_played(self) -> int:
+        return self.rules.deals_played
+
+    def deal(self) -> ZwickenState:
+        with _errors():
+            return ZwickenState(self.rules.deal())
+
+    def after(self, final: ZwickenState) -> "ZwickenBoard":
+        with _errors():
+            return ZwickenBoard(self.rules.after(final.rules))
+
+    def carry(self) -> Json:
+        return self.rules.carry()
+
+    def result(self) -> Result:
+        with _errors():
+            detail = self.rules.result()
+        balances = tuple(detail["balances"])
+        return Result(seats=balances, sides=balances, detail=detail)
+
+
+class ZwickenGame:
+    info = Info(name="zwicken", version=zw.__version__, title="Zwicken", min_players=2,
+                max_players=MAX_PLAYERS, formats=FORMATS,
+                utility="zero_sum", unit="chips", max_moves_per_deal=1 + 4 * 10)
+
+    def variant(self, spec: str | Mapping[str, Any] | zw.Variant | None = None) -> zw.Variant:
+        with _errors():
+            if isinstance(spec, Mapping):
+                spec = dict(spec)
+                if spec.pop("game", "zwicken") != "zwicken":
+                    raise zw.VariantError(f"game: this is zwicken, not {dict(spec).get('game')!r}")
+            elif isinstance(spec, str):
+                head, sep, rest = spec.strip().partition(":")
+                if head.strip().lower() == "zwicken":
+                    spec = rest if sep else None
+            return zw.variant(spec)
+
+    def layout(self, variant: zw.Variant) -> Layout:
+        return Layout(variant.players, tuple((s,) for s in range(variant.players)))
+
+    def describe(self, variant: zw.Variant) -> Json:
+        """hello.variant: the variant's plain dict with "game"."""
+        return {"game": "zwicken", **variant.to_dict()}
+
+    def board(self, variant: zw.Variant, seed: int, first_dealer: int = 0, format: str | None = None) -> ZwickenBoard:
+        _format(format)
+        with _errors():
+            return ZwickenBoard(zw.Board.new(variant, seed, first_dealer))
+
+    def resume(self, variant: zw.Variant, seed: int, first_dealer: int, format: str | None,
+               deal_no: int, carry: Json) -> ZwickenBoard:
+        """The board just before its stored deal (attempt) `deal_no`, from that deal's carry;
+        its observations' `history` then starts there."""
+        _format(format)
+        with _errors():
+            if carry is None:
+                if deal_no != 0:
+                    raise zw.ZwickenError("carry: needed to resume a board after its first deal")
+                return ZwickenBoard(zw.Board.new(variant, seed, first_dealer))
+            return ZwickenBoard(zw.Board.resume(variant, seed, first_dealer, carry, deal_no))
+
+    def forfeit(self, variant: zw.Variant, format: str | None, seat: int, deals: int = 1) -> Result:
+        """Section 6: the faulting seat pays `forfeit` chips to every other seat."""
+        _format(format)
+        if type(seat) is not int or not 0 <= seat < variant.players:
+            raise GameError(f"seat: must be 0..{variant.players - 1}, got {seat!r}")
+        detail = zw.forfeit_result(variant, seat)
+        balances = tuple(detail["balances"])
+        return Result(seats=balances, sides=balances, detail=detail)
+
+    def state_from_dict(self, position: Json) -> ZwickenState:
+        with _errors():
+            return ZwickenState(zw.from_dict(position))
+
+    def move_from_dict(self, move: Json) -> zw.Move:
+        with _errors():
+            return zw.Move.from_dict(move)
+
+    def parse_move(self, text: str, state: ZwickenState) -> zw.Move:
+        """A text form (`schleck`, `play`, `KE`) as a move legal in `state`."""
+        with _errors():
+            return state.check(zw.parse_move(text))
+
+
+GAME = ZwickenGame()
