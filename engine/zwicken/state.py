@@ -50,7 +50,7 @@ def tricks_to_data(tricks: tuple) -> list[dict[str, Any]]:
 class State:
     """A position of one attempt. Immutable: every attribute is a tuple, int, str, None or value."""
 
-    __slots__ = _FIELDS + ("_legal",)
+    # No __slots__: a new state is one dict merge of the old one's fields and the changes.
 
     variant: Variant
     deal_no: int                 # k: counted deals of the board before this one
@@ -79,15 +79,14 @@ class State:
     history: tuple[Attempt, ...]
 
     def __init__(self, **fields: Any) -> None:
-        for name in _FIELDS:
-            _set(self, name, fields[name])
-        _set(self, "_legal", None)
+        missing = set(_FIELDS) - set(fields)
+        if missing or len(fields) != len(_FIELDS):
+            raise TypeError(f"State needs exactly the fields {', '.join(_FIELDS)}")
+        _set(self, "__dict__", {**fields, "_legal": None})
 
     def _but(self, **changes: Any) -> "State":
         new = object.__new__(State)
-        for name in _FIELDS:
-            _set(new, name, changes[name] if name in changes else getattr(self, name))
-        _set(new, "_legal", None)
+        _set(new, "__dict__", {**self.__dict__, **changes, "_legal": None})
         return new
 
     def __setattr__(self, name: str, value: Any) -> None:
