@@ -9,7 +9,7 @@ attempts agree. After the last counted deal the pot is played out (`close: playo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.zwicken.errors import ZwickenError
@@ -33,7 +33,6 @@ class Board:
     attempts_played: int = 0
     split: tuple[int, ...] | None = None   # set when the board is over
     over: bool = False
-    _results: tuple[DealResult, ...] = field(default=(), repr=False)
 
     @classmethod
     def new(cls, variant: Variant | str | dict | None, seed: int, first_dealer: int = 0) -> "Board":
@@ -118,14 +117,13 @@ class Board:
                     balances = tuple(b + x for b, x in zip(balances, split))
                     pot = 0
         return Board(v, self.seed, self.first_dealer, k, a, dealer, balances, pot,
-                     self.history + (entry,), self.attempts_played + 1, split, over,
-                     self._results + (result,))
+                     self.history + (entry,), self.attempts_played + 1, split, over)
 
     def result(self) -> dict[str, Any]:
         """Section 10's board-result form (only when over)."""
         if not self.over:
             raise ZwickenError("board: not over")
-        return {"balances": list(self.balances), "deals": [r.to_dict() for r in self._results],
+        return {"balances": list(self.balances), "deals": [a.result.to_dict() for a in self.history],
                 "close": {"playout_deals": max(0, self.deal_no - self.variant.deals),
                           "split": list(self.split or (0,) * self.variant.players)}}
 
