@@ -38,7 +38,8 @@ def without(obs):
 
 
 @pytest.mark.parametrize("spec", [{}, {"players": 3, "dealer_looks": True}, {"preset": "ohne_welli", "players": 6},
-                                  {"must_trump": False, "players": 5}])
+                                  {"must_trump": False, "players": 5}, {"cut": "table", "rundherum": True},
+                                  {"preset": "scharf", "players": 10}])
 def test_samples_fit_what_the_seat_saw(spec):
     v = zw.variant(spec)
     rng = random.Random(1)

@@ -26,6 +26,10 @@ variants = st.fixed_dictionaries({
     "cut": st.sampled_from(["none", "hop", "table"]),
     "rundherum": st.booleans(),
     "single_stake_all_play": st.booleans(),
+    "deals": st.integers(1, 4),
+    "playout_max": st.integers(0, 3),
+    "max_hops": st.integers(0, 3),
+    "zwick_limit": st.sampled_from([3, 9, 48, 192]),
 }).map(lambda d: z.variant(d))
 seeds = st.integers(0, 2**64 - 1)
 
