@@ -319,6 +319,21 @@ def _resume_last(v, seed, pot, k):
                                        "balances": [-pot, 0, 0, 0], "pot": pot})
 
 
+def test_g_playout_ends_when_nothing_is_carried():
+    """Deals 4; the fourth counted deal left a carry of 9; in the play-out deal (k = 4) the ante
+    makes P = 12, two seats play and split the tricks 2-1 (8 and 4 chips): the board ends."""
+    v = z.variant(deals=4)
+
+    def board(seed):
+        return z.Board.resume(v, seed, 0, {"deal": 4, "attempt": 0, "dealer": 3, "balances": [-9, 0, 0, 0], "pot": 9})
+
+    seed = next(seed for seed in range(500) if sorted(_play_two(board(seed).deal()).result.won) == [0, 0, 4, 8])
+    s = _play_two(board(seed).deal())
+    assert s.result.pot == 12 and s.result.carry == 0 and s.playout
+    end = board(seed).after(s)
+    assert end.is_over and end.result()["close"] == {"playout_deals": 1, "split": [0, 0, 0, 0]}
+
+
 def test_g_split_after_the_playout():
     """A carry of 21 after the last play-out deal: 5 chips to each seat, the odd one to the
     forehand of that deal (seat 0, the dealer being seat 3)."""
@@ -393,6 +408,10 @@ def test_cut_table_payments_and_passes():
     assert not opening(v, ace, 1, attempt=4).is_over  # max_hops: the cut card is ignored
     two = opening(z.variant(cut="table", players=2), ace, 0)
     assert two.result.paid == (3, 3)  # two players: the other seat pays, the dealer deals again
+    v2 = z.variant(cut="table", players=2)
+    b2 = next(z.Board.new(v2, seed, 0) for seed in range(500) if z.shuffle(z.attempt_seed(seed, 0, 0))[-1][0] == "A")
+    b2 = b2.after(b2.deal())
+    assert (b2.dealer, b2.attempt, b2.pot, b2.balances) == (0, 1, 6, (-3, -3))
 
 
 def test_dealer_moves_two_after_a_table_ace():
