@@ -15,10 +15,12 @@ sys.path.insert(0, str(HERE.parents[1]))
 from engine import zwicken as z  # noqa: E402
 
 PRESETS = ["bayern", "ohne_welli", "scharf"]
-SEED = 2024
+# scharf's board seed is one whose board has a blind deal, a Rundherum and a hop
+SEEDS = {"bayern": 2024, "ohne_welli": 2024, "scharf": 2036}
 
 
-def render(preset: str, seed: int = SEED) -> str:
+def render(preset: str, seed: int | None = None) -> str:
+    seed = SEEDS[preset] if seed is None else seed
     v = z.variant(preset, deals=2, playout_max=1)
     board = z.Board.new(v, seed, 0)
     rng = random.Random(seed)  # a local generator: the choice of moves is part of the fixture
