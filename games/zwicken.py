@@ -146,8 +146,9 @@ class ZwickenGame:
         with _errors():
             if isinstance(spec, Mapping):
                 spec = dict(spec)
-                if spec.pop("game", "zwicken") != "zwicken":
-                    raise zw.VariantError(f"game: this is zwicken, not {dict(spec).get('game')!r}")
+                named = spec.pop("game", "zwicken")
+                if named != "zwicken":
+                    raise zw.VariantError(f"game: this is zwicken, not {named!r}")
             elif isinstance(spec, str):
                 head, sep, rest = spec.strip().partition(":")
                 if head.strip().lower() == "zwicken":

@@ -217,6 +217,8 @@ def opening(variant: Variant | str | dict | None, shuffle_seed: int, dealer: int
         raise ZwickenError(f"dealer: must be a seat 0..{n - 1}, got {dealer!r}")
     if type(carry_in) is not int or carry_in < 0 or carry_in % 3:
         raise ZwickenError(f"carry_in: must be a non-negative multiple of 3, got {carry_in!r}")
+    if balances is not None and (len(balances) != n or not all(type(b) is int for b in balances)):
+        raise ZwickenError(f"balances: expected {n} integers, got {balances!r}")
     pack = shuffle(check_seed(shuffle_seed, "shuffle_seed"))
     hands: list[tuple[str, ...]] = [()] * n
     for j in range(n):
