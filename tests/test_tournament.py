@@ -141,16 +141,17 @@ async def test_a_tournament_is_deterministic_and_resumes_exactly(tmp_path):
 
     played = []
 
-    def on_room(room, boards):
-        played.append(room)
+    def on_room(room, boards):  # heard as each board is stored, not only when its room ends
+        played.append((room.match_no, room.swapped, tuple(boards)))
         if len(played) == 3:
             raise Enough
 
     with pytest.raises(BaseException) as caught:
         await runner.run(again, tid2, concurrency=2, on_room=on_room)
     assert caught.group_contains(Enough)
+    assert all(len(boards) == 1 for _, _, boards in played)
     assert read.get_tournament(again, tid2)["status"] == "interrupted"
-    assert 3 * 2 <= len(read.done_tables(again, tid2)) < 12
+    assert 3 <= len(read.done_tables(again, tid2)) < 12
     resumed = await runner.run(again, tid2, concurrency=1)
     assert resumed["status"] == "finished"
     assert (resumed["settings"]["sandbox"], resumed["settings"]["sandboxes"]) == ("none", ["none"])
@@ -189,19 +190,21 @@ async def test_the_progress_line_counts_boards_deals_and_faults(tmp_path, out):
     reports = []
     progress = runner.Progress(out=out(), width=60, report_every=2,
                                report=lambda: reports.append(1) or f"REPORT {len(reports)}")
-    await runner.run(db, tid, concurrency=2, progress=progress)  # a room stores 5 boards at once:
-    text = progress.out.getvalue()  # 0 -> 2 boards (a report), -> 5 (the end: the standings follow)
-    shape = r"(\[[#.]+\] )?boards (\d+)/5  \d+\.\d deals/s  ETA (\d+:\d\d|--:--)  faults 0"
+    await runner.run(db, tid, concurrency=2, progress=progress)  # each board is stored as it ends:
+    text = progress.out.getvalue()  # reports at 2 and 4 boards, -> 5 (the end: the standings follow)
+    shape = (r"(\[[#.]+\] )?(\d+)/5 boards stored  \d+\.\d deals/s"
+             r"  ETA (~?\d+:\d\d( \(\d bots? not seen yet\))?|--:--)  faults 0")
     if out is Terminal:  # one line redrawn in place, the rest of the old one cleared; reports above it
         assert text.startswith("\r") and text.endswith("\x1b[K\n")
         last = text.rstrip("\n").split("\n")[-1]
         draws = [d for d in last.split("\r") if d]
         assert all(d.endswith("\x1b[K") and len(d) - 3 <= 59 for d in draws)
         lines = [d[:-3] for d in draws]
-        assert [line for line in text.split("\n") if "REPORT" in line] == ["\r\x1b[KREPORT 1"]
+        reported = [line.rsplit("\r", 1)[-1] for line in text.split("\n") if "REPORT" in line]
+        assert reported == ["\x1b[KREPORT 1", "\x1b[KREPORT 2"]  # each clears the line drawn before it
     else:  # a log: a line at each tenth of the way, the last one once; reports as lines
         lines = [line for line in text.splitlines() if not line.startswith("REPORT")]
-        assert [line for line in text.splitlines() if line.startswith("REPORT")] == ["REPORT 1"]
+        assert [line for line in text.splitlines() if line.startswith("REPORT")] == ["REPORT 1", "REPORT 2"]
     done = [int(re.fullmatch(shape, line).group(2)) for line in lines]
     assert done == sorted(done) and done[-1] == 5
     assert out is Terminal or len(done) == len(set(done))
@@ -215,7 +218,7 @@ def test_the_progress_line_after_a_resume_counts_only_this_run():
     progress.started -= 10.0  # ten seconds into this run
     progress.update(tables=10, deals=10, faults=0)  # 10 tables in 10 s, 10 left: about 10 s
     line = progress.line()
-    assert "boards 15/20" in line and re.search(r"ETA 0:(09|10)", line), line
+    assert "15/20 boards stored" in line and re.search(r"ETA 0:(09|10)", line), line
     assert len(runner.Progress(out=io.StringIO()).line(width=30)) <= 29  # a narrow terminal: cut
 
 

@@ -141,8 +141,10 @@ def tournament_run(
             if progress is not None:
                 sys.stderr.write("\n")
             t = read.get_tournament(database, tid)
-            echo(f"arena: interrupted: {t['boards_done']}/{t['boards_total']} boards of '{t['name']}' are stored; "
-                 f"resume with: {resume_command(t['name'], db)}", err=True)
+            half = len(read.done_tables(database, tid)) - 2 * t["boards_done"]
+            more = f" (and {half} more in one of their two rooms)" if half > 0 else ""
+            echo(f"arena: interrupted: {t['boards_done']}/{t['boards_total']} boards of '{t['name']}' are stored"
+                 f"{more}; resume with: {resume_command(t['name'], db)}", err=True)
             raise typer.Exit(130) from None
         if not quiet:
             from arena.cli.results import standings_cmd
