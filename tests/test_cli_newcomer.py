@@ -86,3 +86,24 @@ def test_kill_9_mid_room_loses_only_the_boards_playing_and_the_resume_gives_the_
                  for name, db in (("k", killed), ("w", whole))]
     assert [(r["bot"], r["elo"], r["wins"]) for r in standings[0]["standings"]] == \
         [(r["bot"], r["elo"], r["wins"]) for r in standings[1]["standings"]]
+
+
+def test_ctrl_c_counts_the_boards_each_room_stored_as_it_went(open_dir):
+    """Ctrl-C a run in the middle of its first rooms: what it says is stored is what is stored."""
+    db = open_dir / "c.db"
+    proc = subprocess.Popen([str(ARENA), "tournament", "run", "--bots", STATELESS, "--boards", "6", "--seed", SEED,
+                             "--sandbox", "none", "--concurrency", "1", "--processes", "1", "--name", "c",
+                             "--db", str(db)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while sum(rooms_stored(db).values()) < 3:  # three boards stored, the first room not over
+        if proc.poll() is not None:
+            pytest.fail(f"the run ended early: {proc.communicate()}")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 130, (out, err)
+    tables = sum(rooms_stored(db).values())
+    listed = json.loads(arena("tournament", "list", "--json", "--db", db).stdout)[0]
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"arena: interrupted: {listed['boards_done']}/36 boards of 'c' are stored"), last
+    half = tables - 2 * listed["boards_done"]
+    assert tables >= 3 and (f"(and {half} more in one of their two rooms)" in last) == (half > 0), last
+    assert "boards stored" in err  # the progress line says what is stored, not only what is played

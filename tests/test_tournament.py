@@ -222,6 +222,31 @@ def test_the_progress_line_after_a_resume_counts_only_this_run():
     assert len(runner.Progress(out=io.StringIO()).line(width=30)) <= 29  # a narrow terminal: cut
 
 
+def test_the_eta_allows_for_each_matchs_pace_and_says_when_it_has_not_seen_a_bot():
+    """Bot 3 thinks 10 s a board where bots 1 and 2 take a quarter: its match's boards left count
+    forty times theirs, which a mean rate over the boards so far would not see."""
+    from arena.play.room import Room
+
+    def record(think: dict[int, float], duration: float) -> dict:
+        return {"seats": [{"seat": k, "think_ms_total": ms} for k, ms in think.items()], "duration_s": duration}
+
+    fast, slow = (1, 2, 1, 2), (3, 1, 3, 1)
+    todo = [Room(1, False, fast, (0, 1)), Room(1, True, fast, (0, 1)),
+            Room(2, False, slow, (0, 1, 2, 3)), Room(2, True, slow, (0, 1, 2, 3))]
+    progress = runner.Progress(out=io.StringIO(), width=120)
+    progress.begin(tables_total=12, tables_done=0, todo=todo)
+    assert "ETA --:--" in progress.line()  # nothing stored yet: no guess
+    progress.update(1, 1, 0, todo[0], [record({k: 250.0 for k in range(4)}, 1.0)])
+    assert "(1 bot not seen yet)" in progress.line()  # bot 3 has not played: said so
+    progress.started -= 22.0  # 22 s in: one fast board (1 s) and, now, one slow one (21 s) stored
+    progress.update(1, 1, 0, todo[2], [record({0: 10_000.0, 1: 250.0, 2: 10_000.0, 3: 250.0}, 21.0)])
+    # a board takes its seats' think time plus the arena's own 0.25 s: 1 + 2 fast boards left at 1.25 s,
+    # 3 + 4 slow ones at 20.75 s: 149 s, at 22 s of boards per 22 s (a mean rate would say 110 s)
+    line = progress.line()
+    assert "ETA 2:29 " in line and "not seen" not in line, line
+    assert "1/6 boards stored" in line  # two tables: one board's worth
+
+
 async def test_mixed_partners_and_whole_games(tmp_path):
     db = schema.open_db(tmp_path / "a.db")
     four = DETERMINISTIC + [str(BOTS / "sweeper_bot.py")]
