@@ -152,6 +152,21 @@ def tournament_run(
             echo(f"\ntournament '{t['name']}': {t['boards_done']} boards, seed {t['seed']}, "
                  f"{t['variant']['preset']}, {t['format']} format, {t['partners']} partners")
             standings_cmd(name=t["name"], db=db if db is not None else schema.default_db_path(), as_json=False)
+            echo("\n" + next_steps(t["name"], db))
+
+
+def next_steps(name: str, db: Path | None) -> str:
+    """A run's closing lines: where its results are and the commands that show them."""
+    where = db if db is not None else schema.default_db_path()
+    extra = ["--db", str(db)] if db is not None else []
+    steps = [(["standings", name], "these standings again (--json for a program)"),
+             (["matches", name], "its matches and faults (--match N: board by board, with deal ids)"),
+             (["report", name], "its pages as files that open from disk (every deal replayable)"),
+             (["serve"], "every tournament of the database in the browser, live")]
+    lines = [shlex.join(["arena", *words, *extra]) for words, _ in steps]
+    width = max(map(len, lines))
+    return "\n".join([f"results: tournament '{name}' is stored in {where}; to see them:"]
+                     + [f"  {line.ljust(width)}  {what}" for line, (_, what) in zip(lines, steps)])
 
 
 def _given(ctx: typer.Context, param: str) -> bool:
