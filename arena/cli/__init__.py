@@ -87,7 +87,8 @@ def _register() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: the command's exit status, or one line on stderr and exit code 2
-    for an error we know (typer.Exit's code is returned, not raised, outside standalone mode)."""
+    for an error we know, a wrong option or argument included (typer.Exit's code is returned,
+    not raised, outside standalone mode)."""
     _register()
     try:
         try:
@@ -112,9 +113,11 @@ def main(argv: list[str] | None = None) -> None:
         echo("arena: interrupted", err=True)
         sys.exit(130)
     except typer.TyperException as exc:  # usage errors arrive here with standalone_mode=False
-        show = getattr(exc, "show", None)
-        if show is None:
+        if not hasattr(exc, "format_message"):
             raise
-        show()  # click's own one-line message with the usage line
+        ctx = getattr(exc, "ctx", None)  # one line, as every other error, with where the help is
+        where = f" (see '{ctx.command_path} --help')" if ctx is not None else " (see 'arena --help')"
+        text = " ".join(exc.format_message().split())
+        echo(f"arena: error: {text}{where}", err=True)
         sys.exit(getattr(exc, "exit_code", 2))
     sys.exit(code if isinstance(code, int) else 0)

@@ -161,12 +161,14 @@ def command_for(spec: str, db_path: Path) -> BotCommand:
     """A bot for `arena play` and `bot check`: a file or command string as given, else a name
     registered in the database at `db_path` (name, name@version or id)."""
     path = Path(spec).expanduser()
+    known: list[str] = []
     if not path.exists() and db_path.exists() and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*(@\d+)?", spec):
         db = open_db(db_path, create=False, readonly=True)
         try:
             found = registry.get_bot(db, spec)
         except ArenaError:
             found = None
+            known = sorted({b["name"] for b in registry.list_bots(db) if not b.get("disabled")})
         finally:
             db.close()
         if found is not None:
@@ -174,7 +176,8 @@ def command_for(spec: str, db_path: Path) -> BotCommand:
     try:
         return BotCommand.from_spec(spec)
     except ValueError as exc:
-        raise ArenaError(f"{exc} (nor a bot registered in {db_path})") from None
+        names = f"known: {', '.join(known)}" if known else "none registered yet"
+        raise ArenaError(f"{exc}, nor a bot registered in {db_path} ({names})") from None
 
 
 def candidate_command(path: Path, command: str | None) -> BotCommand:
