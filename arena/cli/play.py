@@ -36,7 +36,8 @@ def _time_control(move_ms: int, bank_ms: int, handshake_ms: int):
 
 
 SANDBOX_HELP = "How to confine the bots: fork, bwrap, rlimit or none (rlimit and none do not isolate partners)."
-VARIANT_HELP = "A preset (jensen), options (jensen:target=51,all_tens=true) or a JSON object."
+VARIANT_HELP = (f"A preset ({', '.join(engine.PRESETS)}), a preset with options (jensen:target=51,all_tens=true) "
+                "or a JSON object (docs/rules.md lists the options).")
 DB_HELP = "The database registered names are looked up in (default: $ARENA_DB, else results/arena.db)."
 
 

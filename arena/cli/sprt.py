@@ -14,6 +14,7 @@ import trio
 import typer
 
 from arena.cli import app
+from arena.cli.play import VARIANT_HELP
 from arena.cli.results import DbOption, JsonOption, NameArg, _header, _json, _open, _render
 from arena.cli.tournament import SandboxOption
 from arena.errors import ArenaError
@@ -39,7 +40,7 @@ def sprt_cmd(
     = sprt_run.BATCH,
     name: Annotated[str | None, typer.Option("--name", help="The test's name (default: sprt-NEW@v-OLD@v); run "
                                              "the same command again to resume it.", show_default=False)] = None,
-    variant: Annotated[str, typer.Option("--variant", help="Preset and options, e.g. jensen:target=51.")] = "jensen",
+    variant: Annotated[str, typer.Option("--variant", help=VARIANT_HELP)] = "jensen",
     seed: Annotated[int | None, typer.Option("--seed", help="The master seed of the deals (0 to 2**64-1); "
                                                            "default: a random one, printed and stored.")] = None,
     fmt: Annotated[str, typer.Option("--format", help="deal: a board is one deal; game: one game to the target.")]

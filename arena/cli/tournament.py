@@ -15,6 +15,7 @@ import typer
 
 import engine
 from arena.cli import app, echo, echo_json, tournament_app
+from arena.cli.play import VARIANT_HELP
 from arena.cli.results import DbOption, _open, standings_text
 from arena.errors import ArenaError, leaves
 from arena.play.table import TimeControl
@@ -40,8 +41,7 @@ def tournament_run(
     all_bots: Annotated[bool, typer.Option("--all", help="Every registered bot that is not disabled "
                                            "(latest versions).")] = False,
     boards: Annotated[int, typer.Option("--boards", help="Boards per match.")] = 8,
-    variant: Annotated[str, typer.Option("--variant", help="A preset (jensen), options (jensen:target=51,"
-                                         "all_tens=true) or a JSON object.")] = "jensen",
+    variant: Annotated[str, typer.Option("--variant", help=VARIANT_HELP)] = "jensen",
     seed: Annotated[int | None, typer.Option(
         "--seed", help="The master seed (0 to 2**64-1; default: a random one, printed and stored).",
         show_default=False)] = None,
