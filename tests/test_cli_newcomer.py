@@ -107,3 +107,124 @@ def test_ctrl_c_counts_the_boards_each_room_stored_as_it_went(open_dir):
     half = tables - 2 * listed["boards_done"]
     assert tables >= 3 and (f"(and {half} more in one of their two rooms)" in last) == (half > 0), last
     assert "boards stored" in err  # the progress line says what is stored, not only what is played
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """One small tournament of three bots, for the commands that read results."""
+    folder = tmp_path_factory.mktemp("played")
+    folder.chmod(0o755)
+    db = folder / "p.db"
+    bots = ",".join(str(BOTS / f"{n}_bot.py") for n in ("random", "first", "greedy"))  # first: B, then A
+    run = arena("tournament", "run", "--bots", bots, "--boards", "2", "--seed", SEED, "--name", "cup",
+                "--sandbox", "none", "--db", db)
+    return db, run
+
+
+def test_a_run_ends_with_where_its_results_are_and_the_commands_that_show_them(played):
+    db, run = played
+    tail = run.stdout.rstrip("\n").splitlines()[-5:]
+    assert tail[0] == f"results: tournament 'cup' is stored in {db}; to see them:", run.stdout
+    commands = [line.split("  ")[1] for line in tail[1:]]
+    assert commands == [f"arena standings cup --db {db}", f"arena matches cup --db {db}",
+                        f"arena report cup --db {db}", f"arena serve --db {db}"]
+    for command in commands[:2]:  # they work as printed
+        assert arena(*command.split()[1:]).stdout
+
+
+def test_matches_of_one_bot_show_its_own_record_whichever_team_it_was(played):
+    db, _ = played
+    everything = json.loads(arena("matches", "cup", "--json", "--db", db).stdout)
+    mine = json.loads(arena("matches", "cup", "--bot", "first", "--json", "--db", db).stdout)
+    assert {m["bot"]["team"] for m in mine} == {"A", "B"}
+    for m in mine:
+        a = next(x for x in everything if x["match_no"] == m["match_no"])
+        side = 1 if m["bot"]["team"] == "A" else -1
+        assert m["bot"]["margin"] == side * a["margin"]
+        assert (m["bot"]["wins"], m["bot"]["losses"]) == ((a["wins"], a["losses"]) if side == 1 else (a["losses"], a["wins"]))
+    text = arena("matches", "cup", "--bot", "first", "--db", db).stdout.splitlines()
+    assert "W-D-L (first)" in text[1] and "margin first" in text[1]
+    for m, line in zip(mine, text[3:]):
+        assert f"{m['bot']['wins']}-{m['bot']['draws']}-{m['bot']['losses']}" in line and f"{m['bot']['margin']:+d}" in line
+
+
+def test_the_csv_export_leads_to_arena_replay_and_export_and_report_default_to_the_latest(played, tmp_path):
+    db, _ = played
+    rows = arena("export", "--db", db).stdout.splitlines()  # no name: the latest tournament, as CSV
+    header = rows[0].split(",")
+    first = dict(zip(header, rows[1].split(",")))
+    assert first["tournament"] == "cup" and first["deal_ids"].isdigit()
+    shown = arena("replay", first["deal_ids"], "--db", db).stdout
+    assert shown and first["board_seed"] in arena("replay", first["deal_ids"], "--json", "--db", db).stdout
+    site = tmp_path / "site"
+    assert "index.html" in arena("report", "--output", site, "--db", db).stdout and (site / "index.html").exists()
+
+
+def test_play_ends_with_won_drawn_lost_and_the_mean_margin_with_its_interval():
+    out = arena("play", BOTS / "greedy_bot.py", BOTS / "random_bot.py", "--boards", "3", "--seed", SEED,
+                "--sandbox", "none").stdout
+    last = out.rstrip("\n").splitlines()[-1]
+    m = __import__("re").fullmatch(r"A \(greedy\): W-D-L (\d)-(\d)-(\d) over 3 boards; mean margin ([-+]\d+\.\d) "
+                                   r"points a board, 95% interval ([-+]\d+\.\d) \.\. ([-+]\d+\.\d)", last)
+    assert m, out
+    w, d, l_, mean, low, high = (float(x) for x in m.groups())
+    assert w + d + l_ == 3 and low <= mean <= high
+
+
+def test_play_of_an_unknown_name_lists_the_known_ones(played):
+    db, _ = played
+    one_line_error(arena("play", "randon", "greedy", "--db", db, code=None), "known: first, greedy, random")
+
+
+@pytest.mark.parametrize("argv, text", [
+    (["standings", "--bogus"], "No such option: --bogus (see 'arena standings --help')"),
+    (["play", "--boards", "x", "a", "b"], "Invalid value for '--boards'"),
+    (["tournament", "delete"], "Missing argument"),
+    (["nope"], "No such command 'nope'"),
+])
+def test_option_errors_are_one_line_like_every_other_error(argv, text):
+    proc = arena(*argv, code=None)
+    one_line_error(proc, text)
+    assert "Usage:" not in proc.stderr and proc.stdout == ""
+
+
+def test_help_lists_commands_in_a_first_hours_order_uncut_and_variant_names_the_presets():
+    import engine
+
+    out = arena("--help").stdout
+    commands = out.split("Commands:\n")[1].splitlines()
+    names = [line.split()[0] for line in commands if line.startswith("  ") and not line.startswith("   ")]
+    assert names[:4] == ["bot", "tournament", "standings", "matches"] and "play" in names[4:]
+    assert not any(line.endswith("...") for line in commands) and all(len(line) < 80 for line in commands)
+    assert len(names) == len(commands)  # one line each
+    for group in ("bot", "tournament"):
+        listed = arena(group, "--help").stdout.split("Commands:\n")[1].splitlines()
+        assert listed and not any(line.endswith("...") for line in listed)
+    for command in (["play"], ["tournament", "run"], ["sprt"]):
+        text = " ".join(arena(*command, "--help").stdout.split())
+        assert all(p in text for p in engine.PRESETS), command
+
+
+def test_sprt_quiet_prints_only_the_verdict_block_which_names_its_scale(open_dir):
+    proc = arena("sprt", BOTS / "greedy_bot.py", BOTS / "random_bot.py", "--elo1", "50", "--seed", SEED,
+                 "--sandbox", "none", "--quiet", "--db", open_dir / "s.db")
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("H1 accepted: greedy is better than random") and "LLR +" not in proc.stdout.split("\n", 1)[1]
+    assert not any(line.startswith("board ") or line.startswith("sprt ") for line in lines)  # no line per board
+    assert lines[1].startswith("boards scoring 0, 1/2, 1, 3/2, 2:") and "room Elo" in lines[1]
+    block = " ".join(lines[2:])
+    assert block.startswith("Scale: room Elo") and "arena standings sprt-" in block and "by sign" in block
+    assert errors(proc) == []
+
+
+def test_a_bot_that_prints_text_to_stdout_is_told_so(open_dir):
+    chatty = open_dir / "chatty_bot.py"
+    chatty.write_text('import sys\nprint("thinking...", flush=True)\nsys.stdin.buffer.read()\n')
+    proc = arena("bot", "check", chatty, "--sandbox", "none", code=1)
+    assert "got an integer; its bytes read as text ('thinking..." in proc.stdout
+    assert "did the bot print to stdout?" in proc.stdout
+    arrays = open_dir / "array_bot.py"  # a struct written as an array, as rmp-serde's to_vec does
+    arrays.write_text('import sys\nsys.stdout.buffer.write(b"\\x92\\xa4type\\xa5ready")\nsys.stdout.flush()\n'
+                      'sys.stdin.buffer.read()\n')
+    proc = arena("bot", "check", arrays, "--sandbox", "none", code=1)
+    assert "got an array; a struct sent as an array?" in proc.stdout and "to_vec_named" in proc.stdout
