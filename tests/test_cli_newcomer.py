@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -228,3 +230,31 @@ def test_a_bot_that_prints_text_to_stdout_is_told_so(open_dir):
                       'sys.stdin.buffer.read()\n')
     proc = arena("bot", "check", arrays, "--sandbox", "none", code=1)
     assert "got an array; a struct sent as an array?" in proc.stdout and "to_vec_named" in proc.stdout
+
+
+def test_make_tournament_plays_the_bundled_bots_by_name_whatever_else_is_registered(open_dir):
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    db = open_dir / "m.db"
+    env = {**os.environ, "ARENA_DB": str(db)}
+    arena("bot", "add", BOTS / "heuristic_bot.py", "--name", "mine", "--sandbox", "none", env=env)  # a bot of one's own
+    proc = subprocess.run(["make", "-s", "tournament", "BOARDS=1", f"SEED={SEED}"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    listed = json.loads(arena("tournament", "list", "--json", env=env).stdout)
+    bundled = {"random", "greedy", "sweeper", "builder", "first"} | ({"js-random"} if shutil.which("node") else set())
+    assert len(listed) == 1 and {b["name"] for b in listed[0]["bots"]} == bundled
+    assert "below 2**48" not in proc.stderr
+
+
+def test_no_example_a_person_copies_chooses_a_guessable_seed():
+    """Every `--seed N` in the docs' commands and in the commands' help is 2**48 or more, so the
+    example runs without the warning about guessable seeds."""
+    import re
+
+    docs = [ROOT / "README.md", ROOT / "bots" / "README.md", ROOT / "protocol.md", *sorted((ROOT / "docs").glob("*.md"))]
+    helps = [arena(*words, "--help").stdout for words in (["play"], ["tournament", "run"], ["sprt"], ["bot", "check"])]
+    found = [(str(p), int(n)) for p in docs for n in re.findall(r"--seed[ =](\d+)", p.read_text())]
+    found += [("--help", int(n)) for text in helps for n in re.findall(r"--seed[ =](\d+)", text)]
+    shown = {(str(ROOT / "docs" / "hostile.md"), 1000)}  # the attack on a seed chosen by hand: small on purpose
+    assert found and not [(where, n) for where, n in found if n < 2**48 and (where, n) not in shown], found
