@@ -258,3 +258,34 @@ def test_no_example_a_person_copies_chooses_a_guessable_seed():
     found += [("--help", int(n)) for text in helps for n in re.findall(r"--seed[ =](\d+)", text)]
     shown = {(str(ROOT / "docs" / "hostile.md"), 1000)}  # the attack on a seed chosen by hand: small on purpose
     assert found and not [(where, n) for where, n in found if n < 2**48 and (where, n) not in shown], found
+
+
+def test_protocol_md_gives_the_rules_a_bot_needs_and_what_each_msgpack_library_needs():
+    """Its new sections say what the engine does: the subtraction build of its example is legal,
+    and the point-card table is each preset's own description."""
+    import re
+
+    import engine
+
+    doc = (ROOT / "protocol.md").read_text()
+    rules = doc.split("## 15. The rules a bot needs\n")[1].split("\n## 16.")[0]
+    libraries = doc.split("## 16. msgpack libraries\n")[1]
+    for numbered in range(1, 15):  # the sections before keep their numbers
+        assert re.search(rf"^## {numbered}\. ", doc, re.M)
+    for words in ("Zwick", "last capture", "strictly more", "tie", "build_holder", "Anyone may take a build",
+                  "20 − 13", "act.legal"):
+        assert words in rules, words
+    state = engine.parse_position("variant: jensen\ndealer: 3\nto_move: 0\nhand 0: QD 7C 5H 2S\n"
+                                  "hand 1: 3D 4C 6C 8C\nhand 2: 9D TD 2D 3C\nhand 3: 4D 6D 8D 9C\n"
+                                  "table: X20 KS\nstock: -\ntaken 0: -\ntaken 1: -\nzwicks: 0 0\nlast_capture: -")
+    legal = {str(m) for m in state.legal_moves()}
+    assert {"QD>0=7", "7C>0=13"} <= legal  # QD on X20 announcing 7 (20 − 13), 7C announcing 13
+    for preset in engine.PRESETS:
+        row = next(line for line in rules.splitlines() if line.startswith(f"  | {preset} |"))
+        described = engine.variant(preset).describe()
+        cells = [c.strip() for c in row.split("|")[2:-1]]
+        assert int(cells[1]) == described["most_cards"] and int(cells[2]) == described["zwick"], preset
+        assert cells[3].startswith(str(described["points_per_deal"])), preset
+    for library in ("Python", "JavaScript", "Rust", "Go", "C", "Java"):
+        assert f"- **{library}** (" in libraries, library
+    assert "to_vec_named" in libraries and "str" in libraries and "one message at a time" in libraries
