@@ -269,27 +269,45 @@ class Progress:
     _left: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = field(default_factory=dict)  # room: seats, boards left
     _think: dict[int, list[float]] = field(default_factory=dict)  # bot id: [seconds thought, seat-boards]
     _spent: list[float] = field(default_factory=lambda: [0.0, 0.0, 0])  # boards' seconds, their think, boards
+    _halves: dict[tuple[int, int], int] | None = None  # (match, board): its tables stored, when known
+    _complete: int = 0  # boards with both tables stored (with _halves)
 
-    def begin(self, tables_total: int, tables_done: int, todo: Sequence[Room] = ()) -> None:
-        """The run starts with `tables_done` of `tables_total` stored already and `todo` to play."""
+    def begin(self, tables_total: int, tables_done: int, todo: Sequence[Room] = (),
+              done: set[tuple[int, int, bool]] | None = None) -> None:
+        """The run starts with `tables_done` of `tables_total` stored already and `todo` to play.
+        With `done` (match, board, swapped of each stored table) a board counts as stored once
+        both its tables are, as the standings count it; else half a board per table."""
         self.tables_total, self.tables_done, self._start_done = tables_total, tables_done, tables_done
         self._left = {(r.match_no, r.swapped): (tuple(r.seats), len(r.boards)) for r in todo}
+        if done is not None:
+            self._halves, self._complete = {}, 0
+            for match_no, board_no, _ in done:
+                self._half(match_no, board_no)
         self.started = time.monotonic()
         if self.report_every:
             self._last_report = self.boards_done // self.report_every
 
     @property
     def boards_done(self) -> int:
-        return self.tables_done // 2
+        return self._complete if self._halves is not None else self.tables_done // 2
+
+    def _half(self, match_no: int, board_no: int) -> None:
+        assert self._halves is not None
+        self._halves[match_no, board_no] = self._halves.get((match_no, board_no), 0) + 1
+        self._complete += self._halves[match_no, board_no] == 2
 
     def update(self, tables: int, deals: int, faults: int, room: Room | None = None,
-               records: Sequence[dict] = ()) -> None:
-        """`tables` more stored (with `room` and its `records`: what the ETA learns its pace from)."""
+               records: Sequence[dict] = (), boards: Sequence[int] = ()) -> None:
+        """`tables` more stored (with `room`, its `records` and their `boards`: what the ETA
+        learns its pace from, and which boards now have both tables)."""
         self.tables_done += tables
         self.deals += deals
         self.faults += faults
         if room is not None:
             self._learn(room, records)
+            if self._halves is not None:
+                for board_no in boards:
+                    self._half(room.match_no, board_no)
         if self.report_every and self.report is not None and self.boards_done < self.tables_total // 2:
             step = self.boards_done // self.report_every
             if step > self._last_report:
@@ -522,7 +540,7 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
     done = read.done_tables(db, tid)
     todo = rooms(matches, t["boards"], v.players, done)
     if progress is not None:
-        progress.begin(len(matches) * t["boards"] * 2, len(done), todo)
+        progress.begin(len(matches) * t["boards"] * 2, len(done), todo, done)
     if not todo and t["status"] == "finished":
         return t  # re-running a finished tournament changes nothing
     sweep_orphans()  # bots a killed arena may have left behind
@@ -588,7 +606,7 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
     done = read.done_tables(db, tid)
     todo = rooms(matches, t["boards"], v.players, done)
     if progress is not None:
-        progress.begin(len(matches) * t["boards"] * 2, len(done), todo)
+        progress.begin(len(matches) * t["boards"] * 2, len(done), todo, done)
     write.set_status(db, tid, "running")
     store = _storer(db, t, progress, on_room)
     modes: set[str] = set()
@@ -633,7 +651,7 @@ def _storer(db: sqlite_utils.Database, t: dict, progress: Progress | None,
                                      board_seed(t["seed"], board_no), record)
         if progress is not None:
             progress.update(len(records), sum(len(r["deals"]) for r in records),
-                            sum(r["forfeit"] is not None for r in records), room, records)
+                            sum(r["forfeit"] is not None for r in records), room, records, boards)
         if on_room is not None:
             on_room(room, boards)
 
