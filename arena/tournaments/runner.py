@@ -13,9 +13,9 @@ one arena process per core); every result comes back here. Each board is stored 
 that are stored: an interrupted tournament (Ctrl-C, kill -9) loses at most the board each table
 was playing, and its resumed run plays each room's remaining boards with fresh processes, as
 after a fault. For bots that keep no state from board to board that gives exactly the results
-of an uninterrupted run; a bot that does (a random generator seeded once at `hello` is such
-state) starts the rest of the room afresh, with the `hello` seed of that room's first board left
-(README, Resume). On a cluster a room's boards come back when its task ends. A fault forfeits
+of an uninterrupted run (botkit seeds its generator by board); a bot that does (a generator
+seeded once at `hello` is such state) starts the rest of the room afresh, with the room's own
+`hello` seed again (README, Resume). On a cluster a room's boards come back when its task ends. A fault forfeits
 the board being played (protocol.md, "Faults"); the room's remaining boards are played by fresh
 processes.
 """
