@@ -186,6 +186,7 @@ async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn:
         plans = [job.board_plan(v, b) for b in left]
         name = f"{job.name}/m{room.match_no}/{'swapped' if room.swapped else 'straight'}"
         stored = 0  # boards of this table handed to `store`
+        first = 0  # the deals those boards took
         mark = time.perf_counter()
 
         async def hand_on(records: list[dict], upto: int) -> None:
@@ -198,9 +199,13 @@ async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn:
             stored = upto
 
         async def on_deal(so_far: TableResult) -> None:
-            ended = boards_ended(so_far, plans)
-            if stored < ended < len(plans):
-                await hand_on(split_result(so_far, plans, v)[stored:ended], ended)
+            nonlocal first
+            rest = dataclasses.replace(so_far, deals=so_far.deals[first:])  # the boards not handed on
+            ended = boards_ended(rest, plans[stored:])
+            if ended and stored + ended < len(plans):
+                records = split_result(rest, plans[stored:], v)[:ended]
+                first += sum(len(r["deals"]) for r in records)
+                await hand_on(records, stored + ended)
 
         result = await play_table(
             [job.commands[b] for b in room.seats], variant=v,
