@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -143,11 +144,13 @@ def test_matches_of_one_bot_show_its_own_record_whichever_team_it_was(played):
         a = next(x for x in everything if x["match_no"] == m["match_no"])
         side = 1 if m["bot"]["team"] == "A" else -1
         assert m["bot"]["margin"] == side * a["margin"]
-        assert (m["bot"]["wins"], m["bot"]["losses"]) == ((a["wins"], a["losses"]) if side == 1 else (a["losses"], a["wins"]))
+        own = (a["wins"], a["losses"]) if side == 1 else (a["losses"], a["wins"])
+        assert (m["bot"]["wins"], m["bot"]["losses"]) == own
     text = arena("matches", "cup", "--bot", "first", "--db", db).stdout.splitlines()
     assert "W-D-L (first)" in text[1] and "margin first" in text[1]
     for m, line in zip(mine, text[3:]):
-        assert f"{m['bot']['wins']}-{m['bot']['draws']}-{m['bot']['losses']}" in line and f"{m['bot']['margin']:+d}" in line
+        mine = m["bot"]
+        assert f"{mine['wins']}-{mine['draws']}-{mine['losses']}" in line and f"{mine['margin']:+d}" in line
 
 
 def test_the_csv_export_leads_to_arena_replay_and_export_and_report_default_to_the_latest(played, tmp_path):
@@ -166,7 +169,7 @@ def test_play_ends_with_won_drawn_lost_and_the_mean_margin_with_its_interval():
     out = arena("play", BOTS / "greedy_bot.py", BOTS / "random_bot.py", "--boards", "3", "--seed", SEED,
                 "--sandbox", "none").stdout
     last = out.rstrip("\n").splitlines()[-1]
-    m = __import__("re").fullmatch(r"A \(greedy\): W-D-L (\d)-(\d)-(\d) over 3 boards; mean margin ([-+]\d+\.\d) "
+    m = re.fullmatch(r"A \(greedy\): W-D-L (\d)-(\d)-(\d) over 3 boards; mean margin ([-+]\d+\.\d) "
                                    r"points a board, 95% interval ([-+]\d+\.\d) \.\. ([-+]\d+\.\d)", last)
     assert m, out
     w, d, l_, mean, low, high = (float(x) for x in m.groups())
@@ -211,7 +214,8 @@ def test_sprt_quiet_prints_only_the_verdict_block_which_names_its_scale(open_dir
     proc = arena("sprt", BOTS / "greedy_bot.py", BOTS / "random_bot.py", "--elo1", "50", "--seed", SEED,
                  "--sandbox", "none", "--quiet", "--db", open_dir / "s.db")
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith("H1 accepted: greedy is better than random") and "LLR +" not in proc.stdout.split("\n", 1)[1]
+    assert lines[0].startswith("H1 accepted: greedy is better than random")
+    assert "LLR +" not in proc.stdout.split("\n", 1)[1]
     assert not any(line.startswith("board ") or line.startswith("sprt ") for line in lines)  # no line per board
     assert lines[1].startswith("boards scoring 0, 1/2, 1, 3/2, 2:") and "room Elo" in lines[1]
     block = " ".join(lines[2:])
@@ -250,9 +254,8 @@ def test_make_tournament_plays_the_bundled_bots_by_name_whatever_else_is_registe
 def test_no_example_a_person_copies_chooses_a_guessable_seed():
     """Every `--seed N` in the docs' commands and in the commands' help is 2**48 or more, so the
     example runs without the warning about guessable seeds."""
-    import re
-
-    docs = [ROOT / "README.md", ROOT / "bots" / "README.md", ROOT / "protocol.md", *sorted((ROOT / "docs").glob("*.md"))]
+    docs = [ROOT / "README.md", ROOT / "bots" / "README.md", ROOT / "protocol.md",
+            *sorted((ROOT / "docs").glob("*.md"))]
     helps = [arena(*words, "--help").stdout for words in (["play"], ["tournament", "run"], ["sprt"], ["bot", "check"])]
     found = [(str(p), int(n)) for p in docs for n in re.findall(r"--seed[ =](\d+)", p.read_text())]
     found += [("--help", int(n)) for text in helps for n in re.findall(r"--seed[ =](\d+)", text)]
@@ -263,8 +266,6 @@ def test_no_example_a_person_copies_chooses_a_guessable_seed():
 def test_protocol_md_gives_the_rules_a_bot_needs_and_what_each_msgpack_library_needs():
     """Its new sections say what the engine does: the subtraction build of its example is legal,
     and the point-card table is each preset's own description."""
-    import re
-
     import engine
 
     doc = (ROOT / "protocol.md").read_text()

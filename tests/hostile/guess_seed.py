@@ -67,6 +67,7 @@ def candidates(hello: dict):
             number, board, swapped = int(room.group(1)), int(room.group(3)), room.group(2) == "swapped"
             yield "old room chain", master, deal_seed(deal_seed(master, number), 2 * board + swapped)
             yield "keyed", master, keyed(master, number, 2 * board + swapped)
+            yield "keyed room", master, keyed(master, number, int(swapped))  # today's: one seed a room
         if match:
             board, t = int(match.group(1)), int(match.group(2))
             yield "old match chain", master, first8(hashlib.sha256(b"zwicker-table" + u64(master, board, t)).digest())
