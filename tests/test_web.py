@@ -337,3 +337,99 @@ def test_web_commands_have_help_with_an_example():
     for argv in (["serve"], ["report"]):
         out = CliRunner().invoke(app, [*argv, "--help"]).output
         assert "Example: arena " in out and "--db" in out, argv
+
+
+class Served:
+    """`arena serve --port 0` as a process of its own (the installed program, as a person runs it)."""
+
+    def __init__(self, db: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--db", str(db), "--port", "0"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        line = self.proc.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert m, (line, self.proc.stderr.read() if self.proc.poll() is not None else "")
+        self.port = int(m[1])
+
+    def get(self, path: str) -> tuple[int, dict]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        conn.request("GET", path, headers={"Host": f"127.0.0.1:{self.port}"})
+        r = conn.getresponse()
+        body = json.loads(r.read())
+        conn.close()
+        return r.status, body
+
+    def close(self) -> str:
+        self.proc.terminate()
+        self.proc.wait()
+        self.proc.stdout.close()
+        err = self.proc.stderr.read()
+        self.proc.stderr.close()
+        return err
+
+
+def test_a_server_started_during_a_tournament_sees_every_later_one(tmp_path):
+    """`arena serve` started while a tournament plays, asked for pages by four viewers at once all
+    along, still shows the tournaments started after that one ended, running and finished: no
+    connection outlives the writer that closes (and deletes) the database's WAL files."""
+    db = tmp_path / "arena.db"
+    for name in ("random", "greedy"):
+        arena("bot", "add", str(BOTS / f"{name}_bot.py"), "--name", name, "--db", str(db))
+    run = ["tournament", "run", "--bots", "random,greedy", "--seed", "3", "--sandbox", "none",
+           "--processes", "1", "--concurrency", "1", "--quiet", "--db", str(db)]
+    first = subprocess.Popen([sys.executable, "-m", "arena", *run, "--boards", "30", "--name", "first"],
+                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    server = second = None
+    stop = threading.Event()
+    seen: list[tuple[int, str]] = []
+    try:
+        with schema.open_db(db) as w:  # the server starts once the first tournament exists
+            while not w.execute("SELECT COUNT(*) FROM tournaments").fetchone()[0]:
+                assert first.poll() is None, first.stderr.read()
+                stop.wait(0.05)
+        server = Served(db)
+
+        def viewer(paths: list[str]) -> None:
+            while not stop.is_set():
+                for path in paths:
+                    status, body = server.get(path)
+                    seen.append((status, path))
+
+        viewers = [threading.Thread(target=viewer, args=(p,), daemon=True) for p in (
+            ["/api/tournaments", "/api/version"], ["/api/t/1", "/api/version"], ["/api/t/1/bot/1"], ["/api/t/2"])]
+        for v in viewers:
+            v.start()
+        assert first.wait(timeout=600) == 0, first.stderr.read()
+        version_between = server.get("/api/version")[1]["version"]
+        second = subprocess.Popen([sys.executable, "-m", "arena", *run, "--boards", "6", "--name", "second"],
+                                  cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        running = False
+        while second.poll() is None and not running:  # the second one is listed while it plays
+            listed = {t["name"]: t["status"] for t in server.get("/api/tournaments")[1]["tournaments"]}
+            running = listed.get("second") == "running"
+        assert second.wait(timeout=600) == 0, second.stderr.read()
+        stop.set()
+        for v in viewers:
+            v.join()
+        assert server.get("/api/version")[1]["version"] != version_between
+        for _ in range(600):  # the watcher rebuilds the cached pages within a second or so
+            listed = {t["name"]: t["status"] for t in server.get("/api/tournaments")[1]["tournaments"]}
+            status, page = server.get("/api/t/2")
+            if listed.get("second") == "finished" and status == 200 and page["tournament"]["status"] == "finished":
+                break
+            stop.wait(0.1)
+        assert listed == {"first": "finished", "second": "finished"}
+        assert status == 200 and page["tournament"]["boards_done"] == 6
+        assert running or second.returncode == 0  # (a loaded machine may finish it between two looks)
+        assert len(seen) > 20 and {s for s, _ in seen} <= {200, 404}
+    finally:
+        stop.set()
+        if first.poll() is None:
+            first.kill()
+        first.wait()
+        first.stderr.close()
+        if second is not None:
+            second.wait()
+            second.stderr.close()
+        if server is not None:
+            err = server.close()
+            assert "Traceback" not in err, err

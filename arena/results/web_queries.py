@@ -25,10 +25,15 @@ STDERR_EXCERPT = 2000
 """Characters of a faulted seat's stderr shown on a bot's page (its tail: where the error is)."""
 
 
-def open_readonly(path: str | os.PathLike[str]) -> sqlite_utils.Database:
+def open_readonly(path: str | os.PathLike[str], *, check: bool = True) -> sqlite_utils.Database:
     """The arena database opened read-only (`mode=ro`): a server can never change results,
-    and a tournament that is writing meanwhile is read as whole committed tables (WAL)."""
+    and a tournament that is writing meanwhile is read as whole committed tables (WAL).
+    `check`: that it is an arena database of this schema (not again for every request)."""
     path = Path(path)
+    if not check:
+        conn = sqlite3.connect(f"file:{path.resolve().as_posix()}?mode=ro", uri=True, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        return sqlite_utils.Database(conn)
     if not path.is_file():
         raise ArenaError(f"no arena database at {path}")
     with open(path, "rb") as f:
