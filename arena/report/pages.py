@@ -24,7 +24,7 @@ import engine
 
 from arena.errors import ArenaError
 from arena.report.frames import deal_page
-from arena.results import read, web_queries
+from arena.results import present, read, web_queries
 
 Z95 = 1.959964
 
@@ -84,8 +84,19 @@ class Reads:
     def tournament(self, tid: int) -> dict:
         return self._once(("tournament", tid), lambda: read.get_tournament(self.db, tid))
 
+    def document(self, tid: int) -> dict:
+        """The standings document (without its boards), as `arena standings` reads it."""
+        return self._once(("document", tid), lambda: read.standings_document(self.db, tid, boards=False))
+
+    def progress(self, tid: int) -> dict[int, dict]:
+        return self._once(("progress", tid), lambda: web_queries.match_progress(self.db, tid))
+
     def standings(self, tid: int) -> list[dict]:
-        return self._once(("standings", tid), lambda: read.standings(self.db, tid))
+        return self.document(tid)["standings"]
+
+    def standings_table(self, tid: int) -> dict:
+        """The standings as the terminal prints them, cell for cell (`present.table`)."""
+        return self._once(("table", tid), lambda: present.table(self.document(tid)))
 
     def crosstable(self, tid: int) -> dict:
         def make() -> dict:
@@ -97,14 +108,27 @@ class Reads:
         return self._once(("crosstable", tid), make)
 
 
+def _matches(r: Reads, tid: int, bot: str | None = None) -> list[dict]:
+    """The matches with what is stored of each: `tables_done`, `boards_started` (a room in),
+    `latest_deal`, and `playing`: started and not finished in a tournament that runs now."""
+    running = r.tournament(tid)["status"] == "running"
+    progress = r.progress(tid)
+    out = []
+    for m in read.matches(r.db, tid, bot=bot):
+        p = progress.get(m["match_no"], {"tables_done": 0, "boards_started": 0, "latest_deal": None})
+        out.append({**m, **p, "playing": running and p["tables_done"] > 0 and m["boards_done"] < m["boards"]})
+    return out
+
+
 def tournament(r: Reads, tid: int) -> dict[str, Any]:
     db = r.db
     return {
         "tournament": _brief(r.tournament(tid)),
         "standings": r.standings(tid),
+        "standings_table": r.standings_table(tid),
         "crosstable": r.crosstable(tid),
         "history": web_queries.history_sampled(db, tid),
-        "matches": read.matches(db, tid),
+        "matches": _matches(r, tid),
         "latest": web_queries.latest_boards(db, tid),
     }
 
@@ -124,10 +148,13 @@ def bot(r: Reads, tid: int, bot_id: int) -> dict[str, Any]:
         "tournament": _brief(t),
         "bot": {**web_queries.bot_row(db, bot_id), "label": label},
         "standing": row,
+        "standing_cells": next(x for x in r.standings_table(tid)["rows"] if x["bot_id"] == bot_id),
+        "standing_columns": r.standings_table(tid)["columns"],
+        "standing_notes": r.standings_table(tid)["notes"],
         "announced": web_queries.announced(db, tid, bot_id),
         "opponents": [{"bot": other, "bot_id": ids[other], **results[other]}
                       for other in ct["bots"] if other in results],
-        "matches": read.matches(db, tid, bot=label),
+        "matches": _matches(r, tid, bot=label),
         "faults": web_queries.bot_faults(db, tid, bot_id),
         "fault_count": web_queries.fault_count(db, tid, bot_id),
     }

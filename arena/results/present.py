@@ -111,9 +111,10 @@ def notes(doc: dict) -> list[str]:
 
 def table(doc: dict) -> dict[str, Any]:
     """The standings as text: `columns` ({key, heading, right}), `rows` (each a dict of the
-    columns' cells, with its bot_id) and `notes`."""
+    columns' cells, with its bot_id), `notes`, and `errors` and `pool_mean` (for a chart)."""
     heading = {"interval": interval_heading(doc)}
     return {
+        "errors": doc["errors"], "pool_mean": doc.get("pool_mean"),
         "columns": [{"key": k, "heading": heading.get(k, h), "right": right} for k, h, right in COLUMNS],
         "rows": [{"bot_id": r["bot_id"], **cells(r, doc)} for r in doc["standings"]],
         "notes": notes(doc),

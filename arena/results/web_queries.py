@@ -12,7 +12,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import sqlite_utils
 
@@ -172,8 +172,24 @@ def bot_labels(db: sqlite_utils.Database, tid: int) -> dict[int, str]:
 
 
 def bot_row(db: sqlite_utils.Database, bot_id: int) -> dict:
-    """The registry's row of a bot: name, version, kind, sha256, source, added."""
+    """The registry's row of a bot: name, version, kind, sha256, added, and `file`: the name of
+    the file (or folder) it was registered from, never its path (a published page must not carry
+    the organiser's folders)."""
     rows = list(db.query("SELECT id, name, version, kind, sha256, source, added FROM bots WHERE id = ?", [bot_id]))
     if not rows:
         raise ArenaError(f"unknown bot id {bot_id}")
-    return rows[0]
+    row = rows[0]
+    source = row.pop("source") or ""
+    return {**row, "file": PurePath(source.replace("\\", "/")).name or None}
+
+
+def match_progress(db: sqlite_utils.Database, tid: int) -> dict[int, dict]:
+    """Per match with anything stored: its tables stored, the boards of which one room is in and
+    the other still to come, and its newest stored deal (to watch)."""
+    out: dict[int, dict] = {}
+    for match_no, tables, boards, last in db.execute(
+        "SELECT m.match_no, COUNT(t.id), COUNT(DISTINCT t.board_no),"
+        " (SELECT MAX(d.id) FROM deals d JOIN board_tables t2 ON t2.id = d.table_id WHERE t2.match_id = m.id)"
+        " FROM matches m JOIN board_tables t ON t.match_id = m.id WHERE m.tournament_id = ? GROUP BY m.id", [tid]):
+        out[match_no] = {"tables_done": tables, "boards_started": boards, "latest_deal": last}
+    return out

@@ -218,15 +218,16 @@
     document.title = t.name + " · Zwicker Arena";
     main.appendChild(tournamentHead(t));
     main.appendChild(progress(t));
-
-    const grid = h("div", { class: "grid2" });
-    grid.appendChild(settingsCard(t));
-    grid.appendChild(latestCard(data.latest, t));
-    main.appendChild(grid);
-    main.appendChild(standingsCard(data.standings, t));
+    main.appendChild(standingsCard(data.standings, data.standings_table, t));
+    const playing = data.matches.filter(function (m) { return m.playing; });
+    if (playing.length) main.appendChild(playingCard(playing, data.live || {}, t));
     main.appendChild(crosstableCard(data.crosstable, data.standings, t));
     main.appendChild(historyCard(data.history));
     main.appendChild(matchesCard(data.matches, t));
+    const grid = h("div", { class: "grid2" });
+    grid.appendChild(latestCard(data.latest, t));
+    grid.appendChild(settingsCard(t));
+    main.appendChild(grid);
   }
 
   function settingsCard(t) {
@@ -269,15 +270,16 @@
   }
 
   // The Elo and its interval on one axis shared by every row.
-  function eloScale(rows, width) {
-    let lo = 0, hi = 0;
+  function eloScale(rows, width, ref) {
+    let lo = ref, hi = ref;
     rows.forEach(function (r) {
-      lo = Math.min(lo, r.elo, r.ci_low === null ? r.elo : r.ci_low);
-      hi = Math.max(hi, r.elo, r.ci_high === null ? r.elo : r.ci_high);
+      [r.elo, r.ci_low, r.ci_high, r.more_than, r.less_than].forEach(function (v) {
+        if (v !== null && v !== undefined) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+      });
     });
     const pad = Math.max(20, (hi - lo) * 0.05);
     lo -= pad; hi += pad;
-    return { lo: lo, hi: hi, x: function (v) { return 6 + (v - lo) / (hi - lo) * (width - 12); } };
+    return { lo: lo, hi: hi, ref: ref, x: function (v) { return 6 + (v - lo) / (hi - lo) * (width - 12); } };
   }
   function niceTicks(lo, hi, n) {
     const span = hi - lo, raw = span / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -286,14 +288,26 @@
     for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) out.push(Math.round(v * 1e6) / 1e6);
     return out;
   }
+  // A row's Elo (the dot) with its interval, or its one-sided bound as an open arrow; the dashed
+  // line is what the intervals are about: the pool's mean (--errors pool) or the anchor's 0.
   function errorBar(r, sc, width) {
     const y = 10, g = s("svg", { class: "bar", width: width, height: 20, viewBox: "0 0 " + width + " 20", role: "img",
-      "aria-label": "Elo " + elo(r.elo) + ", 95% interval " + elo(r.ci_low) + " to " + elo(r.ci_high) });
-    g.appendChild(s("line", { class: "zero", x1: sc.x(0), x2: sc.x(0), y1: 1, y2: 19 }));
-    if (r.ci_low !== null && r.ci_high !== null) {
-      g.appendChild(s("line", { class: "ci", x1: sc.x(r.ci_low), x2: sc.x(r.ci_high), y1: y, y2: y }));
-      g.appendChild(s("line", { class: "cap", x1: sc.x(r.ci_low), x2: sc.x(r.ci_low), y1: y - 5, y2: y + 5 }));
-      g.appendChild(s("line", { class: "cap", x1: sc.x(r.ci_high), x2: sc.x(r.ci_high), y1: y - 5, y2: y + 5 }));
+      "aria-label": "Elo " + elo(r.elo) + (r.more_than !== null ? ", more than " + elo(r.more_than) : r.less_than !== null
+        ? ", less than " + elo(r.less_than) : r.ci_low !== null ? ", 95% interval " + elo(r.ci_low) + " to " + elo(r.ci_high) : "") });
+    g.appendChild(s("line", { class: "zero", x1: sc.x(sc.ref), x2: sc.x(sc.ref), y1: 1, y2: 19 }));
+    const span = function (a, b, capA, capB) {
+      g.appendChild(s("line", { class: "ci", x1: a, x2: b, y1: y, y2: y }));
+      if (capA) g.appendChild(s("line", { class: "cap", x1: a, x2: a, y1: y - 5, y2: y + 5 }));
+      if (capB) g.appendChild(s("line", { class: "cap", x1: b, x2: b, y1: y - 5, y2: y + 5 }));
+    };
+    if (r.more_than !== null) {
+      span(sc.x(r.more_than), width - 2, true, false);
+      g.appendChild(s("path", { class: "arrow", d: "M" + (width - 8) + " " + (y - 4) + " L" + (width - 2) + " " + y + " L" + (width - 8) + " " + (y + 4) }));
+    } else if (r.less_than !== null) {
+      span(2, sc.x(r.less_than), false, true);
+      g.appendChild(s("path", { class: "arrow", d: "M8 " + (y - 4) + " L2 " + y + " L8 " + (y + 4) }));
+    } else if (r.ci_low !== null && r.ci_high !== null) {
+      span(sc.x(r.ci_low), sc.x(r.ci_high), true, true);
     }
     g.appendChild(s("circle", { class: "dot", cx: sc.x(r.elo), cy: y, r: 4 }));
     return g;
@@ -306,34 +320,47 @@
     return g;
   }
 
-  function standingsCard(rows, t) {
+  // The standings as `arena standings` prints them: every cell's text comes from the server
+  // (arena/results/present.py), so the page and the terminal cannot disagree.
+  const WIDE_ONLY = { boards: 1, wins: 1, draws: 1, losses: 1, margin: 1, faults: 1, notes: 1 };
+  function standingsCard(rows, table, t) {
     const c = card("Standings");
-    const W = 240, sc = eloScale(rows, W);
-    c.appendChild(h("table", { id: "standings" },
-      h("thead", null, h("tr", null,
-        h("th", { class: "num" }, "#"), h("th", null, "Bot"), h("th", { class: "num" }, "Elo"),
-        h("th", { class: "num" }, "95% interval"), h("th", null, axis(sc, W)), h("th", { class: "num", title: "likelihood of superiority over the next bot down" }, "LOS"),
-        h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, "W"), h("th", { class: "num" }, "D"),
-        h("th", { class: "num" }, "L"), h("th", { class: "num" }, "Margin / board"), h("th", { class: "num" }, "Faults"))),
-      h("tbody", null, rows.map(function (r) {
-        return h("tr", { "data-bot": r.bot },
-          h("td", { class: "num" }, r.rank),
-          h("td", { class: "bot" }, link("t=" + t.id + "&bot=" + r.bot_id, r.bot)),
-          h("td", { class: "num", "data-col": "elo" }, elo(r.elo)),
-          h("td", { class: "num muted" }, r.ci_low === null ? "–" : elo(r.ci_low) + " … " + elo(r.ci_high)),
-          h("td", null, errorBar(r, sc, W)),
-          h("td", { class: "num" }, r.los_next === null || !r.boards ? "–" : pct(r.los_next)),
-          h("td", { class: "num", "data-col": "boards" }, r.boards),
-          h("td", { class: "num", "data-col": "wins" }, r.wins),
-          h("td", { class: "num", "data-col": "draws" }, r.draws),
-          h("td", { class: "num", "data-col": "losses" }, r.losses),
-          h("td", { class: "num", "data-col": "margin" }, signed(r.avg_margin, 1)),
-          h("td", { class: "num", "data-col": "faults" }, r.faults, r.fault_flag ? h("span", { class: "badge fault", title: "faulted in more than 10% of its tables" }, "!") : null));
+    const ref = table.errors === "pool" && table.pool_mean !== null ? table.pool_mean : 0;
+    const W = 240, sc = eloScale(rows.filter(function (r) { return r.elo !== null; }), W, ref);
+    const byId = {};
+    rows.forEach(function (r) { byId[r.bot_id] = r; });
+    const heads = [];
+    table.columns.forEach(function (col) {
+      heads.push(h("th", { class: (col.right ? "num" : "") + (WIDE_ONLY[col.key] ? " wide-only" : ""), "data-col": col.key,
+        title: col.key === "los" ? "likelihood of superiority over the next bot down" : null }, col.heading));
+      if (col.key === "interval") heads.push(h("th", { class: "wide-only bar-col" }, axis(sc, W)));
+    });
+    c.appendChild(h("table", { id: "standings", class: "standings" },
+      h("thead", null, h("tr", null, heads)),
+      h("tbody", null, table.rows.map(function (cells) {
+        const r = byId[cells.bot_id];
+        const tr = h("tr", { "data-bot": cells.bot, class: r.boards ? null : "unplayed" });
+        table.columns.forEach(function (col) {
+          const text = cells[col.key];
+          const cls = (col.right ? "num" : "") + (WIDE_ONLY[col.key] ? " wide-only" : "") + (col.key === "bot" ? " bot" : "");
+          let content = text;
+          if (col.key === "bot") {
+            content = [link("t=" + t.id + "&bot=" + r.bot_id, text),
+              h("span", { class: "narrow-only sub" }, cells.boards + " boards · " + cells.wins + "-" + cells.draws + "-" + cells.losses +
+                " · " + cells.margin + " a board" + (r.faults ? " · " + cells.faults + " faults" : ""))];
+          } else if (col.key === "faults" && r.fault_flag) {
+            content = [text.replace(/ !$/, ""), h("span", { class: "badge fault", title: "faulted in more than 10% of its tables" }, "!")];
+          }
+          tr.appendChild(h("td", { class: cls, "data-col": col.key, "data-text": text }, content));
+          if (col.key === "interval") tr.appendChild(h("td", { class: "wide-only bar-col" }, r.elo === null ? null : errorBar(r, sc, W)));
+        });
+        return tr;
       }))));
-    c.appendChild(h("p", { class: "muted" },
-      "Elo: Bradley–Terry fit over all boards (0 = the random bot, else the mean), 95% interval from a bootstrap over deals" +
-      ({ "refit": " (each resample refitted)", "one-step": " (each resample one Newton step from the fit)" }[rows.length ? rows[0].bootstrap_method : ""] || "") + ". " +
-      "LOS: likelihood of superiority over the next bot down."));
+    const notes = h("div", { class: "notes", id: "standings-notes" });
+    table.notes.forEach(function (line) { notes.appendChild(h("p", { class: "muted" }, line)); });
+    notes.appendChild(h("p", { class: "muted wide-only" }, "Bars: the Elo (dot) and its interval or one-sided bound (arrow); " +
+      "the dashed line: " + (table.errors === "pool" ? "the pool's mean, what the intervals are about." : "the anchor's 0.")));
+    c.appendChild(notes);
     return c;
   }
 
