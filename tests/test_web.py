@@ -305,7 +305,7 @@ def test_the_report_is_a_folder_of_scripts(played, tmp_path):
         deal_ids = [r[0] for r in db.execute("SELECT id FROM deals")]
         standings = read.standings(db, 1)
     assert counts == {"pages": 2 + 4 + 6, "deals": 36} and len(deal_ids) == 36
-    assert (out / "mode.js").read_text() == 'window.ZA_MODE = "files";\n'
+    assert (out / "mode.js").read_text() == 'window.ZA_MODE = "files";\nwindow.ZA_START = "t=1";\n'
     assert (out / "index.html").read_bytes() == (STATIC / "index.html").read_bytes()
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert {data_file(f"deal/{d}") for d in deal_ids} <= files

@@ -264,7 +264,6 @@ def standings_cmd(name: NameArg = None, errors: ErrorsOption = "pool", db: DbOpt
     with _open(db, readonly=True) as d:
         t = read.get_tournament(d, name)
         doc = read.standings_document(d, t["id"], errors, boards=as_json)  # the text shows no boards
-        isolation = read.isolation(d, t["id"])
     if as_json:
         _json(doc)
         return
@@ -272,10 +271,6 @@ def standings_cmd(name: NameArg = None, errors: ErrorsOption = "pool", db: DbOpt
     echo(standings_text(doc))
     for line in standings_notes(doc):
         echo(line)
-    if isolation["unisolated"]:
-        modes = ", ".join(m for m in isolation["sandboxes"] if m not in read.ISOLATING)
-        echo(f"not isolated: {isolation['unisolated']} of {isolation['tables']} tables ran in sandbox {modes}, "
-             "where partners can talk to each other: these results are not fair play.")
     if t["settings"].get("pairing"):
         from arena.tournaments import swiss
 

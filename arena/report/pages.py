@@ -24,7 +24,7 @@ import engine
 
 from arena.errors import ArenaError
 from arena.report.frames import deal_page
-from arena.results import present, read, web_queries
+from arena.results import present, read, sprt, sprt_tests, web_queries
 
 Z95 = 1.959964
 
@@ -48,8 +48,17 @@ def _variant_text(variant: dict) -> str:
         return str(variant.get("preset", "?"))
 
 
-def tournaments(db: sqlite_utils.Database) -> dict[str, Any]:
-    return {"tournaments": [_brief(t) for t in read.list_tournaments(db)]}
+def tournaments(db: sqlite_utils.Database, r: "Reads | None" = None, only: int | None = None) -> dict[str, Any]:
+    """Every tournament (or the one of id `only`) with its leader (rank 1 of its standings, as
+    `arena standings` gives it)."""
+    r = r if r is not None else Reads(db)
+    out = []
+    for t in read.list_tournaments(db):
+        if only is not None and t["id"] != only:
+            continue
+        top = next((row for row in r.standings(t["id"]) if row["rank"] == 1), None) if t["boards_done"] else None
+        out.append({**_brief(t), "leader": None if top is None else {"bot": top["bot"], "elo": present.elo(top["elo"])}})
+    return {"tournaments": out}
 
 
 def score_interval(cell: dict) -> dict:
@@ -120,9 +129,42 @@ def _matches(r: Reads, tid: int, bot: str | None = None) -> list[dict]:
     return out
 
 
+SPRT_POINTS = 300
+"""Points of an SPRT's LLR chart at most (the LLR at evenly spaced numbers of boards)."""
+
+
+def sprt_page(db: sqlite_utils.Database, t: dict) -> dict[str, Any] | None:
+    """What an SPRT's page shows beyond a tournament's (fishtest's view): the hypotheses, error
+    rates and bounds, the LLR over the boards (at most SPRT_POINTS points, the last one now), the
+    pentanomial counts, the verdict (running, H0, H1, limit, or stopped: a run that ended
+    without one) and NEW's room Elo with its 95% interval. None for a tournament that is no test."""
+    test = sprt_tests.get(db, t["id"])
+    if test is None:
+        return None
+    rule = sprt.SPRT(test["elo0"], test["elo1"], test["alpha"], test["beta"])
+    scores = sprt_tests.board_scores(db, t["id"])
+    n = len(scores)
+    marks = sorted({round(k * n / SPRT_POINTS) for k in range(1, SPRT_POINTS + 1)} - {0}) if n else []
+    path, counts, done = [[0, 0.0]], [0] * 5, 0
+    for m in marks:
+        for x in scores[done:m]:
+            counts[sprt.SCORES.index(x)] += 1
+        done = m
+        path.append([m, rule.llr(counts)])
+    est, low, high = sprt.estimate(counts)
+    verdict = test["verdict"] or ("running" if t["status"] == "running" else "stopped")
+    return {
+        "new": test["new"], "old": test["old"], "elo0": test["elo0"], "elo1": test["elo1"],
+        "alpha": test["alpha"], "beta": test["beta"], "lower": rule.lower, "upper": rule.upper,
+        "max_boards": test["max_boards"], "verdict": verdict, "boards": n, "counts": counts,
+        "llr": path[-1][1], "path": path, "elo": est, "elo_low": low, "elo_high": high,
+    }
+
+
 def tournament(r: Reads, tid: int) -> dict[str, Any]:
     db = r.db
     return {
+        "sprt": sprt_page(db, r.tournament(tid)),
         "tournament": _brief(r.tournament(tid)),
         "standings": r.standings(tid),
         "standings_table": r.standings_table(tid),
@@ -171,7 +213,7 @@ def match(r: Reads, tid: int, match_no: int) -> dict[str, Any]:
 
 
 _KEYS = [
-    (re.compile(r"tournaments"), lambda r, m: tournaments(r.db)),
+    (re.compile(r"tournaments"), lambda r, m: tournaments(r.db, r)),
     (re.compile(r"t/(\d+)"), lambda r, m: tournament(r, int(m[1]))),
     (re.compile(r"t/(\d+)/bot/(\d+)"), lambda r, m: bot(r, int(m[1]), int(m[2]))),
     (re.compile(r"t/(\d+)/match/(\d+)"), lambda r, m: match(r, int(m[1]), int(m[2]))),

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.results.read import ISOLATING
+
 NONE = "–"
 """A cell with nothing in it yet (a bot that has not played)."""
 
@@ -106,6 +108,11 @@ def notes(doc: dict) -> list[str]:
                      "prior sets the gaps between groups (\"separated\": outside the largest group).")
     if any(r["fault_flag"] for r in rows):
         lines.append("!: faulted in more than 10% of its tables.")
+    iso = doc.get("isolation")
+    if iso and iso["unisolated"]:
+        modes = ", ".join(m for m in iso["sandboxes"] if m not in ISOLATING)
+        lines.append(f"not isolated: {iso['unisolated']} of {iso['tables']} tables ran in sandbox {modes}, "
+                     "where partners can talk to each other: these results are not fair play.")
     return lines
 
 

@@ -260,6 +260,7 @@ def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool"
         "pool_flags": params.get("pool_flags", []),
         "core": named(params.get("core")), "groups": [named(g) for g in params.get("groups") or []],
         "pool_mean": sum(pooled) / len(pooled) if pooled else None,
+        "isolation": isolation(db, tid),
         "standings": rows,
         **({"boards": board_outcomes(db, tid)} if boards else {}),
     }

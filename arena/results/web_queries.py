@@ -9,8 +9,9 @@ nothing here writes (the connection cannot).
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePath
 
@@ -137,12 +138,28 @@ def bot_faults(db: sqlite_utils.Database, tid: int, bot_id: int, limit: int = 20
         for table_id, deal_id in db.execute(
                 f"SELECT table_id, id FROM deals WHERE table_id IN ({marks}) ORDER BY table_id, deal_no", ids):
             deals.setdefault(table_id, []).append(deal_id)
+    hide = _local_paths(db)
     return [
-        {"table_id": r[0], "seat": r[1], "status": r[2], "detail": r[3], "stderr": r[4],
+        {"table_id": r[0], "seat": r[1], "status": r[2], "detail": hide(r[3]), "stderr": hide(r[4]),
          "stderr_cut": r[5] > STDERR_EXCERPT, "match_no": r[6], "board_no": r[7], "swapped": bool(r[8]),
          "deal_ids": deals.get(r[0], [])}
         for r in rows
     ]
+
+
+def _local_paths(db: sqlite_utils.Database) -> Callable[[str | None], str | None]:
+    """What turns the organiser's folders in a bot's words into `…` (a traceback names the bot's
+    stored copy beside the database, a home folder may show): a page shows no local path."""
+    folders = {str(Path.home())}
+    for _, name, file in db.execute("PRAGMA database_list"):
+        if name == "main" and file:
+            folders |= {str(Path(file).parent), str(Path(file).resolve().parent)}
+    found = re.compile("|".join(re.escape(f) for f in sorted(folders, key=len, reverse=True) if len(f) > 1))
+
+    def hide(text: str | None) -> str | None:
+        return text if not text or not found.pattern else found.sub("…", text)
+
+    return hide
 
 
 def fault_count(db: sqlite_utils.Database, tid: int, bot_id: int) -> int:

@@ -102,9 +102,10 @@
   function route() {
     const q = new URLSearchParams(location.hash.replace(/^#/, ""));
     return { t: q.get("t"), bot: q.get("bot"), match: q.get("match"), deal: q.get("deal"),
-             seat: q.get("seat"), step: q.get("step") };
+             seat: q.get("seat"), step: q.get("step"), follow: q.get("follow"), autoplay: q.get("autoplay") };
   }
   let current = null;       // {kind, key, render(data), version: the data's}
+  let started = false;
 
   function setCrumbs(parts) {
     clear(crumbs);
@@ -120,10 +121,12 @@
   }
 
   function navigate() {
+    if (!started && !location.hash && window.ZA_START) history.replaceState(null, "", "#" + window.ZA_START);  // a report opens on its tournament
+    started = true;
     const r = route();
     if (r.deal !== null) {
       if (current && current.kind === "deal" && current.id === r.deal) { current.fromHash(r); return; }
-      return show({ kind: "deal", id: r.deal, key: "deal/" + r.deal, render: function (d) { return replayPage(d, r); } });
+      return show({ kind: "deal", id: r.deal, key: "deal/" + r.deal, follow: r.follow, render: function (d) { return replayPage(d, r); } });
     }
     if (r.t !== null && r.bot !== null)
       return show({ kind: "bot", key: "t/" + r.t + "/bot/" + r.bot, render: botPage });
@@ -159,6 +162,7 @@
     if (MODE !== "api") return;
     fetch("api/version", { cache: "no-store" }).then(function (r) { return r.json(); }).then(function (v) {
       const page = current;
+      if (page && page.kind === "deal" && page.follow && v.version !== page.seen) return followDeal(page, v.version);
       if (!page || page.kind === "deal" || page.version === undefined || v.version === page.version) return;
       return load(page.key).then(function (data) {
         if (current !== page || data.data_version === page.version) return;
@@ -173,14 +177,31 @@
       .then(function () { setTimeout(poll, POLL_MS); });
   }
 
+  // Watching a match in play: when a newer deal of it is stored, open that one and play it.
+  function followDeal(page, version) {
+    const parts = page.follow.split("-");
+    return load("t/" + parts[0]).then(function (data) {
+      if (current !== page) return;
+      page.seen = version;
+      const m = data.matches.find(function (x) { return String(x.match_no) === parts[1]; });
+      if (m && m.latest_deal && String(m.latest_deal) !== String(page.id))
+        location.hash = "deal=" + m.latest_deal + "&follow=" + page.follow + "&autoplay=1";
+    });
+  }
+
   // ---- tournaments ----------------------------------------------------------------------
+  // A board is done when both its rooms are stored; a table stored alone waits for its other room.
+  function progressText(t) {
+    const waiting = Math.max(0, t.tables_done - 2 * t.boards_done);
+    return t.boards_done + " of " + t.boards_total + " boards" +
+      (waiting ? " · " + waiting + (waiting === 1 ? " more board has" : " more boards have") + " one room in, the other to come" : "");
+  }
   function progress(t) {
     const frac = t.boards_total ? t.boards_done / t.boards_total : 0;
     return h("div", { class: "progress-wrap" },
       h("div", { class: "progress", role: "progressbar", "aria-valuenow": t.boards_done, "aria-valuemax": t.boards_total },
         h("div", { style: "width:" + (100 * frac).toFixed(1) + "%" })),
-      h("div", { class: "progress-text", "data-test": "progress" },
-        t.boards_done + " of " + t.boards_total + " boards (" + t.tables_done + " tables)"));
+      h("div", { class: "progress-text", "data-test": "progress" }, progressText(t)));
   }
 
   function listPage(data) {
@@ -191,17 +212,20 @@
       c.appendChild(h("p", { class: "muted" }, "No tournaments yet: run one with `arena tournament run`."));
     } else {
       c.appendChild(h("table", { id: "tournaments" },
-        h("thead", null, h("tr", null, ["Name", "Status", "Variant", "Format", "Partners", "Bots", "Boards", "Created"]
-          .map(function (x, i) { return h("th", { class: i === 5 || i === 6 ? "num" : null }, x); }))),
+        h("thead", null, h("tr", null, ["Name", "Status", "Leader", "Boards", "Variant", "Bots", "Created"]
+          .map(function (x, i) { return h("th", { class: (i === 3 || i === 5 ? "num" : "") + (i >= 4 ? " wide-only" : "") }, x); }))),
         h("tbody", null, data.tournaments.slice().reverse().map(function (t) {
+          const frac = t.boards_total ? t.boards_done / t.boards_total : 0;
           return h("tr", null,
-            h("td", { class: "bot" }, link("t=" + t.id, t.name)),
+            h("td", { class: "bot" }, link("t=" + t.id, t.name),
+              h("span", { class: "narrow-only sub" }, t.variant_text + " · " + t.bots + " bots")),
             h("td", null, badge(t.status)),
-            h("td", null, t.variant.preset),
-            h("td", null, t.format), h("td", null, t.partners),
-            h("td", { class: "num" }, t.bots),
-            h("td", { class: "num" }, t.boards_done + " / " + t.boards_total),
-            h("td", { class: "muted" }, when(t.created)));
+            h("td", { "data-col": "leader" }, t.leader ? [h("span", { class: "bot" }, t.leader.bot), " ", h("span", { class: "muted" }, t.leader.elo)] : h("span", { class: "muted" }, "–")),
+            h("td", { class: "num" }, t.boards_done + " / " + t.boards_total,
+              t.status === "running" ? h("div", { class: "progress mini" }, h("div", { style: "width:" + (100 * frac).toFixed(1) + "%" })) : null),
+            h("td", { class: "wide-only" }, t.variant_text + ", " + t.format + ", " + t.partners),
+            h("td", { class: "num wide-only" }, t.bots),
+            h("td", { class: "muted wide-only" }, when(t.created)));
         }))));
     }
     main.appendChild(c);
@@ -218,6 +242,7 @@
     document.title = t.name + " · Zwicker Arena";
     main.appendChild(tournamentHead(t));
     main.appendChild(progress(t));
+    if (data.sprt) main.appendChild(sprtCard(data.sprt));
     main.appendChild(standingsCard(data.standings, data.standings_table, t));
     const playing = data.matches.filter(function (m) { return m.playing; });
     if (playing.length) main.appendChild(playingCard(playing, data.live || {}, t));
@@ -228,6 +253,52 @@
     grid.appendChild(latestCard(data.latest, t));
     grid.appendChild(settingsCard(t));
     main.appendChild(grid);
+  }
+
+  // An SPRT as fishtest shows one: the LLR over the boards between its two bounds, the
+  // hypotheses and error rates, the pentanomial counts, the verdict and NEW's Elo.
+  const VERDICT = { running: "running", H0: "H0 accepted: not better by elo0", H1: "H1 accepted: better by elo1",
+    limit: "stopped at the board limit, no verdict", stopped: "stopped before a verdict" };
+  function sprtCard(x) {
+    const c = card("SPRT: " + x.new + " against " + x.old);
+    c.id = "sprt";
+    c.appendChild(h("p", { class: "verdict" }, badge(x.verdict === "running" ? "running" : x.verdict, x.verdict === "H1" ? "finished" :
+      x.verdict === "H0" ? "interrupted" : x.verdict === "running" ? "running" : ""), " ",
+      h("span", { id: "sprt-verdict" }, VERDICT[x.verdict] || x.verdict)));
+    const W = 900, H = 260, L = 44, R = 110, T = 12, B = 28;
+    const last = Math.max(1, x.path[x.path.length - 1][0]);
+    let lo = x.lower, hi = x.upper;
+    x.path.forEach(function (p) { lo = Math.min(lo, p[1]); hi = Math.max(hi, p[1]); });
+    const pad = (hi - lo) * 0.08; lo -= pad; hi += pad;
+    const X = function (n) { return L + n / last * (W - L - R); };
+    const Y = function (v) { return T + (hi - v) / (hi - lo) * (H - T - B); };
+    const g = s("svg", { viewBox: "0 0 " + W + " " + H, role: "img", id: "llr", "aria-label": "the log-likelihood ratio over the boards, between its bounds" });
+    niceTicks(lo, hi, 5).forEach(function (v) {
+      g.appendChild(s("line", { x1: L, x2: W - R, y1: Y(v), y2: Y(v), stroke: "#eef0f3" }));
+      g.appendChild(s("text", { x: L - 6, y: Y(v) + 4, "text-anchor": "end" }, v.toFixed(1)));
+    });
+    niceTicks(0, last, 8).forEach(function (q) { g.appendChild(s("text", { x: X(q), y: H - 8, "text-anchor": "middle" }, String(q))); });
+    [[x.upper, "H1: " + x.upper.toFixed(2), "bound-h1"], [x.lower, "H0: " + x.lower.toFixed(2), "bound-h0"], [0, "0", "zero"]].forEach(function (b) {
+      g.appendChild(s("line", { class: "bound " + b[2], x1: L, x2: W - R, y1: Y(b[0]), y2: Y(b[0]) }));
+      if (b[2] !== "zero") g.appendChild(s("text", { x: W - R + 6, y: Y(b[0]) + 4 }, b[1]));
+    });
+    g.appendChild(s("polyline", { class: "llr", points: x.path.map(function (p) { return X(p[0]).toFixed(1) + "," + Y(p[1]).toFixed(1); }).join(" "),
+      fill: "none", "stroke-width": 2 }));
+    const ch = h("div", { class: "chart" }, g);
+    c.appendChild(ch);
+    const dl = h("dl", { class: "settings", id: "sprt-facts" });
+    [["LLR", x.llr.toFixed(2) + " after " + x.boards + " boards (bounds " + x.lower.toFixed(2) + " and " + x.upper.toFixed(2) + ")"],
+      ["Hypotheses", "H0: " + x.new + " is " + signed(x.elo0, 1) + " Elo better per room; H1: " + signed(x.elo1, 1)],
+      ["Error rates", "α " + x.alpha + " (H1 accepted when H0 holds), β " + x.beta + " (H0 accepted when H1 holds)"],
+      ["Board limit", x.max_boards === null ? "none" : String(x.max_boards)],
+      [x.new + "'s Elo", (x.boards ? signed(x.elo, 1) + " per room (95%: " + (x.elo_low === null ? "–" : signed(x.elo_low, 1)) + " … " +
+        (x.elo_high === null ? "–" : signed(x.elo_high, 1)) + ")" : "–") + ", logistic Elo of one room's score, from the board scores"]]
+      .forEach(function (r) { dl.appendChild(h("dt", null, r[0])); dl.appendChild(h("dd", null, r[1])); });
+    c.appendChild(dl);
+    c.appendChild(h("table", { id: "pentanomial", class: "penta" },
+      h("thead", null, h("tr", null, h("th", null, "Board score (both rooms)"), ["0", "½", "1", "1½", "2"].map(function (k) { return h("th", { class: "num" }, k); }))),
+      h("tbody", null, h("tr", null, h("td", null, "Boards"), x.counts.map(function (k) { return h("td", { class: "num" }, k); })))));
+    return c;
   }
 
   function settingsCard(t) {
@@ -253,13 +324,14 @@
   }
 
   function latestCard(latest, t) {
-    const c = card("Latest boards");
+    const c = card("Latest boards, newest first");
     if (!latest.length) { c.appendChild(h("p", { class: "muted" }, "No board finished yet.")); return c; }
     c.appendChild(h("table", { id: "latest" },
-      h("thead", null, h("tr", null, h("th", null, "Match"), h("th", null, "Board"), h("th", null, "Team A"),
+      h("thead", null, h("tr", null, h("th", null, "Stored"), h("th", null, "Match"), h("th", null, "Board"), h("th", null, "Team A"),
         h("th", null, "Team B"), h("th", { class: "num" }, "Margin A"))),
       h("tbody", null, latest.map(function (b) {
         return h("tr", null,
+          h("td", { class: "muted num" }, (b.completed || "").slice(11, 19)),
           h("td", null, link("t=" + t.id + "&match=" + b.match_no, "#" + b.match_no)),
           h("td", { class: "num" }, b.board_no),
           h("td", { class: b.outcome === "win" ? "bot" : null }, team(b.team_a)),
@@ -349,7 +421,7 @@
               h("span", { class: "narrow-only sub" }, cells.boards + " boards · " + cells.wins + "-" + cells.draws + "-" + cells.losses +
                 " · " + cells.margin + " a board" + (r.faults ? " · " + cells.faults + " faults" : ""))];
           } else if (col.key === "faults" && r.fault_flag) {
-            content = [text.replace(/ !$/, ""), h("span", { class: "badge fault", title: "faulted in more than 10% of its tables" }, "!")];
+            content = [text.replace(/ !$/, " "), h("span", { class: "badge fault", title: "faulted in more than 10% of its tables" }, "!")];
           }
           tr.appendChild(h("td", { class: cls, "data-col": col.key, "data-text": text }, content));
           if (col.key === "interval") tr.appendChild(h("td", { class: "wide-only bar-col" }, r.elo === null ? null : errorBar(r, sc, W)));
@@ -377,7 +449,7 @@
     standings.forEach(function (r) { ids[r.bot] = r.bot_id; });
     const table = h("table", { class: "heat", id: "crosstable" },
       h("thead", null, h("tr", null, h("th", null, "#"), h("th", null, "Bot"),
-        ct.bots.map(function (b, i) { return h("th", { class: "col", title: b }, String(i + 1)); }))));
+        ct.bots.map(function (b, i) { return h("th", { class: "col", title: b }, h("span", { class: "colno" }, String(i + 1)), h("span", { class: "colname" }, b)); }))));
     const body = h("tbody");
     ct.rows.forEach(function (row, i) {
       const tr = h("tr", null, h("td", { class: "num" }, i + 1),
@@ -391,6 +463,7 @@
           title: row.bot + " v " + other + ": " + cell.wins + "-" + cell.draws + "-" + cell.losses + " in " + cell.boards +
             " boards, score " + pct(cell.pct) + " (95%: " + pct(cell.ci_low) + "–" + pct(cell.ci_high) + "), margin " + signed(cell.margin),
         }, h("span", { class: "pct" }, pct(cell.pct)),
+          h("span", { class: "wdl" }, cell.wins + "-" + cell.draws + "-" + cell.losses),
           h("span", { class: "ci" }, Math.round(100 * cell.ci_low) + "–" + Math.round(100 * cell.ci_high))));
       });
       body.appendChild(tr);
@@ -398,7 +471,7 @@
     table.appendChild(body);
     c.appendChild(table);
     c.appendChild(h("p", { class: "muted" },
-      "Each cell: the row bot's score against the column bot (win 1, draw ½ per board) and its 95% interval (Wilson); the boards and W-D-L show on hovering."));
+      "Each cell: the row bot's score against the column bot (win 1, draw ½ per board), its W-D-L and the score's 95% interval (Wilson); hovering adds the boards and the margin."));
     return c;
   }
 
@@ -446,20 +519,43 @@
     return c;
   }
 
-  function matchesTable(matches, t, id) {
-    return h("table", { id: id || "matches" },
+  function matchState(m) {
+    if (m.playing) return badge("in play", "running");
+    if (m.boards_done === m.boards) return badge("done", "finished");
+    return m.tables_done ? badge("stopped", "interrupted") : h("span", { class: "muted" }, "to play");
+  }
+  // `bot`: the W-D-L and margin from that bot's side (team B's are team A's turned around).
+  function matchesTable(matches, t, id, bot) {
+    return h("table", { id: id || "matches", class: "matches" },
       h("thead", null, h("tr", null, h("th", { class: "num" }, "#"), h("th", null, "Team A"), h("th", null, "Team B"),
-        h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, "W-D-L (A)"), h("th", { class: "num" }, "Margin A"),
-        h("th", { class: "num" }, "Faults"))),
+        h("th", null, ""), h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, bot ? "W-D-L (" + bot + ")" : "W-D-L (A)"),
+        h("th", { class: "num" }, bot ? "Margin" : "Margin A"), h("th", { class: "num wide-only" }, "Faults"))),
       h("tbody", null, matches.map(function (m) {
-        return h("tr", null,
+        const flip = bot && m.team_a.indexOf(bot) < 0;
+        return h("tr", { class: m.playing ? "playing" : null, "data-match": m.match_no },
           h("td", { class: "num" }, link("t=" + t.id + "&match=" + m.match_no, "#" + m.match_no)),
           h("td", null, team(m.team_a)), h("td", null, team(m.team_b)),
-          h("td", { class: "num" }, m.boards_done + " / " + m.boards),
-          h("td", { class: "num" }, m.wins + "-" + m.draws + "-" + m.losses),
-          h("td", { class: "num" }, signed(m.margin)),
-          h("td", { class: "num" }, m.faults || ""));
+          h("td", null, matchState(m)),
+          h("td", { class: "num" }, m.boards_done + " / " + m.boards,
+            m.playing && m.boards_started > m.boards_done ? h("div", { class: "sub" }, "+" + (m.boards_started - m.boards_done) + " in one room") : null),
+          h("td", { class: "num" }, flip ? m.losses + "-" + m.draws + "-" + m.wins : m.wins + "-" + m.draws + "-" + m.losses),
+          h("td", { class: "num" }, signed(flip ? -m.margin : m.margin)),
+          h("td", { class: "num wide-only" }, m.faults || ""));
       })));
+  }
+
+  // The matches being played now, with what is stored of each and its newest deal to watch.
+  function playingCard(playing, live, t) {
+    const c = card("In play now");
+    c.id = "in-play";
+    c.appendChild(h("ul", { class: "playing" }, playing.map(function (m) {
+      return h("li", { "data-match": m.match_no },
+        link("t=" + t.id + "&match=" + m.match_no, "Match " + m.match_no), ": ", team(m.team_a), " v ", team(m.team_b), " · ",
+        h("span", { class: "num" }, m.boards_done + " of " + m.boards + " boards stored"),
+        m.latest_deal ? [" · ", link("deal=" + m.latest_deal + "&follow=" + t.id + "-" + m.match_no, "watch (newest stored deal)")] : null);
+    })));
+    c.appendChild(h("p", { class: "muted" }, "A deal shows here once its table is stored; hands are never shown while a deal is played."));
+    return c;
   }
 
   function matchesCard(matches, t) {
@@ -482,11 +578,15 @@
     const grid = h("div", { class: "grid2" });
     const sum = card("In " + t.name);
     const dl = h("dl", { class: "settings" });
-    [["Rank", r.rank + " of " + t.bots], ["Elo", elo(r.elo) + (r.ci_low === null ? "" : "  (95%: " + elo(r.ci_low) + " … " + elo(r.ci_high) + ")")],
-      ["Boards", r.boards], ["W-D-L", r.wins + "-" + r.draws + "-" + r.losses], ["Margin per board", signed(r.avg_margin, 1)],
-      ["Faults", r.faults + " of " + r.tables + " tables" + (r.fault_flag ? " (more than 10%)" : "")]]
-      .forEach(function (x) { dl.appendChild(h("dt", null, x[0])); dl.appendChild(h("dd", null, x[1])); });
+    const cells = data.standing_cells, heading = {};
+    data.standing_columns.forEach(function (col) { heading[col.key] = col.heading; });
+    [["Rank", cells.rank + " of " + t.bots, "rank"], ["Elo", cells.elo, "elo"], [heading.interval, cells.interval, "interval"],
+      ["LOS over the next", cells.los, "los"], ["Boards", cells.boards, "boards"],
+      ["W-D-L", cells.wins + "-" + cells.draws + "-" + cells.losses, "wdl"], ["Margin per board", cells.margin, "margin"],
+      ["Faults", r.faults + " of " + r.tables + " tables" + (r.fault_flag ? " (more than 10%)" : ""), "faults"]]
+      .forEach(function (x) { dl.appendChild(h("dt", null, x[0])); dl.appendChild(h("dd", { "data-col": x[2] }, x[1])); });
     sum.appendChild(dl);
+    data.standing_notes.forEach(function (line) { sum.appendChild(h("p", { class: "muted small" }, line)); });
     grid.appendChild(sum);
     const said = card("Announced itself as");
     if (!data.announced.length) said.appendChild(h("p", { class: "muted" }, "It has not played yet."));
@@ -495,7 +595,7 @@
         " version ", h("span", { class: "says" }, a.version === null ? "(nothing)" : a.version),
         h("span", { class: "muted" }, "  at " + a.seats + " seats")));
     });
-    said.appendChild(h("p", { class: "muted" }, "Registered from " + b.source + " on " + when(b.added) + "."));
+    said.appendChild(h("p", { class: "muted" }, "Registered from " + (b.file || "(unknown)") + " on " + when(b.added) + "."));
     grid.appendChild(said);
     main.appendChild(grid);
 
@@ -516,7 +616,7 @@
     main.appendChild(opp);
 
     const mc = card("Matches");
-    mc.appendChild(matchesTable(data.matches, t, "bot-matches"));
+    mc.appendChild(matchesTable(data.matches, t, "bot-matches", b.label));
     main.appendChild(mc);
 
     const fc = card("Faults");
@@ -561,10 +661,10 @@
       b.tables.forEach(function (tb, k) {
         body.appendChild(h("tr", null,
           k === 0 ? h("td", { class: "num", rowspan: b.tables.length }, b.board_no) : null,
-          k === 0 ? h("td", { class: "mono muted", rowspan: b.tables.length }, b.seed) : null,
+          k === 0 ? h("td", { class: "mono muted wide-only", rowspan: b.tables.length }, b.seed) : null,
           h("td", null, tb.swapped ? "B holds side 0" : "A holds side 0"),
-          h("td", null, tb.seats.join(", ")),
-          h("td", { class: "num" }, tb.points.join(" – ")),
+          h("td", { class: "wide-only" }, tb.seats.join(", ")),
+          h("td", { class: "num" }, (tb.swapped ? [tb.points[1], tb.points[0]] : tb.points).join(" – ")),
           k === 0 ? h("td", { class: "num", rowspan: b.tables.length }, b.margin === null ? "…" : signed(b.margin)) : null,
           k === 0 ? h("td", { rowspan: b.tables.length }, b.outcome || "playing") : null,
           h("td", null, tb.faults.map(function (f) { return h("div", null, badge(f.status, "fault"), " seat " + f.seat + ": ", f.detail); })),
@@ -573,7 +673,7 @@
     });
     c.appendChild(h("table", { id: "boards" },
       h("thead", null, h("tr", null, ["Board", "Seed", "Table", "Seats 0–" + (m.boards.length && m.boards[0].tables[0] ? m.boards[0].tables[0].seats.length - 1 : 3),
-        "Points (side 0 – 1)", "Margin A", "Result A", "Faults", "Replay"].map(function (x) { return h("th", null, x); }))),
+        "Points (A – B)", "Margin A", "Result A", "Faults", "Replay"].map(function (x, i) { return h("th", { class: i === 1 || i === 3 ? "wide-only" : null }, x); }))),
       body));
     c.appendChild(h("p", { class: "muted" }, "Team A's margin over the match: " + signed(total) + "."));
     main.appendChild(c);
@@ -596,13 +696,12 @@
 
   // ---- the replay viewer ------------------------------------------------------------------
   function replayPage(d, r) {
-    const n = d.frames.length - 1;
+    const n = d.frames.length - 1, mine = current;
     const state = { step: clampStep(r.step, n), seat: parseSeat(r.seat, d.players) };
     setCrumbs([["", "Tournaments"], ["t=" + d.tournament_id, d.tournament],
       ["t=" + d.tournament_id + "&match=" + d.match, "match " + d.match], [null, "deal " + d.deal_id]]);
     document.title = "Deal " + d.deal_id + " · " + d.tournament + " · Zwicker Arena";
-    const sides = d.players === 4 || d.players === 6 ? 2 : d.players;
-    const sideOf = function (seat) { return sides === d.players ? seat : seat % 2; };
+    const sides = d.sides, sideOf = function (seat) { return d.seat_sides[seat]; };  // the variant's layout
 
     main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Deal " + d.deal_id),
       h("span", { class: "muted" }, "match " + d.match + ", board " + d.board + (d.swapped ? " (sides swapped)" : "") +
@@ -625,6 +724,22 @@
     const back = btn("\u25C0", "back (\u2190)", "back", function () { go(state.step - 1); });
     const fwd = btn("\u25B6", "forward (\u2192)", "forward", function () { go(state.step + 1); });
     const end = btn("\u00BB", "last (End)", "last", function () { go(n); });
+    let timer = null;
+    const play = btn("\u23F5 play", "play the moves one a second (space)", "play", function () { toggle(); });
+    function toggle(off) {
+      if (timer !== null || off) {
+        if (timer !== null) clearInterval(timer);
+        timer = null;
+        play.textContent = "\u23F5 play";
+        return;
+      }
+      if (state.step >= n) go(0);
+      play.textContent = "\u23F8 pause";
+      timer = setInterval(function () {
+        if (current !== mine || state.step >= n) return toggle(true);
+        go(state.step + 1);
+      }, 1000);
+    }
     range.addEventListener("input", function () { go(Number(range.value)); });
     jump.addEventListener("change", function () {
       if (jump.value === "") return;
@@ -640,26 +755,28 @@
       viewButtons.push(b);
       views.appendChild(b);
     }
-    const controls = h("div", { class: "controls" }, first, back, stepText, fwd, end, range,
+    const controls = h("div", { class: "controls" }, h("span", { class: "steps" }, first, back, stepText, fwd, end, play), range,
       h("label", { class: "muted" }, "move ", jump), views);
     const layout = h("div", { class: "replay" });
-    const left = h("div");
     const felt = h("div", { class: "felt" + (d.players === 4 ? "" : " ring"), id: "felt" });
     const score = h("div", { id: "score" });
-    left.appendChild(h("section", { class: "card" }, controls, felt,
+    layout.appendChild(h("section", { class: "card felt-card" }, controls, felt,
       h("p", { class: "keys" }, h("kbd", null, "\u2190"), " ", h("kbd", null, "\u2192"), " step, ",
+        h("kbd", null, "space"), " play or pause, ",
         h("kbd", null, "Home"), " ", h("kbd", null, "End"), " first and last; the address names the deal, view and move, to share.")));
-    left.appendChild(score);
-    left.appendChild(seatsCard);
+    score.classList.add("score-area");
+    seatsCard.classList.add("seats-card");
     const list = h("ol", { class: "moves", id: "movelist" });
     list.appendChild(h("li", { "data-step": 0, onclick: function () { go(0); } }, h("span", { class: "n" }, "0"), h("span", null, "the deal")));
     d.frames.slice(1).forEach(function (f, i) {
       list.appendChild(h("li", { "data-step": i + 1, onclick: function () { go(i + 1); } },
         h("span", { class: "n" }, String(i + 1)), h("span", { class: "s" }, "S" + f.move.seat),
-        h("span", { class: "mono" }, f.move.text), f.move.zwick ? badge("zwick", "zwick") : null));
+        h("span", { class: "mono" }, f.move.text), f.move.zwick ? badge("zwick", "zwick") : null,
+        f.move.sum ? h("span", { class: "muted sum" }, f.move.sum) : null));
     });
-    layout.appendChild(left);
-    layout.appendChild(h("section", { class: "card" }, h("h2", null, "Moves"), list));
+    layout.appendChild(h("section", { class: "card moves-card" }, h("h2", null, "Moves"), list));
+    layout.appendChild(score);
+    layout.appendChild(seatsCard);
     main.appendChild(layout);
 
     const POS = { 0: "south", 1: "west", 2: "north", 3: "east" };
@@ -710,6 +827,7 @@
         out.appendChild(document.createTextNode(" onto "));
         (m.onto_cards || []).forEach(function (c) { out.appendChild(cardEl(c, { small: true })); });
         out.appendChild(document.createTextNode(" announcing " + m.value));
+        if (m.sum) out.appendChild(h("span", { class: "sum", title: "the build's value: the unit's, then the card's" }, " (" + m.sum + ")"));
       } else {
         out.appendChild(document.createTextNode(who + "trails "));
         out.appendChild(cardEl(m.card, { small: true }));
@@ -744,7 +862,9 @@
       center.appendChild(h("div", { class: "tableinfo" },
         h("span", null, "Stock: " + f.stock),
         h("span", null, "Taken: " + f.taken.map(function (x, i) { return "side " + i + " " + x; }).join(", ")),
-        h("span", null, "Zwicks: " + f.zwicks.map(function (x, i) { return "side " + i + " " + x; }).join(", "))));
+        h("span", null, "Zwicks: " + f.zwicks.map(function (x, i) { return "side " + i + " " + x; }).join(", ")),
+        f.points ? h("span", { id: "running-score", title: "card points and Zwick points taken so far; the most-cards bonus comes at the end" },
+          "Points so far: " + f.points.map(function (x, i) { return "side " + i + " " + x; }).join(", ")) : null));
       center.appendChild(units);
       if (f.move) center.appendChild(moveText(f));
       else center.appendChild(h("div", { class: "lastmove", id: "lastmove" }, "The deal as dealt: seat " + f.to_move + " (" + seatName(f.to_move) + ") plays first."));
@@ -757,7 +877,8 @@
         if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - li.offsetHeight) list.scrollTop = top - list.clientHeight / 2;
       }
       drawScore(state.step === n);
-      const hash = "deal=" + d.deal_id + (state.seat === null ? "" : "&seat=" + state.seat) + "&step=" + state.step;
+      const hash = "deal=" + d.deal_id + (state.seat === null ? "" : "&seat=" + state.seat) + "&step=" + state.step +
+        (r.follow ? "&follow=" + r.follow : "");
       if (location.hash.replace(/^#/, "") !== hash) history.replaceState(null, "", "#" + hash);
     }
 
@@ -807,8 +928,15 @@
       else if (e.key === "ArrowLeft") { go(state.step - 1); e.preventDefault(); }
       else if (e.key === "Home") { go(0); e.preventDefault(); }
       else if (e.key === "End") { go(n); e.preventDefault(); }
+      else if (e.key === " ") { toggle(); e.preventDefault(); }
     };
     draw();
+    if (r.follow) {
+      main.insertBefore(h("p", { class: "card following", id: "following" }, "Following match " + r.follow.split("-")[1] +
+        ": this is its newest stored deal; the next one opens and plays when it is stored. ",
+        link("t=" + r.follow.split("-")[0] + "&match=" + r.follow.split("-")[1], "the match")), main.firstChild.nextSibling);
+      if (r.autoplay || state.step === 0) toggle();
+    }
   }
   function clampStep(text, n) {
     const k = text === null || text === undefined || text === "" ? 0 : parseInt(text, 10);
