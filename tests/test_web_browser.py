@@ -296,9 +296,13 @@ def test_the_report_opens_from_disk(page, cup, tmp_path):
     with schema.open_db(cup, create=False) as db:
         write_site(db, "cup", out)
     page.goto((out / "index.html").as_uri())
+    page.wait_for_selector("#standings tbody tr")  # `arena report cup` opens on cup, not on a list
+    assert page.evaluate("location.hash") == "#t=1" and page.text_content(".page-head h1") == "cup"
+    check_standings_against(page, cup, "cup")
+    page.click("#crumbs a")  # and its list is one click away
+    page.wait_for_selector("#tournaments a")
     page.click("#tournaments a")
     page.wait_for_selector("#standings tbody tr")
-    check_standings_against(page, cup, "cup")
     page.click("#matches a >> nth=0")
     page.wait_for_selector("#boards a[href^='#deal=']")
     page.click("#boards a[href^='#deal=']")
@@ -307,3 +311,136 @@ def test_the_report_opens_from_disk(page, cup, tmp_path):
     page.wait_for_selector("#breakdown")
     shot(page, "report-replay")
     assert os.path.exists(out / "index.html")
+
+
+# ---- the pages say what the terminal says, and fit a phone ------------------------------------
+
+FAULTY = Path(__file__).resolve().parent / "faulty"
+
+
+@pytest.fixture(scope="module")
+def separated(tmp_path_factory) -> Path:
+    """A real gauntlet of the crashing bot against random and greedy: both win every board (a
+    perfect record, shown `> X`), the crasher loses every one (`< X`): a separated pool."""
+    db = tmp_path_factory.mktemp("separated") / "arena.db"
+    arena("bot", "add", str(BOTS / "random_bot.py"), "--name", "random", "--db", str(db))
+    arena("bot", "add", str(BOTS / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
+    arena("bot", "add", str(FAULTY / "crash.py"), "--name", "crash", "--no-check", "--db", str(db))
+    arena("tournament", "run", "--bots", "random,greedy,crash", "--gauntlet", "crash", "--boards", "2",
+          "--seed", "11", "--name", "sep", "--sandbox", "none", "--quiet", "--db", str(db))
+    return db
+
+
+def terminal_standings(db: Path, name: str) -> tuple[list[str], list[dict[str, str]], list[str]]:
+    """`arena standings NAME` as printed: its headings, each row's cells by column key (cut at the
+    column boundaries the dashes line draws) and the lines under the table."""
+    from arena.results.present import COLUMNS
+
+    lines = arena("standings", name, "--db", str(db)).splitlines()
+    n = len(json.loads(arena("standings", name, "--db", str(db), "--json"))["standings"])
+    spans = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[2])]
+    assert len(spans) == len(COLUMNS)
+    cut = lambda line: [line[a:b].strip() for a, b in spans]  # noqa: E731
+    rows = [dict(zip([k for k, _, _ in COLUMNS], cut(line))) for line in lines[3:3 + n]]
+    return cut(lines[1]), rows, lines[3 + n:]
+
+
+def page_standings(page) -> tuple[list[str], list[dict[str, str]], list[str]]:
+    heads = page.eval_on_selector_all("#standings thead th[data-col]", "hs => hs.map(h => h.textContent)")
+    rows = page.eval_on_selector_all("#standings tbody tr", """rows => rows.map(r => Object.fromEntries(
+        [...r.querySelectorAll('td[data-col]')].map(c => [c.dataset.col,
+          (c.dataset.col === 'bot' ? c.querySelector('a').textContent : c.innerText).trim()])))""")
+    notes = page.eval_on_selector_all("#standings-notes p:not(.wide-only)", "ps => ps.map(p => p.textContent)")
+    return heads, rows, notes
+
+
+def check_like_the_terminal(page, db: Path, name: str) -> None:
+    """Row by row, cell by cell: the page's standings are the terminal's."""
+    heads, rows, notes = terminal_standings(db, name)
+    shown_heads, shown_rows, shown_notes = page_standings(page)
+    assert shown_heads == heads
+    assert shown_rows == rows
+    swiss = [line for line in notes if line.startswith("Swiss")]  # the pairing: the page's settings say it
+    assert shown_notes == [line for line in notes if line not in swiss]
+
+
+def test_the_pages_render_the_standings_as_the_terminal_does(page, separated, tmp_path):
+    """A pool with perfect records, a zero record and separated groups: the served tournament page,
+    each bot's page and the static report print what `arena standings` prints."""
+    heads, rows, notes = terminal_standings(separated, "sep")
+    assert [r["interval"][0] for r in rows] == [">", ">", "<"]  # what this pool is about
+    assert any(line.startswith("Separated: ") for line in notes) and "vs pool mean, 95%" in heads
+    assert [r["los"] for r in rows] == ["50.0%", "100.0%", "-"] and rows[2]["faults"] == "8 !"
+    server = Server(separated)
+    try:
+        page.goto(server.url + "#t=1")
+        page.wait_for_selector("#standings tbody tr")
+        check_like_the_terminal(page, separated, "sep")
+        shot(page, "standings-separated")
+        bots = page.eval_on_selector_all("#standings tbody tr td.bot a", "as => as.map(a => a.getAttribute('href'))")
+        for href, want in zip(bots, rows):
+            page.goto(server.url + href)
+            page.wait_for_selector("#bot-name")
+            got = {k: page.text_content(f"dl.settings dd[data-col={k}]") for k in ("elo", "interval", "los", "boards", "margin")}
+            assert got == {k: want[k] for k in got}
+            assert page.text_content("dl.settings dd[data-col=rank]") == f"{want['rank']} of 3"
+    finally:
+        server.close()
+    out = tmp_path / "site"
+    with schema.open_db(separated, create=False) as db:
+        write_site(db, "sep", out)
+    page.goto((out / "index.html").as_uri())
+    page.wait_for_selector("#standings tbody tr")
+    check_like_the_terminal(page, separated, "sep")
+
+
+PAGES = [("index", "", "#tournaments"), ("tournament", "#t=1", "#standings"), ("bot", "#t=1&bot=2", "#bot-name"),
+         ("match", "#t=1&match=1", "#boards"), ("replay", "#deal=1", "#stepno")]
+
+
+def test_every_page_fits_a_phone_with_the_standings_first(browser, served):
+    """At 400 x 800 no page scrolls sideways and the tournament page opens with its standings;
+    screenshots of every page at 1280 and 400 px go to results/screenshots/."""
+    for width, height in ((1280, 900), (400, 800)):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        p = context.new_page()
+        errors: list[str] = []
+        p.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            for name, target, ready in PAGES:
+                p.goto(served + target)
+                p.wait_for_selector(ready)
+                if name == "replay":
+                    p.keyboard.press("End")
+                    p.wait_for_selector("#breakdown")
+                shot(p, f"{name}-{width}")
+                scroll = p.evaluate("document.documentElement.scrollWidth")
+                assert scroll <= width, (name, width, scroll)
+            p.goto(served + "#t=1")
+            p.wait_for_selector("#standings")
+            first = p.evaluate("document.querySelector('main section.card').querySelector('table')?.id")
+            assert first == "standings"
+            if width == 400:  # what the dropped columns held is in the bot's cell
+                sub = p.text_content("#standings tbody tr .sub")
+                assert re.fullmatch(r"\d+ boards · \d+-\d+-\d+ · [+-]\d+\.\d a board( · .* faults)?", sub), sub
+                assert p.is_visible("#standings [data-col=los]") and not p.is_visible("#standings tbody [data-col=wins]")
+        finally:
+            context.close()
+        assert not errors, errors
+
+
+def test_a_replay_takes_its_sides_from_the_variant_and_plays_itself(page, served, cup):
+    """The seats' sides come from the page data (the variant's layout), not from the number of
+    players; play steps the moves by itself; a build says how its value comes about."""
+    with schema.open_db(cup, create=False) as db:
+        deal_id = db.execute("SELECT id FROM deals ORDER BY id LIMIT 1").fetchone()[0]
+    page.goto(served + f"#deal={deal_id}")
+    page.wait_for_selector("#stepno")
+    sides = page.eval_on_selector_all("#seats tbody tr", "rs => rs.map(r => r.children[1].textContent)")
+    assert sides == ["0", "1", "0", "1"]
+    page.click("#play")
+    page.wait_for_function("() => !document.querySelector('#stepno').textContent.startsWith('move 0 ')", timeout=WAIT_MS)
+    page.click("#play")  # pause
+    sums = page.eval_on_selector_all("#movelist .sum", "ss => ss.map(s => s.textContent)")
+    assert all(re.fullmatch(r"\d+ [+−] \d+ = \d+", x) for x in sums)
+    assert page.text_content("#running-score").startswith("Points so far: side 0 ")

@@ -111,7 +111,7 @@
     clear(crumbs);
     parts.forEach(function (p, i) {
       if (i) crumbs.appendChild(h("span", { class: "sep" }, "/"));
-      crumbs.appendChild(p[0] ? link(p[0], p[1]) : h("span", null, p[1]));
+      crumbs.appendChild(p[0] !== null ? link(p[0], p[1]) : h("span", null, p[1]));
     });
   }
   function showError(err) {
