@@ -444,3 +444,40 @@ def test_a_replay_takes_its_sides_from_the_variant_and_plays_itself(page, served
     sums = page.eval_on_selector_all("#movelist .sum", "ss => ss.map(s => s.textContent)")
     assert all(re.fullmatch(r"\d+ [+−] \d+ = \d+", x) for x in sums)
     assert page.text_content("#running-score").startswith("Points so far: side 0 ")
+
+
+def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp_path):
+    """A real `arena sprt` that accepts H1: its page draws the LLR over the boards it counted with
+    both bounds, and gives the hypotheses, error rates, pentanomial counts, verdict and NEW's Elo."""
+    db = tmp_path / "arena.db"
+    arena("bot", "add", str(BOTS / "random_bot.py"), "--name", "random", "--db", str(db))
+    arena("bot", "add", str(BOTS / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
+    arena("sprt", "greedy", "random", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
+          "--seed", "123456789012345", "--sandbox", "none", "--name", "test", "--db", str(db))
+    from arena.results import sprt_tests
+
+    with schema.open_db(db, create=False) as d:
+        stored = sprt_tests.get(d, 1)
+    server = Server(db)
+    try:
+        page.goto(server.url + "#t=1")
+        page.wait_for_selector("#sprt #llr polyline.llr")
+        assert page.evaluate("document.querySelector('main section.card').id") == "sprt"  # before the standings
+        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "limit": "stopped at the board limit"}[stored["verdict"]]
+        assert page.text_content("#sprt-verdict").startswith(verdict)
+        points = page.get_attribute("#llr polyline.llr", "points").split()
+        assert len(points) == stored["boards"] + 1
+        assert page.locator("#llr line.bound-h1").count() == 1 and page.locator("#llr line.bound-h0").count() == 1
+        shown = page.eval_on_selector_all("#pentanomial tbody td.num", "ts => ts.map(t => Number(t.textContent))")
+        assert shown == stored["counts"]
+        facts = page.text_content("#sprt-facts")
+        assert f"{stored['llr']:.2f} after {stored['boards']} boards" in facts
+        assert "H0: greedy is 0.0 Elo better per room; H1: +150.0" in facts and "α 0.05" in facts and "β 0.05" in facts
+        assert "greedy's Elo" in facts and "per room (95%: " in facts
+        shot(page, "sprt-1280")
+        page.set_viewport_size({"width": 400, "height": 800})
+        page.wait_for_selector("#sprt")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 400
+        shot(page, "sprt-400")
+    finally:
+        server.close()

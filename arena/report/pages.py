@@ -143,7 +143,7 @@ def sprt_page(db: sqlite_utils.Database, t: dict) -> dict[str, Any] | None:
         return None
     rule = sprt.SPRT(test["elo0"], test["elo1"], test["alpha"], test["beta"])
     scores = sprt_tests.board_scores(db, t["id"])
-    n = len(scores)
+    n = min(test["boards"], len(scores)) if test["verdict"] else len(scores)  # a verdict: the boards it counted
     marks = sorted({round(k * n / SPRT_POINTS) for k in range(1, SPRT_POINTS + 1)} - {0}) if n else []
     path, counts, done = [[0, 0.0]], [0] * 5, 0
     for m in marks:

@@ -277,7 +277,9 @@
       g.appendChild(s("line", { x1: L, x2: W - R, y1: Y(v), y2: Y(v), stroke: "#eef0f3" }));
       g.appendChild(s("text", { x: L - 6, y: Y(v) + 4, "text-anchor": "end" }, v.toFixed(1)));
     });
-    niceTicks(0, last, 8).forEach(function (q) { g.appendChild(s("text", { x: X(q), y: H - 8, "text-anchor": "middle" }, String(q))); });
+    niceTicks(0, last, 8).filter(function (q) { return q === Math.round(q); }).forEach(function (q) {
+      g.appendChild(s("text", { x: X(q), y: H - 8, "text-anchor": "middle" }, String(q)));
+    });
     [[x.upper, "H1: " + x.upper.toFixed(2), "bound-h1"], [x.lower, "H0: " + x.lower.toFixed(2), "bound-h0"], [0, "0", "zero"]].forEach(function (b) {
       g.appendChild(s("line", { class: "bound " + b[2], x1: L, x2: W - R, y1: Y(b[0]), y2: Y(b[0]) }));
       if (b[2] !== "zero") g.appendChild(s("text", { x: W - R + 6, y: Y(b[0]) + 4 }, b[1]));
@@ -291,8 +293,8 @@
       ["Hypotheses", "H0: " + x.new + " is " + signed(x.elo0, 1) + " Elo better per room; H1: " + signed(x.elo1, 1)],
       ["Error rates", "α " + x.alpha + " (H1 accepted when H0 holds), β " + x.beta + " (H0 accepted when H1 holds)"],
       ["Board limit", x.max_boards === null ? "none" : String(x.max_boards)],
-      [x.new + "'s Elo", (x.boards ? signed(x.elo, 1) + " per room (95%: " + (x.elo_low === null ? "–" : signed(x.elo_low, 1)) + " … " +
-        (x.elo_high === null ? "–" : signed(x.elo_high, 1)) + ")" : "–") + ", logistic Elo of one room's score, from the board scores"]]
+      [x.new + "'s Elo", (x.boards ? signed(x.elo, 1) + " per room (95%: " + (x.elo_low === null ? "−∞" : signed(x.elo_low, 1)) + " … " +
+        (x.elo_high === null ? "+∞" : signed(x.elo_high, 1)) + ")" : "–") + ", logistic Elo of one room's score, from the board scores"]]
       .forEach(function (r) { dl.appendChild(h("dt", null, r[0])); dl.appendChild(h("dd", null, r[1])); });
     c.appendChild(dl);
     c.appendChild(h("table", { id: "pentanomial", class: "penta" },
@@ -498,7 +500,7 @@
       g.appendChild(s("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#e3e6eb" }));
       g.appendChild(s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, elo(v)));
     });
-    niceTicks(first, last, 8).forEach(function (q) {
+    niceTicks(first, last, 8).filter(function (q) { return q === Math.round(q); }).forEach(function (q) {
       g.appendChild(s("text", { x: x(q), y: H - 8, "text-anchor": "middle" }, String(q)));
     });
     const legend = h("div", { class: "legend" });
@@ -528,15 +530,15 @@
   function matchesTable(matches, t, id, bot) {
     return h("table", { id: id || "matches", class: "matches" },
       h("thead", null, h("tr", null, h("th", { class: "num" }, "#"), h("th", null, "Team A"), h("th", null, "Team B"),
-        h("th", null, ""), h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, bot ? "W-D-L (" + bot + ")" : "W-D-L (A)"),
+        h("th", { class: "wide-only" }, ""), h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, bot ? "W-D-L (" + bot + ")" : "W-D-L (A)"),
         h("th", { class: "num" }, bot ? "Margin" : "Margin A"), h("th", { class: "num wide-only" }, "Faults"))),
       h("tbody", null, matches.map(function (m) {
         const flip = bot && m.team_a.indexOf(bot) < 0;
         return h("tr", { class: m.playing ? "playing" : null, "data-match": m.match_no },
           h("td", { class: "num" }, link("t=" + t.id + "&match=" + m.match_no, "#" + m.match_no)),
           h("td", null, team(m.team_a)), h("td", null, team(m.team_b)),
-          h("td", null, matchState(m)),
-          h("td", { class: "num" }, m.boards_done + " / " + m.boards,
+          h("td", { class: "wide-only" }, matchState(m)),
+          h("td", { class: "num" }, m.boards_done + " / " + m.boards, m.playing ? h("span", { class: "narrow-only sub" }, "in play") : null,
             m.playing && m.boards_started > m.boards_done ? h("div", { class: "sub" }, "+" + (m.boards_started - m.boards_done) + " in one room") : null),
           h("td", { class: "num" }, flip ? m.losses + "-" + m.draws + "-" + m.wins : m.wins + "-" + m.draws + "-" + m.losses),
           h("td", { class: "num" }, signed(flip ? -m.margin : m.margin)),
@@ -602,7 +604,7 @@
     const opp = card("Results per opponent");
     opp.appendChild(h("table", { id: "opponents" },
       h("thead", null, h("tr", null, h("th", null, "Opponent"), h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, "W-D-L"),
-        h("th", { class: "num" }, "Score"), h("th", null, "95% interval"), h("th", { class: "num" }, "Margin"))),
+        h("th", { class: "num" }, "Score"), h("th", { class: "wide-only" }, "95% interval"), h("th", { class: "num" }, "Margin"))),
       h("tbody", null, data.opponents.map(function (o) {
         const W = 200, g = s("svg", { class: "bar", width: W, height: 20, viewBox: "0 0 " + W + " 20" });
         const x = function (p) { return 6 + p * (W - 12); };
@@ -611,7 +613,8 @@
         g.appendChild(s("circle", { class: "dot", cx: x(o.pct), cy: 10, r: 4 }));
         return h("tr", null, h("td", { class: "bot" }, link("t=" + t.id + "&bot=" + o.bot_id, o.bot)),
           h("td", { class: "num" }, o.boards), h("td", { class: "num" }, o.wins + "-" + o.draws + "-" + o.losses),
-          h("td", { class: "num" }, pct(o.pct)), h("td", null, g), h("td", { class: "num" }, signed(o.margin)));
+          h("td", { class: "num" }, pct(o.pct), h("span", { class: "narrow-only sub" }, pct(o.ci_low) + "–" + pct(o.ci_high))),
+          h("td", { class: "wide-only" }, g), h("td", { class: "num" }, signed(o.margin)));
       }))));
     main.appendChild(opp);
 
@@ -662,18 +665,19 @@
         body.appendChild(h("tr", null,
           k === 0 ? h("td", { class: "num", rowspan: b.tables.length }, b.board_no) : null,
           k === 0 ? h("td", { class: "mono muted wide-only", rowspan: b.tables.length }, b.seed) : null,
-          h("td", null, tb.swapped ? "B holds side 0" : "A holds side 0"),
+          h("td", null, h("span", { class: "wide-only" }, tb.swapped ? "B holds side 0" : "A holds side 0"),
+            h("span", { class: "narrow-only" }, tb.swapped ? "B: side 0" : "A: side 0")),
           h("td", { class: "wide-only" }, tb.seats.join(", ")),
           h("td", { class: "num" }, (tb.swapped ? [tb.points[1], tb.points[0]] : tb.points).join(" – ")),
           k === 0 ? h("td", { class: "num", rowspan: b.tables.length }, b.margin === null ? "…" : signed(b.margin)) : null,
-          k === 0 ? h("td", { rowspan: b.tables.length }, b.outcome || "playing") : null,
+          k === 0 ? h("td", { class: "wide-only", rowspan: b.tables.length }, b.outcome || "playing") : null,
           h("td", null, tb.faults.map(function (f) { return h("div", null, badge(f.status, "fault"), " seat " + f.seat + ": ", f.detail); })),
           h("td", null, tb.deal_ids.map(function (d, i) { return [i ? " " : "", link("deal=" + d, "deal " + d)]; }))));
       });
     });
     c.appendChild(h("table", { id: "boards" },
       h("thead", null, h("tr", null, ["Board", "Seed", "Table", "Seats 0–" + (m.boards.length && m.boards[0].tables[0] ? m.boards[0].tables[0].seats.length - 1 : 3),
-        "Points (A – B)", "Margin A", "Result A", "Faults", "Replay"].map(function (x, i) { return h("th", { class: i === 1 || i === 3 ? "wide-only" : null }, x); }))),
+        "Points (A – B)", "Margin A", "Result A", "Faults", "Replay"].map(function (x, i) { return h("th", { class: i === 1 || i === 3 || i === 6 ? "wide-only" : null }, x); }))),
       body));
     c.appendChild(h("p", { class: "muted" }, "Team A's margin over the match: " + signed(total) + "."));
     main.appendChild(c);
@@ -725,16 +729,16 @@
     const fwd = btn("\u25B6", "forward (\u2192)", "forward", function () { go(state.step + 1); });
     const end = btn("\u00BB", "last (End)", "last", function () { go(n); });
     let timer = null;
-    const play = btn("\u23F5 play", "play the moves one a second (space)", "play", function () { toggle(); });
+    const play = btn("play", "play the moves one a second (space)", "play", function () { toggle(); });
     function toggle(off) {
       if (timer !== null || off) {
         if (timer !== null) clearInterval(timer);
         timer = null;
-        play.textContent = "\u23F5 play";
+        play.textContent = "play";
         return;
       }
       if (state.step >= n) go(0);
-      play.textContent = "\u23F8 pause";
+      play.textContent = "pause";
       timer = setInterval(function () {
         if (current !== mine || state.step >= n) return toggle(true);
         go(state.step + 1);
