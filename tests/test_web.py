@@ -440,3 +440,46 @@ def test_a_server_started_during_a_tournament_sees_every_later_one(tmp_path):
         if server is not None:
             err = server.close()
             assert "Traceback" not in err, err
+
+
+def test_a_match_with_one_room_in_is_in_play_while_its_tournament_runs(tmp_path):
+    """A running tournament's page marks the match whose first room is stored as in play, with its
+    tables and newest deal; once the run is gone (its lock released) nothing is in play."""
+    from arena.results.lock import run_lock
+    from tests.test_storage import fake_table
+
+    db, tid, a, b = two_bot_tournament(tmp_path, boards=2)
+    write.set_status(db, tid, "running")
+    with run_lock(tmp_path / "a.db", tid, "t"):
+        write.record_table(db, tid, 1, 0, False, 1, fake_table([a, a], [b, b], False, (20, 10)))
+        ro = web_queries.open_readonly(tmp_path / "a.db")
+        (m,) = pages.page(ro, f"t/{tid}")["matches"]
+        assert (m["playing"], m["tables_done"], m["boards_started"], m["boards_done"]) == (True, 1, 1, 0)
+        assert m["latest_deal"] == ro.execute("SELECT MAX(id) FROM deals").fetchone()[0]
+        ro.close()
+    ro = web_queries.open_readonly(tmp_path / "a.db")
+    p = pages.page(ro, f"t/{tid}")
+    assert p["tournament"]["status"] == "interrupted" and not p["matches"][0]["playing"]
+    ro.close()
+    db.close()
+
+
+def test_no_page_holds_a_local_path(played, tmp_path):
+    """The report and the served pages name a bot's file, never the folders it came from, and a
+    bot's words that name the organiser's folders show them as `…`."""
+    out = tmp_path / "site"
+    with schema.open_db(played) as db:
+        write_site(db, "cup", out)
+        sources = [r[0] for r in db.execute("SELECT source FROM bots")]
+    assert all(str(BOTS) in s for s in sources)  # the registry keeps where each came from
+    folders = [str(ROOT), str(played.parent), str(Path.home())]
+    for path in out.rglob("*.js"):
+        text = path.read_text()
+        assert not any(f in text for f in folders), (path, [f for f in folders if f in text])
+    bot_page = json.loads(re.fullmatch(r'ZA_DATA\("t/1/bot/1", (.*)\);\n', (out / data_file("t/1/bot/1")).read_text(), re.S)[1])
+    assert bot_page["bot"]["file"] == "random_bot.py" and "source" not in bot_page["bot"]
+    ro = web_queries.open_readonly(played)
+    hide = web_queries._local_paths(ro)
+    assert hide(f'File "{played.parent}/bots/ab12/bot.py", line 3') == 'File "…/bots/ab12/bot.py", line 3'
+    assert hide(None) is None
+    ro.close()
