@@ -451,6 +451,12 @@ def test_a_match_with_one_room_in_is_in_play_while_its_tournament_runs(tmp_path)
     db, tid, a, b = two_bot_tournament(tmp_path, boards=2)
     write.set_status(db, tid, "running")
     with run_lock(tmp_path / "a.db", tid, "t"):
+        ro = web_queries.open_readonly(tmp_path / "a.db")
+        before = pages.page(ro, f"t/{tid}")  # nobody has played: nobody is ranked, on the page too
+        assert [(r["rank"], r["elo"]) for r in before["standings"]] == [(None, None), (None, None)]
+        assert [(r["rank"], r["elo"], r["interval"], r["los"]) for r in before["standings_table"]["rows"]] == [("–",) * 4] * 2
+        assert not before["matches"][0]["playing"]
+        ro.close()
         write.record_table(db, tid, 1, 0, False, 1, fake_table([a, a], [b, b], False, (20, 10)))
         ro = web_queries.open_readonly(tmp_path / "a.db")
         (m,) = pages.page(ro, f"t/{tid}")["matches"]

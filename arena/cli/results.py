@@ -241,8 +241,8 @@ def _header(t: dict) -> str:
 
 
 ErrorsOption = Annotated[str, typer.Option(
-    "--errors", help="What the 95% interval is relative to: pool (the pool's mean) or anchor (the random bot, "
-    "whose own uncertainty it then carries).")]
+    "--errors", help="What the 95% interval is about: pool (a bot's Elo minus the pool's mean) or anchor (the "
+    "Elo against the random bot, whose own uncertainty it then carries).")]
 
 
 standings_notes = present.notes
@@ -255,9 +255,11 @@ def standings_cmd(name: NameArg = None, errors: ErrorsOption = "pool", db: DbOpt
 
     Elo: penalised Bradley-Terry fit over all boards; 0 = the random bot (else the mean).
 
-    Interval: bootstrap over deals, against the pool (default) or the anchor. "> X": won every
-    board; "!": faulted in more than 10% of its tables. --json adds the prior, the flags and
-    every board's room outcomes, to refit elsewhere.
+    Interval: bootstrap over deals. --errors pool (default): a bot's Elo minus the pool's mean
+    and that difference's interval (its place in the pool, not a test against the anchor);
+    --errors anchor: the Elo's interval against the anchor. "> X": won every board; "–": no
+    boards yet; "!": faulted in more than 10% of its tables. --json adds the prior, the flags,
+    the pool's mean and every board's room outcomes, to refit elsewhere.
 
     Example: arena standings spring-cup --errors anchor --json
     """
