@@ -159,7 +159,7 @@ def test_the_live_page_follows_a_real_tournament(tmp_path, page):
         page.wait_for_selector("#history", timeout=WAIT_MS)
         assert page.evaluate("window.__same_page") is True  # never reloaded
         assert page.text_content("[data-test=progress]").startswith("480 of 480 boards")
-        assert not page.is_visible("#live")
+        assert not page.is_visible("#live") and page.locator("#in-play").count() == 0  # nothing in play any more
         check_standings_against(page, db, "live")
         shot(page, "live-finished")
     finally:

@@ -56,7 +56,9 @@ def tournaments(db: sqlite_utils.Database, r: "Reads | None" = None, only: int |
     for t in read.list_tournaments(db):
         if only is not None and t["id"] != only:
             continue
-        top = next((row for row in r.standings(t["id"]) if row["rank"] == 1), None) if t["boards_done"] else None
+        top = None
+        if t["boards_done"]:  # the stored ratings' top when they are up to date, else the standings'
+            top = web_queries.leader(db, t["id"]) or next((x for x in r.standings(t["id"]) if x["rank"] == 1), None)
         out.append({**_brief(t), "leader": None if top is None else {"bot": top["bot"], "elo": present.elo(top["elo"])}})
     return {"tournaments": out}
 
@@ -199,6 +201,7 @@ def bot(r: Reads, tid: int, bot_id: int) -> dict[str, Any]:
         "matches": _matches(r, tid, bot=label),
         "faults": web_queries.bot_faults(db, tid, bot_id),
         "fault_count": web_queries.fault_count(db, tid, bot_id),
+        "history": web_queries.rating_history(db, bot_id),
     }
 
 

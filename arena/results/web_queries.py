@@ -8,6 +8,7 @@ nothing here writes (the connection cannot).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -20,7 +21,7 @@ import sqlite_utils
 from arena.errors import ArenaError
 from arena.results import read
 from arena.results.read import _bot_labels
-from arena.results.schema import _SQLITE_MAGIC, BUSY_TIMEOUT_MS, migrations
+from arena.results.schema import _SQLITE_MAGIC, BT_METHOD, BUSY_TIMEOUT_MS, migrations
 
 STDERR_EXCERPT = 2000
 """Characters of a faulted seat's stderr shown on a bot's page (its tail: where the error is)."""
@@ -201,12 +202,46 @@ def bot_row(db: sqlite_utils.Database, bot_id: int) -> dict:
 
 
 def match_progress(db: sqlite_utils.Database, tid: int) -> dict[int, dict]:
-    """Per match with anything stored: its tables stored, the boards of which one room is in and
-    the other still to come, and its newest stored deal (to watch)."""
-    out: dict[int, dict] = {}
-    for match_no, tables, boards, last in db.execute(
-        "SELECT m.match_no, COUNT(t.id), COUNT(DISTINCT t.board_no),"
-        " (SELECT MAX(d.id) FROM deals d JOIN board_tables t2 ON t2.id = d.table_id WHERE t2.match_id = m.id)"
-        " FROM matches m JOIN board_tables t ON t.match_id = m.id WHERE m.tournament_id = ? GROUP BY m.id", [tid]):
-        out[match_no] = {"tables_done": tables, "boards_started": boards, "latest_deal": last}
-    return out
+    """Per match with anything stored: its tables stored, the boards of which a room is in, and
+    its newest stored deal (to watch)."""
+    rows = db.execute(
+        "SELECT m.match_no, COUNT(*), COUNT(DISTINCT t.board_no), MAX(t.id) FROM matches m"
+        " JOIN board_tables t ON t.match_id = m.id WHERE m.tournament_id = ? GROUP BY m.id", [tid]).fetchall()
+    last: dict[int, int] = {}
+    for chunk in range(0, len(rows), 500):
+        ids = [r[3] for r in rows[chunk:chunk + 500]]
+        last |= dict(db.execute(f"SELECT table_id, MAX(id) FROM deals WHERE table_id IN ({','.join('?' * len(ids))})"
+                                " GROUP BY table_id", ids).fetchall())
+    return {match_no: {"tables_done": tables, "boards_started": boards, "latest_deal": last.get(newest)}
+            for match_no, tables, boards, newest in rows}
+
+
+def leader(db: sqlite_utils.Database, tid: int) -> dict | None:
+    """The top of a tournament's stored headline ratings when they count every stored board
+    (a finished tournament: one indexed look), else None (then the standings must say)."""
+    row = db.execute(
+        "SELECT r.bot_id, r.elo, r.params FROM ratings r WHERE r.tournament_id = ? AND r.method = ?"
+        " AND r.errors = 'pool' ORDER BY r.elo DESC LIMIT 1", [tid, BT_METHOD]).fetchone()
+    if row is None:
+        return None
+    (boards,) = db.execute("SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id"
+                           " WHERE m.tournament_id = ?", [tid]).fetchone()
+    if json.loads(row[2]).get("tournament_boards") != boards:
+        return None
+    return {"bot_id": row[0], "bot": _bot_labels(db, tid)[row[0]], "elo": row[1]}
+
+
+def rating_history(db: sqlite_utils.Database, bot_id: int) -> list[dict]:
+    """The bot's headline rating in each tournament it played that has stored ratings, oldest
+    first: the tournament, its Elo and rank there (among the bots with boards) and how many
+    ranked bots there were. Each tournament has its own scale (its anchor, or its mean)."""
+    rows = db.execute(
+        "SELECT t.id, t.name, t.created, r.elo,"
+        " (SELECT COUNT(*) FROM ratings o WHERE o.tournament_id = r.tournament_id AND o.method = r.method"
+        "  AND o.errors = r.errors AND o.elo > r.elo) + 1,"
+        " (SELECT COUNT(*) FROM ratings o WHERE o.tournament_id = r.tournament_id AND o.method = r.method"
+        "  AND o.errors = r.errors)"
+        " FROM ratings r JOIN tournaments t ON t.id = r.tournament_id"
+        " WHERE r.bot_id = ? AND r.method = ? AND r.errors = 'pool' ORDER BY t.id", [bot_id, BT_METHOD]).fetchall()
+    return [{"tournament_id": r[0], "tournament": r[1], "created": r[2], "elo": r[3], "rank": r[4], "of": r[5]}
+            for r in rows]

@@ -604,7 +604,7 @@
     const opp = card("Results per opponent");
     opp.appendChild(h("table", { id: "opponents" },
       h("thead", null, h("tr", null, h("th", null, "Opponent"), h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, "W-D-L"),
-        h("th", { class: "num" }, "Score"), h("th", { class: "wide-only" }, "95% interval"), h("th", { class: "num" }, "Margin"))),
+        h("th", { class: "num" }, "Score"), h("th", { class: "wide-only" }, scoreAxis(200)), h("th", { class: "num" }, "Margin"))),
       h("tbody", null, data.opponents.map(function (o) {
         const W = 200, g = s("svg", { class: "bar", width: W, height: 20, viewBox: "0 0 " + W + " 20" });
         const x = function (p) { return 6 + p * (W - 12); };
@@ -621,6 +621,7 @@
     const mc = card("Matches");
     mc.appendChild(matchesTable(data.matches, t, "bot-matches", b.label));
     main.appendChild(mc);
+    main.appendChild(botHistoryCard(data.history, t));
 
     const fc = card("Faults");
     fc.id = "faults";
@@ -639,6 +640,49 @@
           : h("p", { class: "muted" }, "(nothing on stderr)")));
     });
     main.appendChild(fc);
+  }
+
+  function scoreAxis(W) {
+    const g = s("svg", { class: "bar", width: W, height: 26, viewBox: "0 0 " + W + " 26", "aria-hidden": "true" });
+    g.appendChild(s("text", { x: W / 2, y: 10, "text-anchor": "middle" }, "score, 95% interval"));
+    [[0, "0%", "start"], [0.5, "50%", "middle"], [1, "100%", "end"]].forEach(function (q) {
+      g.appendChild(s("text", { x: 6 + q[0] * (W - 12), y: 23, "text-anchor": q[2] }, q[1]));
+    });
+    return g;
+  }
+
+  // The bot's Elo and rank in every tournament with stored ratings (each on its own scale).
+  function botHistoryCard(hist, t) {
+    const c = card("Across tournaments");
+    c.id = "bot-history";
+    if (!hist.length) { c.appendChild(h("p", { class: "muted" }, "No finished tournament has rated it yet.")); return c; }
+    if (hist.length > 1) {
+      const W = 600, H = 120, L = 40, R = 10, T = 10, B = 20;
+      let lo = Infinity, hi = -Infinity;
+      hist.forEach(function (x) { lo = Math.min(lo, x.elo); hi = Math.max(hi, x.elo); });
+      if (hi - lo < 20) { lo -= 10; hi += 10; }
+      const X = function (i) { return L + i / (hist.length - 1) * (W - L - R); };
+      const Y = function (v) { return T + (hi - v) / (hi - lo) * (H - T - B); };
+      const g = s("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "Elo in each tournament" });
+      niceTicks(lo, hi, 3).forEach(function (v) {
+        g.appendChild(s("line", { x1: L, x2: W - R, y1: Y(v), y2: Y(v), stroke: "#eef0f3" }));
+        g.appendChild(s("text", { x: L - 4, y: Y(v) + 4, "text-anchor": "end" }, elo(v)));
+      });
+      g.appendChild(s("polyline", { points: hist.map(function (x, i) { return X(i).toFixed(1) + "," + Y(x.elo).toFixed(1); }).join(" "),
+        fill: "none", stroke: "#2456a6", "stroke-width": 2 }));
+      hist.forEach(function (x, i) { g.appendChild(s("circle", { cx: X(i), cy: Y(x.elo), r: 3.5, fill: "#2456a6" }, s("title", null, x.tournament))); });
+      c.appendChild(h("div", { class: "chart" }, g));
+    }
+    c.appendChild(h("table", { id: "bot-tournaments" },
+      h("thead", null, h("tr", null, h("th", null, "Tournament"), h("th", { class: "num" }, "Elo"), h("th", { class: "num" }, "Rank"),
+        h("th", { class: "wide-only" }, "Created"))),
+      h("tbody", null, hist.map(function (x) {
+        return h("tr", null, h("td", null, MODE === "api" || x.tournament_id === t.id ? link("t=" + x.tournament_id, x.tournament) : x.tournament),
+          h("td", { class: "num" }, elo(x.elo)), h("td", { class: "num" }, x.rank + " of " + x.of),
+          h("td", { class: "muted wide-only" }, when(x.created)));
+      }))));
+    c.appendChild(h("p", { class: "muted" }, "Each tournament has its own scale: 0 is its random bot, or its mean."));
+    return c;
   }
 
   // ---- a match ------------------------------------------------------------------------------
