@@ -5,6 +5,7 @@
                             matches, latest boards
     t/ID/bot/BOT_ID         a bot in a tournament: its row, opponents, matches, faults, what it said
     t/ID/match/N            a match board by board, with its deal ids
+    t/ID/live/N/ROOM        a table being played now (ROOM: straight or swapped), its public view
     deal/ID                 a stored deal's frames for the replay viewer
 
 Everything is read through `arena.results`; seeds travel as text (JavaScript numbers stop at
@@ -24,7 +25,7 @@ import engine
 
 from arena.errors import ArenaError
 from arena.report.frames import deal_page
-from arena.results import present, read, sprt, sprt_tests, web_queries
+from arena.results import live, present, read, sprt, sprt_tests, web_queries
 
 Z95 = 1.959964
 
@@ -99,6 +100,9 @@ class Reads:
         """The standings document (without its boards), as `arena standings` reads it."""
         return self._once(("document", tid), lambda: read.standings_document(self.db, tid, boards=False))
 
+    def live(self, tid: int) -> list[dict]:
+        return self._once(("live", tid), lambda: live.tables(self.db, tid))
+
     def progress(self, tid: int) -> dict[int, dict]:
         return self._once(("progress", tid), lambda: web_queries.match_progress(self.db, tid))
 
@@ -124,10 +128,13 @@ def _matches(r: Reads, tid: int, bot: str | None = None) -> list[dict]:
     `latest_deal`, and `playing`: started and not finished in a tournament that runs now."""
     running = r.tournament(tid)["status"] == "running"
     progress = r.progress(tid)
+    watched = {(v["match_no"], v["swapped"]) for v in r.live(tid)} if running else set()
     out = []
     for m in read.matches(r.db, tid, bot=bot):
         p = progress.get(m["match_no"], {"tables_done": 0, "boards_started": 0, "latest_deal": None})
-        out.append({**m, **p, "playing": running and p["tables_done"] > 0 and m["boards_done"] < m["boards"]})
+        rooms = [swapped for swapped in (False, True) if (m["match_no"], swapped) in watched]
+        playing = running and m["boards_done"] < m["boards"] and (p["tables_done"] > 0 or bool(rooms))
+        out.append({**m, **p, "playing": playing, "live_rooms": rooms})
     return out
 
 
@@ -173,6 +180,8 @@ def tournament(r: Reads, tid: int) -> dict[str, Any]:
         "crosstable": r.crosstable(tid),
         "history": web_queries.history_sampled(db, tid),
         "matches": _matches(r, tid),
+        "live": [{k: v.get(k) for k in ("match_no", "swapped", "board_no", "deal", "to_move", "updated")}
+                 | {"moves": len(v.get("moves", []))} for v in r.live(tid)],
         "latest": web_queries.latest_boards(db, tid),
     }
 
@@ -205,6 +214,17 @@ def bot(r: Reads, tid: int, bot_id: int) -> dict[str, Any]:
     }
 
 
+def live_table(r: Reads, tid: int, match_no: int, room: str) -> dict[str, Any]:
+    """A table being played now, as its room publishes it (arena.play.live: its public view
+    only), with the seats' labels; never cached, since it changes with every move."""
+    t = r.tournament(tid)
+    view = live.table(r.db, tid, match_no, room == "swapped")
+    if view is None:
+        raise ArenaError(f"match {match_no}'s {room} room of '{t['name']}' is not being played now")
+    labels = web_queries.bot_labels(r.db, tid)
+    return {"tournament": _brief(t), "table": {**view, "bots": [labels.get(b, str(b)) for b in view["seats"]]}}
+
+
 def match(r: Reads, tid: int, match_no: int) -> dict[str, Any]:
     db = r.db
     t = r.tournament(tid)
@@ -221,6 +241,7 @@ _KEYS = [
     (re.compile(r"t/(\d+)/bot/(\d+)"), lambda r, m: bot(r, int(m[1]), int(m[2]))),
     (re.compile(r"t/(\d+)/match/(\d+)"), lambda r, m: match(r, int(m[1]), int(m[2]))),
     (re.compile(r"deal/(\d+)"), lambda r, m: deal_page(r.db, int(m[1]))),
+    (re.compile(r"t/(\d+)/live/(\d+)/(straight|swapped)"), lambda r, m: live_table(r, int(m[1]), int(m[2]), m[3])),
 ]
 
 

@@ -155,6 +155,9 @@ class Handler(BaseHTTPRequestHandler):
                 with self.server.db.connection() as db:
                     version = web_queries.data_version(db)
                 return self._send(HTTPStatus.OK, _json({"version": version}), ".json")
+            if path.startswith("/api/") and "/live/" in path:  # a table in play: read at each look, never cached
+                with self.server.db.connection() as db:
+                    return self._send(HTTPStatus.OK, _json(page(db, path[len("/api/"):])), ".json")
             if path.startswith("/api/"):
                 return self._send(HTTPStatus.OK, self.server.page(path[len("/api/"):]), ".json")
         except UnknownPage as exc:

@@ -102,7 +102,7 @@
   function route() {
     const q = new URLSearchParams(location.hash.replace(/^#/, ""));
     return { t: q.get("t"), bot: q.get("bot"), match: q.get("match"), deal: q.get("deal"),
-             seat: q.get("seat"), step: q.get("step"), follow: q.get("follow"), autoplay: q.get("autoplay") };
+             seat: q.get("seat"), step: q.get("step"), follow: q.get("follow"), autoplay: q.get("autoplay"), live: q.get("live") };
   }
   let current = null;       // {kind, key, render(data), version: the data's}
   let started = false;
@@ -127,6 +127,10 @@
     if (r.deal !== null) {
       if (current && current.kind === "deal" && current.id === r.deal) { current.fromHash(r); return; }
       return show({ kind: "deal", id: r.deal, key: "deal/" + r.deal, follow: r.follow, render: function (d) { return replayPage(d, r); } });
+    }
+    if (r.live !== null) {
+      const parts = r.live.split("-");
+      return show({ kind: "live", key: "t/" + parts[0] + "/live/" + parts[1] + "/" + parts[2], render: livePage });
     }
     if (r.t !== null && r.bot !== null)
       return show({ kind: "bot", key: "t/" + r.t + "/bot/" + r.bot, render: botPage });
@@ -163,6 +167,7 @@
     fetch("api/version", { cache: "no-store" }).then(function (r) { return r.json(); }).then(function (v) {
       const page = current;
       if (page && page.kind === "deal" && page.follow && v.version !== page.seen) return followDeal(page, v.version);
+      if (page && page.kind === "live") return refreshLive(page);
       if (!page || page.kind === "deal" || page.version === undefined || v.version === page.version) return;
       return load(page.key).then(function (data) {
         if (current !== page || data.data_version === page.version) return;
@@ -175,6 +180,73 @@
       });
     }).catch(function () { /* the server may be restarting: try again next time */ })
       .then(function () { setTimeout(poll, POLL_MS); });
+  }
+
+  // A table in play: its public view again at every poll, drawn in place; when its room has
+  // ended, the page says so and links to the match.
+  function refreshLive(page) {
+    return load(page.key).then(function (data) {
+      if (current !== page) return;
+      clear(main);
+      page.render(data);
+      setLive(data);
+    }).catch(function (err) {
+      if (current !== page) return;
+      const note = document.getElementById("live-ended");
+      if (!note) main.insertBefore(h("p", { class: "card following", id: "live-ended" }, String(err.message || err) +
+        ": the room has ended; its boards are in the match's page."), main.firstChild);
+    });
+  }
+
+  function livePage(data) {
+    const t = data.tournament, x = data.table;
+    const room = x.swapped ? "swapped" : "straight";
+    setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], ["t=" + t.id + "&match=" + x.match_no, "match " + x.match_no], [null, "playing now"]]);
+    document.title = "Match " + x.match_no + " now · " + t.name + " · Zwicker Arena";
+    main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Match " + x.match_no + ", playing now"), badge("running"),
+      h("span", { class: "muted" }, room + " room · board " + x.board_no + (x.deal ? ", deal " + (x.deal + 1) : "") + " · " + x.variant +
+        " · dealer seat " + x.dealer + " · move " + x.moves.length)));
+    const POS = { 0: "south", 1: "west", 2: "north", 3: "east" };
+    const felt = h("div", { class: "felt" + (x.players === 4 ? "" : " ring"), id: "live-felt" });
+    for (let seat = 0; seat < x.players; seat++) {
+      const box = h("div", { class: "seat" + (x.to_move === seat ? " tomove" : "") + (x.players === 4 ? " pos-" + POS[seat] : ""), "data-seat": seat },
+        h("div", { class: "who" }, h("span", { class: "seatno" }, "Seat " + seat), h("span", null, x.bots[seat]),
+          h("span", { class: "muted" }, "side " + x.seat_sides[seat]), seat === x.dealer ? badge("dealer", "") : null,
+          x.to_move === seat ? badge("to move", "running") : null));
+      const row = h("div", { class: "hand" });
+      if (!x.hands[seat]) row.appendChild(h("div", { class: "empty" }, "no cards"));
+      for (let k = 0; k < x.hands[seat]; k++) row.appendChild(cardEl(null));
+      box.appendChild(row);
+      felt.appendChild(box);
+    }
+    const units = h("div", { class: "units", id: "live-units" });
+    if (!x.table.length) units.appendChild(h("div", { class: "empty muted" }, "The table is empty."));
+    x.table.forEach(function (u, i) {
+      units.appendChild(typeof u === "string"
+        ? h("div", { class: "unit", "data-unit": i }, h("span", { class: "idx" }, String(i)), cardEl(u))
+        : h("div", { class: "unit build", "data-unit": i }, h("span", { class: "idx" }, String(i)),
+          h("div", { class: "pile" }, u.build.map(function (c) { return cardEl(c); })),
+          h("span", { class: "tag" }, "= " + u.value + " · seat " + u.by)));
+    });
+    const last = x.moves.length ? x.moves[x.moves.length - 1] : null;
+    felt.appendChild(h("div", { class: "center" },
+      h("div", { class: "tableinfo" }, h("span", null, "Stock: " + x.stock),
+        h("span", null, "Taken: " + x.taken.map(function (n, i) { return "side " + i + " " + n; }).join(", ")),
+        h("span", null, "Zwicks: " + x.zwicks.map(function (n, i) { return "side " + i + " " + n; }).join(", ")),
+        h("span", null, "Points so far: " + x.points.map(function (n, i) { return "side " + i + " " + n; }).join(", "))),
+      units,
+      h("div", { class: "lastmove", id: "lastmove" }, last ? "Move " + x.moves.length + ": seat " + last.seat + " (" + x.bots[last.seat] + ") " + last.text
+        : "The deal as dealt: seat " + x.to_move + " plays first.")));
+    const list = h("ol", { class: "moves", id: "live-moves" }, x.moves.map(function (m, i) {
+      return h("li", null, h("span", { class: "n" }, String(i + 1)), h("span", { class: "s" }, "S" + m.seat), h("span", { class: "mono" }, m.text));
+    }));
+    const layout = h("div", { class: "replay" });
+    layout.appendChild(h("section", { class: "card felt-card" }, felt,
+      h("p", { class: "keys" }, "The public view only: the hands stay hidden while the deal is played; it follows the table by itself. Updated " +
+        when(x.updated) + " UTC.")));
+    layout.appendChild(h("section", { class: "card moves-card" }, h("h2", null, "Moves"), list));
+    main.appendChild(layout);
+    list.scrollTop = list.scrollHeight;
   }
 
   // Watching a match in play: when a newer deal of it is stored, open that one and play it.
@@ -554,9 +626,12 @@
       return h("li", { "data-match": m.match_no },
         link("t=" + t.id + "&match=" + m.match_no, "Match " + m.match_no), ": ", team(m.team_a), " v ", team(m.team_b), " · ",
         h("span", { class: "num" }, m.boards_done + " of " + m.boards + " boards stored"),
-        m.latest_deal ? [" · ", link("deal=" + m.latest_deal + "&follow=" + t.id + "-" + m.match_no, "watch (newest stored deal)")] : null);
+        (m.live_rooms || []).map(function (sw) {
+          return [" · ", link("live=" + t.id + "-" + m.match_no + "-" + (sw ? "swapped" : "straight"), "watch the " + (sw ? "swapped" : "straight") + " room")];
+        }),
+        m.latest_deal ? [" · ", link("deal=" + m.latest_deal + "&follow=" + t.id + "-" + m.match_no, "newest stored deal")] : null);
     })));
-    c.appendChild(h("p", { class: "muted" }, "A deal shows here once its table is stored; hands are never shown while a deal is played."));
+    c.appendChild(h("p", { class: "muted" }, "Watch a room: its table as it plays, the public view only (hands are never shown while a deal is played)."));
     return c;
   }
 
