@@ -377,9 +377,10 @@ def test_the_pages_render_the_standings_as_the_terminal_does(page, separated, tm
         page.wait_for_selector("#standings tbody tr")
         check_like_the_terminal(page, separated, "sep")
         shot(page, "standings-separated")
-        bots = page.eval_on_selector_all("#standings tbody tr td.bot a", "as => as.map(a => a.getAttribute('href'))")
-        for href, want in zip(bots, rows):
-            page.goto(server.url + href)
+        hrefs = dict(page.eval_on_selector_all("#standings tbody tr", "rs => rs.map(r => [r.dataset.bot,"
+                                               " r.querySelector('td.bot a').getAttribute('href')])"))
+        for want in rows:
+            page.goto(server.url + hrefs[want["bot"]])
             page.wait_for_selector("#bot-name")
             got = {k: page.text_content(f"dl.settings dd[data-col={k}]") for k in ("elo", "interval", "los", "boards", "margin")}
             assert got == {k: want[k] for k in got}
@@ -481,3 +482,59 @@ def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp
         shot(page, "sprt-400")
     finally:
         server.close()
+
+
+def test_a_person_watches_a_table_in_play_without_its_hands(page, tmp_path):
+    """A running tournament (its run lock held, as `arena tournament run` holds it) whose room
+    publishes its table mid-deal: the tournament page marks the match in play and links to the
+    room, whose page draws the public view (hands face down, as many as each holds) and follows
+    it as the table plays on."""
+    from arena.play import live
+    from arena.results import live as published, write
+    from arena.results.lock import run_lock
+
+    db_path = tmp_path / "arena.db"
+    arena("bot", "add", str(BOTS / "random_bot.py"), "--name", "random", "--db", str(db_path))
+    arena("bot", "add", str(BOTS / "greedy_bot.py"), "--name", "greedy", "--db", str(db_path))
+    with schema.open_db(db_path) as db:
+        r, g = (b["id"] for b in db.query("SELECT id FROM bots ORDER BY id"))
+        tid = write.create_tournament(db, "now", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",
+                                      boards=2, settings={"sandbox": "none"}, bot_ids=[r, g], matches=[([r, r], [g, g])])
+        write.set_status(db, tid, "running")
+    state = engine.deal("jensen", engine.deal_seed(77, 1), 1)
+    moves = []
+    for _ in range(5):
+        move = state.legal_moves()[0]
+        moves.append({"seat": state.to_move, "move": move.to_dict(), "ms": 1.0})
+        state = state.apply(move)
+    watch = live.Watch(published.folder(db_path, tid), "now/m1", 1, False, [r, g, r, g], every_s=0)
+    server = Server(db_path)
+    with run_lock(db_path, tid, "now"):
+        try:
+            watch("now/m1/straight/b1", 0, state, moves)
+            page.goto(server.url + f"#t={tid}")
+            page.wait_for_selector("#in-play a[href^='#live=']")
+            assert page.get_attribute("#matches tbody tr", "class") == "playing"
+            page.click("#in-play a[href^='#live=']")
+            page.wait_for_selector("#live-felt")
+            for seat in range(4):
+                cards = page.eval_on_selector_all(f"#live-felt .seat[data-seat='{seat}'] .cardface",
+                                                  "cs => cs.map(c => c.getAttribute('data-card'))")
+                assert cards == [None] * len(state.hands[seat])  # face down, every one
+            units = page.eval_on_selector_all("#live-units .unit", "us => us.map(u => [...u.querySelectorAll('.cardface')]"
+                                              ".map(c => c.getAttribute('data-card')))")
+            assert units == [list(u.cards) if isinstance(u, engine.Build) else [u] for u in state.table]
+            assert page.locator("#live-moves li").count() == 5
+            shot(page, "live-table-1280")
+            move = state.legal_moves()[0]  # the table plays on: the open page follows
+            moves.append({"seat": state.to_move, "move": move.to_dict(), "ms": 1.0})
+            state = state.apply(move)
+            watch("now/m1/straight/b1", 0, state, moves)
+            page.wait_for_function("() => document.querySelectorAll('#live-moves li').length === 6", timeout=WAIT_MS)
+            page.set_viewport_size({"width": 400, "height": 800})
+            assert page.evaluate("document.documentElement.scrollWidth") <= 400
+            shot(page, "live-table-400")
+            watch.close()  # the room ends: the page says so
+            page.wait_for_selector("#live-ended", timeout=WAIT_MS)
+        finally:
+            server.close()

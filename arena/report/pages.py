@@ -180,8 +180,7 @@ def tournament(r: Reads, tid: int) -> dict[str, Any]:
         "crosstable": r.crosstable(tid),
         "history": web_queries.history_sampled(db, tid),
         "matches": _matches(r, tid),
-        "live": [{k: v.get(k) for k in ("match_no", "swapped", "board_no", "deal", "to_move", "updated")}
-                 | {"moves": len(v.get("moves", []))} for v in r.live(tid)],
+        "live": [{"match_no": v.get("match_no"), "swapped": v.get("swapped")} for v in r.live(tid)],
         "latest": web_queries.latest_boards(db, tid),
     }
 

@@ -44,3 +44,13 @@ def tables(db: sqlite_utils.Database, tid: int) -> list[dict]:
 def table(db: sqlite_utils.Database, tid: int, match_no: int, swapped: bool) -> dict | None:
     """One room's published table, or None when it is not playing."""
     return next((v for v in tables(db, tid) if v.get("match_no") == match_no and v.get("swapped") == swapped), None)
+
+
+def rooms(db: sqlite_utils.Database) -> tuple[str, ...]:
+    """The rooms of every tournament publishing now, as `tid/file` names: a cheap listing that
+    changes when a room starts or ends (not at every move)."""
+    path = _db_file(db)
+    top = Path(f"{path}.live") if path else None
+    if top is None or not top.is_dir():
+        return ()
+    return tuple(sorted(f"{d.name}/{f.name}" for d in top.iterdir() if d.is_dir() for f in d.glob("m*.json")))

@@ -19,7 +19,7 @@ from pathlib import Path, PurePath
 import sqlite_utils
 
 from arena.errors import ArenaError
-from arena.results import read
+from arena.results import live, read
 from arena.results.read import _bot_labels
 from arena.results.schema import _SQLITE_MAGIC, BT_METHOD, BUSY_TIMEOUT_MS, migrations
 
@@ -80,7 +80,8 @@ def data_version(db: sqlite_utils.Database) -> str:
         "SELECT COUNT(*), COALESCE(GROUP_CONCAT(status, ','), '') FROM tournaments").fetchone()
     (rated,) = db.execute("SELECT COALESCE(MAX(computed), '') FROM ratings").fetchone()
     (bots,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM bots").fetchone()
-    return f"{tables}.{tournaments}.{bots}.{hash((statuses, rated)) & 0xFFFFFFFF:08x}"
+    rooms = live.rooms(db)  # a room that starts or ends playing (not its every move: that page reads itself)
+    return f"{tables}.{tournaments}.{bots}.{hash((statuses, rated, rooms)) & 0xFFFFFFFF:08x}"
 
 
 def history_sampled(db: sqlite_utils.Database, tid: int, points: int = 50) -> dict:
