@@ -38,7 +38,7 @@ class Recording(live.Watch):
 async def test_every_move_publishes_the_public_view_and_nothing_hidden(tmp_path):
     v = engine.variant("jensen")
     deals = [(engine.deal_seed(5, 1), 1), (engine.deal_seed(5, 2), 2)]
-    watch = Recording(tmp_path / "live", "cup/m3", 3, True, [7, 8, 7, 8], every_s=0)
+    watch = Recording(tmp_path / "live", "cup/m3", 3, True, [7, 8, 7, 8], every_s=0, sync=True)
     bots = [MemoryBot() for _ in range(4)]
     async with trio.open_nursery() as nursery:
         conns = []

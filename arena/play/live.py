@@ -1,8 +1,8 @@
 """A room's table as a spectator may see it while it plays: its public view in a side file.
 
 A room given a folder (`Job.live`) keeps one file there, `m{match}-{straight|swapped}.json`,
-rewritten (atomically: a new file renamed over the old) when a deal starts, at most every
-EVERY_S seconds while it is played, and when it ends; the file goes when the room ends. The
+rewritten (atomically: a new file renamed over the old, by a writer thread) at most every
+EVERY_S seconds while it plays; the file goes when the room ends. The
 view holds only what every seat sees: the table's units, how many cards each hand and the stock
 hold, the cards taken and Zwicks per side, who is to move and the moves made so far (each
 played card is shown when it is played). Never a hand, and never the deal's seed, from which
@@ -23,6 +23,7 @@ import datetime
 import json
 import os
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -31,8 +32,9 @@ import engine
 from engine.moves import Build
 from engine.notation import move_text
 
-EVERY_S = 0.25
-"""The least time between two writes of a table's view (a move takes far less)."""
+EVERY_S = 1.0
+"""The least time between two views of a table (a move takes far less): a spectator's page asks
+every two seconds, and a loaded disk must not slow the tables (the writes are a thread's)."""
 
 
 def room_file(folder: str | os.PathLike[str], match_no: int, swapped: bool) -> Path:
@@ -53,22 +55,68 @@ def public_view(state: engine.State, moves: list[dict[str, Any]]) -> dict[str, A
     }
 
 
+class _Writer:
+    """One thread per process that writes the views handed to it, so that a slow disk never holds
+    up a table: `put` keeps only the latest view of each file (None: remove the file)."""
+
+    def __init__(self) -> None:
+        self._pending: dict[Path, dict[str, Any] | None] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def put(self, path: Path, view: dict[str, Any] | None) -> None:
+        with self._lock:
+            self._pending[path] = view
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="arena-live", daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            with self._lock:
+                work, self._pending = self._pending, {}
+            for path, view in work.items():
+                write(path, view)
+
+
+_WRITER = _Writer()
+
+
+def write(path: Path, view: dict[str, Any] | None) -> None:
+    """Write `view` to `path` atomically (a new file renamed over the old), or remove the file."""
+    try:
+        if view is None:
+            path.unlink(missing_ok=True)
+            return
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(view, separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:  # a spectator's view: never a reason to stop a table
+        pass
+
+
 class Watch:
-    """Publishes one room's table: `deal`, `move` and `close` are called by the table as it plays."""
+    """Publishes one room's table: called by the table after each move (and at a deal's start);
+    `close` when the room ends. `sync`: write at once, in the caller's thread (tests)."""
 
     def __init__(self, folder: str | os.PathLike[str], room: str, match_no: int, swapped: bool,
-                 seats: list[int], every_s: float = EVERY_S) -> None:
+                 seats: list[int], every_s: float = EVERY_S, sync: bool = False) -> None:
         self.path = room_file(folder, match_no, swapped)
         self.head = {"room": room, "match_no": match_no, "swapped": swapped, "seats": list(seats)}
         self.every_s = every_s
+        self.sync = sync
         self.last = -float("inf")
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def __call__(self, board: str | None, deal: int, state: engine.State, moves: list[dict[str, Any]]) -> None:
-        """The table after a move (or at a deal's start): written unless the last write was
-        less than `every_s` ago; a deal's start and end are always written."""
+        """The table after a move (or at a deal's start), published unless the last one was
+        less than `every_s` ago."""
         now = time.monotonic()
-        if moves and not state.is_over and now - self.last < self.every_s:
+        if now - self.last < self.every_s:
             return
         self.last = now
         m = re.search(r"/b(\d+)$", board or "")
@@ -77,15 +125,13 @@ class Watch:
                 "seat_sides": [v.side_of(s) for s in range(v.players)], "variant": str(v), "dealer": state.dealer,
                 **public_view(state, moves),
                 "updated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")}
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        try:
-            tmp.write_text(json.dumps(view, separators=(",", ":")), encoding="utf-8")
-            os.replace(tmp, self.path)
-        except OSError:  # a spectator's view: never a reason to stop a table
-            pass
+        if self.sync:
+            write(self.path, view)
+        else:
+            _WRITER.put(self.path, view)
 
     def close(self) -> None:
-        try:
-            self.path.unlink()
-        except OSError:
-            pass
+        if self.sync:
+            write(self.path, None)
+        else:
+            _WRITER.put(self.path, None)

@@ -2,7 +2,8 @@
 
 Beside the database `arena.db`, a running tournament's rooms each keep one small JSON file in
 `arena.db.live/<tournament id>/`: the public view of its table (no hand, no seed), rewritten as
-the table plays and removed when the room ends. Nothing here writes.
+the table plays and removed when the room ends. Nothing here writes but `clear`, which a run
+calls when it starts (a killed run's rooms leave their files).
 """
 
 from __future__ import annotations
@@ -54,3 +55,12 @@ def rooms(db: sqlite_utils.Database) -> tuple[str, ...]:
     if top is None or not top.is_dir():
         return ()
     return tuple(sorted(f"{d.name}/{f.name}" for d in top.iterdir() if d.is_dir() for f in d.glob("m*.json")))
+
+
+def clear(path: str | os.PathLike[str]) -> None:
+    """Remove the published tables in the folder `path` (a tournament's, see `folder`)."""
+    for f in Path(path).glob("m*.json*"):
+        try:
+            f.unlink()
+        except OSError:
+            pass

@@ -469,6 +469,8 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
               commands={b["id"]: bot_command(registry.get_bot(db, b["id"])) for b in t["bots"]},
               time_control=TimeControl(**t["settings"].get("time_control", {})), sandbox=sandbox, limits=limits,
               live=None if db_path(db) is None else str(live.folder(db_path(db), tid)))
+    if job.live is not None:
+        live.clear(job.live)  # what a killed run's rooms left
     concurrency = max(1, concurrency or os.cpu_count() or 1)
     cpus = sorted(os.sched_getaffinity(0))
     processes = max(1, min(processes or len(cpus), concurrency, max(len(todo), 1)))
