@@ -115,14 +115,16 @@ def test_standings_json_and_text(played):
     assert (rnd["tables"], rnd["faults"], rnd["fault_flag"]) == (12, 0, False)
     text = run("standings", "cup", "--db", played).output
     assert text.splitlines()[0].startswith("cup: finished, 9/9 boards, jensen")
-    assert "alpha" in text and "95% interval" in text
+    assert "alpha" in text and "vs pool mean, 95%" in text
     assert "2 !" in text and "!: faulted in more than 10% of its tables." in text
-    assert "relative to the pool's mean (--errors pool)" in text and "penalised (MAP) Bradley-Terry" in text
+    assert "vs pool mean: a bot's Elo minus the pool's mean (+" in text and "penalised (MAP) Bradley-Terry" in text
+    assert "not a test against random" in text
     assert "bootstrap over deals (each resample refitted)" in text
     table = text.splitlines()[3:6]  # LOS with one decimal, none below the last row
     assert [bool(re.search(r" \d{1,3}\.\d% ", line)) for line in table] == [True, True, False]
     anchored = run("standings", "cup", "--db", played, "--errors", "anchor").output
-    assert "relative to random, the anchor (--errors anchor)" in anchored
+    assert "relative to random, the anchor, whose own uncertainty it carries (--errors anchor)" in anchored
+    assert "95% interval" in anchored and "vs pool mean" not in anchored
     assert anchored.splitlines()[5].split()[3] == "anchor" and "anchor" in table[2]
     pool = json.loads(run("standings", "--db", played, "--json", "--errors", "anchor").output)
     assert pool["standings"][2]["ci_low"] is None and rows[2]["ci_low"] is not None
@@ -213,8 +215,41 @@ def test_standings_of_an_empty_tournament(dbpath, tmp_path):
         write.create_tournament(db, "lonely", seed=1, variant={"preset": "jensen"}, format="deal",
                                   partners="clone", boards=1, settings={}, bot_ids=[1], matches=[])
     rows = json.loads(run("standings", "--db", dbpath, "--json").output)["standings"]
-    assert rows == [{**rows[0], "rank": 1, "bot": "solo", "elo": 0.0, "ci_low": None, "boards": 0}]
-    assert "lonely: created, 0/0 boards" in run("standings", "--db", dbpath).output
+    assert rows == [{**rows[0], "rank": None, "bot": "solo", "elo": None, "ci_low": None, "boards": 0}]
+    text = run("standings", "--db", dbpath).output
+    assert "lonely: created, 0/0 boards" in text
+    assert text.splitlines()[3].split()[:5] == ["–", "solo", "–", "–", "–"]
+
+
+def test_a_bot_without_boards_is_unranked_and_last(dbpath, tmp_path):
+    """Mid-run, a bot that has not played yet has no rank, no Elo, no interval and no LOS (null in
+    JSON, – in text) and comes after every bot that played, whatever the prior would give it."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in ("alpha", "idle", "random"):
+        (src / f"{n}.py").write_text(f"# {n}\n")
+        run("bot", "add", src / f"{n}.py", "--db", dbpath, "--no-check")
+    with schema.open_db(dbpath) as db:
+        ids = {b["name"]: b["id"] for b in registry.list_bots(db)}
+        a, i, r = ids["alpha"], ids["idle"], ids["random"]
+        sched = [([a, a], [r, r]), ([i, i], [a, a]), ([i, i], [r, r])]
+        tid = write.create_tournament(db, "mid", seed=1, variant={"preset": "jensen"}, format="deal",
+                                      partners="clone", boards=2, settings={}, bot_ids=[a, i, r], matches=sched)
+        for board_no in (1, 2):  # random wins one, loses one: idle at 0 would rank above it
+            for swapped in (False, True):
+                pts = (18, 12) if (board_no == 1) != swapped else (12, 18)
+                write.record_table(db, tid, 1, board_no, swapped, board_no, fake_table([a, a], [r, r], swapped, pts))
+    doc = json.loads(run("standings", "mid", "--db", dbpath, "--json").output)
+    rows = {x["bot"]: x for x in doc["standings"]}
+    assert [x["bot"] for x in doc["standings"]][-1] == "idle"
+    assert {k: rows["idle"][k] for k in ("rank", "elo", "ci_low", "ci_high", "los_next", "boards")} == {
+        "rank": None, "elo": None, "ci_low": None, "ci_high": None, "los_next": None, "boards": 0}
+    assert [x["rank"] for x in doc["standings"]] == [1, 2, None]
+    assert doc["standings"][1]["los_next"] is None  # nothing below it to be superior to
+    text = run("standings", "mid", "--db", dbpath).output
+    last = text.splitlines()[5]
+    assert last.split()[:5] == ["–", "idle", "–", "–", "–"], text
+    assert "–: no boards yet, so no rank, Elo or interval." in text
 
 
 def test_standings_mark_what_the_boards_cannot_rate(dbpath, tmp_path):

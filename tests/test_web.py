@@ -74,17 +74,18 @@ def test_tournament_page_holds_the_listings(ro):
     t = read.get_tournament(ro, "cup")
     p = pages.page(ro, f"t/{t['id']}")
     assert p["standings"] == read.standings(ro, t["id"])
-    assert p["matches"] == read.matches(ro, t["id"])
+    assert [{k: m[k] for k in x} for m, x in zip(p["matches"], read.matches(ro, t["id"]))] == read.matches(ro, t["id"])
+    assert not any(m["playing"] for m in p["matches"])  # finished: nothing in play
+    assert all(m["tables_done"] == 6 and m["latest_deal"] for m in p["matches"])
     assert p["tournament"]["seed"] == "5" and p["tournament"]["boards_done"] == 18 == p["tournament"]["boards_total"]
     assert p["tournament"]["variant_text"] == "jensen"
     assert p["tournament"]["settings"]["sandbox"] == "none"
-    latest = [(b["match_no"], b["board_no"]) for b in p["latest"]]  # newest first, whichever room ended last
-    completed = [b["completed"] for b in p["latest"]]
-    assert len(set(latest)) == 12 and completed == sorted(completed, reverse=True)
-    older = ro.execute("SELECT MAX(b.completed) FROM boards b JOIN matches m ON m.id = b.match_id"
-                       " WHERE m.tournament_id = ? AND m.match_no || '/' || b.board_no NOT IN (%s)"
-                       % ",".join("?" * 12), [t["id"], *(f"{m}/{n}" for m, n in latest)]).fetchone()[0]
-    assert older <= completed[-1]
+    # the 12 boards stored last, newest first, whichever match finished first (rooms run at once)
+    newest = ro.execute("SELECT m.match_no, b.board_no FROM boards b JOIN matches m ON m.id = b.match_id"
+                        " WHERE m.tournament_id = ? ORDER BY b.id DESC LIMIT 12", [t["id"]]).fetchall()
+    assert [(b["match_no"], b["board_no"]) for b in p["latest"]] == [tuple(x) for x in newest]
+    teams = {m["match_no"]: (m["team_a"], m["team_b"]) for m in p["matches"]}
+    assert all((b["team_a"], b["team_b"]) == teams[b["match_no"]] for b in p["latest"])
     # every cell's interval holds its score and lies in 0..1
     cells = [c for row in p["crosstable"]["rows"] for c in row["results"].values()]
     assert len(cells) == 12
@@ -304,7 +305,7 @@ def test_the_report_is_a_folder_of_scripts(played, tmp_path):
         deal_ids = [r[0] for r in db.execute("SELECT id FROM deals")]
         standings = read.standings(db, 1)
     assert counts == {"pages": 2 + 4 + 6, "deals": 36} and len(deal_ids) == 36
-    assert (out / "mode.js").read_text() == 'window.ZA_MODE = "files";\n'
+    assert (out / "mode.js").read_text() == 'window.ZA_MODE = "files";\nwindow.ZA_START = "t=1";\n'
     assert (out / "index.html").read_bytes() == (STATIC / "index.html").read_bytes()
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert {data_file(f"deal/{d}") for d in deal_ids} <= files
@@ -343,3 +344,148 @@ def test_web_commands_have_help_with_an_example():
     for argv in (["serve"], ["report"]):
         out = CliRunner().invoke(app, [*argv, "--help"]).output
         assert "Example: arena " in out and "--db" in out, argv
+
+
+class Served:
+    """`arena serve --port 0` as a process of its own (the installed program, as a person runs it)."""
+
+    def __init__(self, db: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--db", str(db), "--port", "0"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        line = self.proc.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert m, (line, self.proc.stderr.read() if self.proc.poll() is not None else "")
+        self.port = int(m[1])
+
+    def get(self, path: str) -> tuple[int, dict]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        conn.request("GET", path, headers={"Host": f"127.0.0.1:{self.port}"})
+        r = conn.getresponse()
+        body = json.loads(r.read())
+        conn.close()
+        return r.status, body
+
+    def close(self) -> str:
+        self.proc.terminate()
+        self.proc.wait()
+        self.proc.stdout.close()
+        err = self.proc.stderr.read()
+        self.proc.stderr.close()
+        return err
+
+
+def test_a_server_started_during_a_tournament_sees_every_later_one(tmp_path):
+    """`arena serve` started while a tournament plays, asked for pages by four viewers at once all
+    along, still shows the tournaments started after that one ended, running and finished: no
+    connection outlives the writer that closes (and deletes) the database's WAL files."""
+    db = tmp_path / "arena.db"
+    for name in ("random", "greedy"):
+        arena("bot", "add", str(BOTS / f"{name}_bot.py"), "--name", name, "--db", str(db))
+    run = ["tournament", "run", "--bots", "random,greedy", "--seed", "3", "--sandbox", "none",
+           "--processes", "1", "--concurrency", "1", "--quiet", "--db", str(db)]
+    first = subprocess.Popen([sys.executable, "-m", "arena", *run, "--boards", "30", "--name", "first"],
+                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    server = second = None
+    stop = threading.Event()
+    seen: list[tuple[int, str]] = []
+    try:
+        with schema.open_db(db) as w:  # the server starts once the first tournament exists
+            while not w.execute("SELECT COUNT(*) FROM tournaments").fetchone()[0]:
+                assert first.poll() is None, first.stderr.read()
+                stop.wait(0.05)
+        server = Served(db)
+
+        def viewer(paths: list[str]) -> None:
+            while not stop.is_set():
+                for path in paths:
+                    status, body = server.get(path)
+                    seen.append((status, path))
+
+        viewers = [threading.Thread(target=viewer, args=(p,), daemon=True) for p in (
+            ["/api/tournaments", "/api/version"], ["/api/t/1", "/api/version"], ["/api/t/1/bot/1"], ["/api/t/2"])]
+        for v in viewers:
+            v.start()
+        assert first.wait(timeout=600) == 0, first.stderr.read()
+        version_between = server.get("/api/version")[1]["version"]
+        second = subprocess.Popen([sys.executable, "-m", "arena", *run, "--boards", "6", "--name", "second"],
+                                  cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        running = False
+        while second.poll() is None and not running:  # the second one is listed while it plays
+            listed = {t["name"]: t["status"] for t in server.get("/api/tournaments")[1]["tournaments"]}
+            running = listed.get("second") == "running"
+        assert second.wait(timeout=600) == 0, second.stderr.read()
+        stop.set()
+        for v in viewers:
+            v.join()
+        assert server.get("/api/version")[1]["version"] != version_between
+        for _ in range(600):  # the watcher rebuilds the cached pages within a second or so
+            listed = {t["name"]: t["status"] for t in server.get("/api/tournaments")[1]["tournaments"]}
+            status, page = server.get("/api/t/2")
+            if listed.get("second") == "finished" and status == 200 and page["tournament"]["status"] == "finished":
+                break
+            stop.wait(0.1)
+        assert listed == {"first": "finished", "second": "finished"}
+        assert status == 200 and page["tournament"]["boards_done"] == 6
+        assert running or second.returncode == 0  # (a loaded machine may finish it between two looks)
+        assert len(seen) > 20 and {s for s, _ in seen} <= {200, 404}
+    finally:
+        stop.set()
+        if first.poll() is None:
+            first.kill()
+        first.wait()
+        first.stderr.close()
+        if second is not None:
+            second.wait()
+            second.stderr.close()
+        if server is not None:
+            err = server.close()
+            assert "Traceback" not in err, err
+
+
+def test_a_match_with_one_room_in_is_in_play_while_its_tournament_runs(tmp_path):
+    """A running tournament's page marks the match whose first room is stored as in play, with its
+    tables and newest deal; once the run is gone (its lock released) nothing is in play."""
+    from arena.results.lock import run_lock
+    from tests.test_storage import fake_table
+
+    db, tid, a, b = two_bot_tournament(tmp_path, boards=2)
+    write.set_status(db, tid, "running")
+    with run_lock(tmp_path / "a.db", tid, "t"):
+        ro = web_queries.open_readonly(tmp_path / "a.db")
+        before = pages.page(ro, f"t/{tid}")  # nobody has played: nobody is ranked, on the page too
+        assert [(r["rank"], r["elo"]) for r in before["standings"]] == [(None, None), (None, None)]
+        assert [(r["rank"], r["elo"], r["interval"], r["los"]) for r in before["standings_table"]["rows"]] == [("–",) * 4] * 2
+        assert not before["matches"][0]["playing"]
+        ro.close()
+        write.record_table(db, tid, 1, 0, False, 1, fake_table([a, a], [b, b], False, (20, 10)))
+        ro = web_queries.open_readonly(tmp_path / "a.db")
+        (m,) = pages.page(ro, f"t/{tid}")["matches"]
+        assert (m["playing"], m["tables_done"], m["boards_started"], m["boards_done"]) == (True, 1, 1, 0)
+        assert m["latest_deal"] == ro.execute("SELECT MAX(id) FROM deals").fetchone()[0]
+        ro.close()
+    ro = web_queries.open_readonly(tmp_path / "a.db")
+    p = pages.page(ro, f"t/{tid}")
+    assert p["tournament"]["status"] == "interrupted" and not p["matches"][0]["playing"]
+    ro.close()
+    db.close()
+
+
+def test_no_page_holds_a_local_path(played, tmp_path):
+    """The report and the served pages name a bot's file, never the folders it came from, and a
+    bot's words that name the organiser's folders show them as `…`."""
+    out = tmp_path / "site"
+    with schema.open_db(played) as db:
+        write_site(db, "cup", out)
+        sources = [r[0] for r in db.execute("SELECT source FROM bots")]
+    assert all(str(BOTS) in s for s in sources)  # the registry keeps where each came from
+    folders = [str(ROOT), str(played.parent), str(Path.home())]
+    for path in out.rglob("*.js"):
+        text = path.read_text()
+        assert not any(f in text for f in folders), (path, [f for f in folders if f in text])
+    bot_page = json.loads(re.fullmatch(r'ZA_DATA\("t/1/bot/1", (.*)\);\n', (out / data_file("t/1/bot/1")).read_text(), re.S)[1])
+    assert bot_page["bot"]["file"] == "random_bot.py" and "source" not in bot_page["bot"]
+    ro = web_queries.open_readonly(played)
+    hide = web_queries._local_paths(ro)
+    assert hide(f'File "{played.parent}/bots/ab12/bot.py", line 3') == 'File "…/bots/ab12/bot.py", line 3'
+    assert hide(None) is None
+    ro.close()

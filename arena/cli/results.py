@@ -20,7 +20,7 @@ import typer
 
 from arena.cli import app, bot_app, echo, echo_json, tournament_app
 from arena.errors import ArenaError, visible
-from arena.results import export, read, registry, schema
+from arena.results import export, present, read, registry, schema
 from arena.results.lock import is_running
 
 DbOption = Annotated[
@@ -65,20 +65,13 @@ def _render(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequen
     return "\n".join(lines)
 
 
-def _elo(x: float | None) -> str:
-    return "-" if x is None else f"{x:+.0f}" if round(x) else "0"
-
-
-def standings_text(rows: list[dict], anchor: str | None = None) -> str:
-    """The standings table (also printed during a run, every --report-every boards)."""
-    return _render(
-        ["rank", "bot", "elo", "95% interval", "LOS", "boards", "W", "D", "L", "margin", "faults", "notes"],
-        [[r["rank"], r["bot"], _elo(r["elo"]), _interval(r, anchor), _percent(r["los_next"]),
-          r["boards"], r["wins"], r["draws"], r["losses"], f"{r['avg_margin']:+.1f}",
-          f"{r['faults']}{' !' if r['fault_flag'] else ''}",
-          ", ".join(f for f in r["flags"] if f in ("anchor", "separated"))] for r in rows],
-        [True, False, True, True, True, True, True, True, True, True, True, False],
-    )
+def standings_text(doc: dict) -> str:
+    """The standings table of a standings document (also printed during a run, every
+    --report-every boards), cell for cell what the pages show (`arena.results.present`)."""
+    t = present.table(doc)
+    cols = t["columns"]
+    return _render([c["heading"] for c in cols], [[row[c["key"]] for c in cols] for row in t["rows"]],
+                   [c["right"] for c in cols])
 
 
 # ---- bots ----------------------------------------------------------------------------------
@@ -248,56 +241,11 @@ def _header(t: dict) -> str:
 
 
 ErrorsOption = Annotated[str, typer.Option(
-    "--errors", help="What the 95% interval is relative to: pool (the pool's mean) or anchor (the random bot, "
-    "whose own uncertainty it then carries).")]
+    "--errors", help="What the 95% interval is about: pool (a bot's Elo minus the pool's mean) or anchor (the "
+    "Elo against the random bot, whose own uncertainty it then carries).")]
 
 
-def _interval(r: dict, anchor: str | None) -> str:
-    """The interval cell: a one-sided bound for a record the boards cannot rate two-sided; the
-    anchor's Elo is 0 by definition; an interval of one point says the resampling could not move
-    it (too few boards): neither is an interval."""
-    if r["more_than"] is not None:
-        return f"> {_elo(r['more_than'])}"
-    if r["less_than"] is not None:
-        return f"< {_elo(r['less_than'])}"
-    if r["bot"] == anchor or r.get("anchor"):
-        return "anchor"
-    if r["ci_low"] is None or round(r["ci_low"]) == round(r["ci_high"]):
-        return "-"
-    return f"{_elo(r['ci_low'])} .. {_elo(r['ci_high'])}"
-
-
-def _percent(p: float | None) -> str:
-    return "-" if p is None else f"{100 * p:.1f}%"
-
-
-def standings_notes(doc: dict) -> list[str]:
-    """The lines under the standings: what the numbers are, and what the boards cannot rate."""
-    rows, anchor = doc["standings"], doc["anchor"]
-    core = f"the mean of the largest group ({', '.join(doc['core'])})" if doc["core"] else "the mean"
-    zero = f"0 = {anchor}" if anchor else f"0 = {core}"
-    relative = {"pool": "the mean of the largest group" if doc["core"] else "the pool's mean",
-                "anchor": f"{anchor}, the anchor" if anchor else "the mean (no anchor here)"}[doc["errors"]]
-    how = {"refit": " (each resample refitted)",
-           "one-step": " (each resample one Newton step from the fit: a pool of this size)"}.get(
-        doc.get("bootstrap_method") or "", "")
-    lines = [
-        f"Elo: penalised (MAP) Bradley-Terry over all boards, one virtual draw per bot against a 0-rated bot; {zero}.",
-        f"Interval: 95%, bootstrap over deals{how}, relative to {relative} (--errors {doc['errors']}).",
-        "LOS: likelihood of superiority over the next bot down.",
-    ]
-    if any(r["more_than"] is not None or r["less_than"] is not None for r in rows):
-        lines.append("> X, < X: won (lost) every board, so only the prior sets its Elo: X is its one-sided 97.5% bound.")
-    groups = " | ".join(", ".join(g) for g in doc["groups"])
-    if "disconnected" in doc["pool_flags"]:
-        lines.append(f"Disconnected: some bots never met, even through others ({groups}); only the prior places "
-                     "these groups against each other.")
-    elif "separated" in doc["pool_flags"]:
-        lines.append(f"Separated: a group of bots won (or lost) every board against the rest ({groups}); only the "
-                     "prior sets the gaps between groups (\"separated\": outside the largest group).")
-    if any(r["fault_flag"] for r in rows):
-        lines.append("!: faulted in more than 10% of its tables.")
-    return lines
+standings_notes = present.notes
 
 
 @app.command("standings")
@@ -307,28 +255,24 @@ def standings_cmd(name: NameArg = None, errors: ErrorsOption = "pool", db: DbOpt
 
     Elo: penalised Bradley-Terry fit over all boards; 0 = the random bot (else the mean).
 
-    Interval: bootstrap over deals, against the pool (default) or the anchor. "> X": won every
-    board; "!": faulted in more than 10% of its tables. --json adds the prior, the flags and
-    every board's room outcomes, to refit elsewhere.
+    Interval: bootstrap over deals. --errors pool (default): a bot's Elo minus the pool's mean
+    and that difference's interval (its place in the pool, not a test against the anchor);
+    --errors anchor: the Elo's interval against the anchor. "> X": won every board; "–": no
+    boards yet; "!": faulted in more than 10% of its tables. --json adds the prior, the flags,
+    the pool's mean and every board's room outcomes, to refit elsewhere.
 
     Example: arena standings spring-cup --errors anchor --json
     """
     with _open(db, readonly=True) as d:
         t = read.get_tournament(d, name)
         doc = read.standings_document(d, t["id"], errors, boards=as_json)  # the text shows no boards
-        isolation = read.isolation(d, t["id"])
     if as_json:
         _json(doc)
         return
-    rows = doc["standings"]
     echo(_header(t))
-    echo(standings_text(rows, doc["anchor"]))
+    echo(standings_text(doc))
     for line in standings_notes(doc):
         echo(line)
-    if isolation["unisolated"]:
-        modes = ", ".join(m for m in isolation["sandboxes"] if m not in read.ISOLATING)
-        echo(f"not isolated: {isolation['unisolated']} of {isolation['tables']} tables ran in sandbox {modes}, "
-             "where partners can talk to each other: these results are not fair play.")
     if t["settings"].get("pairing"):
         from arena.tournaments import swiss
 

@@ -188,9 +188,9 @@ def _header(t: dict, mode: str) -> str:
 
 def _interim(database, tid: int) -> str:
     """The standings so far (a quicker bootstrap: they are a glance, not the result)."""
-    rows = read.standings(database, tid, bootstrap=200)
+    doc = read.standings_document(database, tid, boards=False, bootstrap=200)
     t = read.get_tournament(database, tid)  # boards with both tables in: what the standings count
-    return f"standings after {t['boards_done']}/{t['boards_total']} boards:\n" + standings_text(rows)
+    return f"standings after {t['boards_done']}/{t['boards_total']} boards:\n" + standings_text(doc)
 
 
 def resume_command(name: str, db: Path | None) -> str:

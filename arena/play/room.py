@@ -21,7 +21,7 @@ import trio
 
 import engine
 from arena.errors import ArenaError
-from arena.play import seeds
+from arena.play import live, seeds
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
 from arena.process import forking
 from arena.process.command import BotCommand, Limits
@@ -61,10 +61,11 @@ class Room:
 class RoomPlan:
     """The boards of a room played one after another, each by its own plan."""
 
-    def __init__(self, plans: Sequence[Any], room: str = "", boards: Sequence[str] = ()) -> None:
+    def __init__(self, plans: Sequence[Any], room: str = "", boards: Sequence[str] = (), watch: Any = None) -> None:
         self.plans = list(plans)
         self.room = room  # the room's name, and each board's (sent with every deal, protocol.md)
         self.boards = list(boards) or [f"{room}/{k}" for k in range(len(self.plans))]
+        self.watch = watch  # called by the table after each move: a spectator's view (arena.play.live)
 
     def locate(self, scores: list[list[int]]) -> tuple[str, int]:
         """The board of the deal that follows the finished deals `scores`, and its number within
@@ -120,13 +121,14 @@ class Job:
     time_control: TimeControl = TimeControl()
     sandbox: str = "none"
     limits: Limits | None = None
+    live: str | None = None  # the folder where each room publishes its table's public view (arena.play.live)
 
     def to_data(self) -> dict[str, Any]:
         return {
             "name": self.name, "seed": self.seed, "variant": self.variant, "format": self.format,
             "commands": [[bot_id, list(c.argv), str(c.workdir), c.kind] for bot_id, c in self.commands.items()],
             "time_control": dataclasses.asdict(self.time_control), "sandbox": self.sandbox,
-            "limits": None if self.limits is None else dataclasses.asdict(self.limits),
+            "limits": None if self.limits is None else dataclasses.asdict(self.limits), "live": self.live,
         }
 
     @classmethod
@@ -136,7 +138,7 @@ class Job:
             commands={bot_id: BotCommand(tuple(argv), Path(workdir), kind)
                       for bot_id, argv, workdir, kind in data["commands"]},
             time_control=TimeControl(**data["time_control"]), sandbox=data["sandbox"],
-            limits=None if data["limits"] is None else Limits(**data["limits"]),
+            limits=None if data["limits"] is None else Limits(**data["limits"]), live=data.get("live"),
         )
 
     def board_plan(self, v: engine.Variant, board_no: int) -> Any:
@@ -182,6 +184,17 @@ async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn:
     boards after it, as they do the boards a resumed run has left."""
     left = list(room.boards)
     key = seeds.bot_key(job.seed)
+    watch = None if job.live is None else live.Watch(job.live, f"{job.name}/m{room.match_no}", room.match_no,
+                                                     room.swapped, list(room.seats))
+    try:
+        await _play_room(job, v, room, store, turn, left, key, watch)
+    finally:
+        if watch is not None:
+            watch.close()
+
+
+async def _play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn: Any, left: list[int], key: bytes,
+                     watch: live.Watch | None) -> None:
     while left:
         plans = [job.board_plan(v, b) for b in left]
         name = f"{job.name}/m{room.match_no}/{'swapped' if room.swapped else 'straight'}"
@@ -209,7 +222,7 @@ async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn:
 
         result = await play_table(
             [job.commands[b] for b in room.seats], variant=v,
-            plan=RoomPlan(plans, room=name, boards=[f"{name}/b{b}" for b in left]),
+            plan=RoomPlan(plans, room=name, boards=[f"{name}/b{b}" for b in left], watch=watch),
             time_control=job.time_control, sandbox=job.sandbox, limits=job.limits,
             match_id=f"{job.name}/m{room.match_no}",
             table_id=f"{name}/b{left[0]}",

@@ -213,6 +213,7 @@ class _Table:
         # Which board a deal belongs to (a room's processes play several): the plan says, if it can.
         locate = getattr(self.plan, "locate", None)
         room = getattr(self.plan, "room", "") or self.table_id
+        watch = getattr(self.plan, "watch", None)  # a spectator's public view (arena.play.live), if any
         board, board_totals = None, totals
         while (planned := self.plan.next_deal([list(s) for s in scores])) is not None:
             seed, dealer = planned
@@ -225,6 +226,8 @@ class _Table:
             record: dict[str, Any] = {"number": number, "seed": seed, "dealer": dealer, "points": None,
                                       "breakdown": None, "moves": [], "complete": False}
             self.deals.append(record)
+            if watch is not None:
+                watch(board, board_deal, state, record["moves"])
             for seat in range(self.variant.players):
                 await self.notify(seat, messages.deal(number=number, dealer=dealer, observation=state.observation(seat),
                                                       room=room, board=board, board_deal=board_deal))
@@ -237,6 +240,8 @@ class _Table:
                 # "i": the move's place in the list the bot was sent, what storage keeps (arena.results.compact)
                 record["moves"].append({"seat": seat, "move": move_dict, "ms": round(ms, 3), "i": index})
                 history.append({"seat": seat, **move_dict})
+                if watch is not None:
+                    watch(board, board_deal, state, record["moves"])
             points = state.score()
             record["points"], record["breakdown"], record["complete"] = points, state.breakdown(), True
             scores.append(points)

@@ -25,7 +25,10 @@ def _unit(unit: Any) -> Any:
 
 
 def _frame(state: engine.State) -> dict[str, Any]:
+    rules = state.variant.rules
     return {
+        # each side's card points and Zwick points so far (the most-cards bonus comes at the end)
+        "points": [sum(rules.points[c] for c in pile) + z * rules.zwick for pile, z in zip(state.taken, state.zwicks)],
         "hands": [list(h) for h in state.hands],
         "table": [_unit(u) for u in state.table],
         "stock": len(state.stock),
@@ -34,6 +37,23 @@ def _frame(state: engine.State) -> dict[str, Any]:
         "to_move": None if state.is_over else state.to_move,
         "over": state.is_over,
     }
+
+
+def _build_sum(state: engine.State, move: engine.Move) -> str | None:
+    """How a build's announced value comes about: `4 + 3 = 7`, or for a subtraction build
+    `20 − 13 = 7` (the unit's value, then the card's)."""
+    rules = state.variant.rules
+    unit = state.table[move.onto]
+    unit_vals = (unit.value,) if type(unit) is Build else rules.values[unit]
+    for b in unit_vals:
+        for a in rules.values[move.card]:
+            if a + b == move.value:
+                return f"{b} + {a} = {move.value}"
+    for b in unit_vals:
+        for a in rules.values[move.card]:
+            if b - a == move.value:
+                return f"{b} \u2212 {a} = {move.value}"
+    return None
 
 
 def deal_frames(doc: dict[str, Any]) -> dict[str, Any]:
@@ -48,13 +68,14 @@ def deal_frames(doc: dict[str, Any]) -> dict[str, Any]:
             raise ArenaError(f"deal {doc['deal_id']}: stored move {k + 1} does not replay: {exc}") from None
         took = [list(unit_cards(state.table[i])) for i in move.take] if move.type == "capture" else []
         onto = list(unit_cards(state.table[move.onto])) if move.type == "build" else None
+        sum_text = _build_sum(state, move) if move.type == "build" else None
         captured = 1 + sum(map(len, took)) if move.type == "capture" else 0
         leftovers = sum(map(len, after.taken)) - sum(map(len, state.taken)) - captured
         frame = _frame(after)
         frame["move"] = {
             "seat": record["seat"], "text": move_text(move), "type": move.type, "card": move.card,
             "value": move.value, "take": list(move.take), "took": took, "onto": move.onto, "onto_cards": onto,
-            "ms": record.get("ms"),
+            "ms": record.get("ms"), "sum": sum_text,
             "zwick": move.type == "capture" and not after.table and after.zwicks != state.zwicks,
             # at the end the cards still on the table go to the side that captured last
             "leftovers": leftovers, "leftovers_to": after.last_capture if leftovers else None,
@@ -62,7 +83,9 @@ def deal_frames(doc: dict[str, Any]) -> dict[str, Any]:
         frames.append(frame)
         state = after
     v = state.variant
+    sides = [v.side_of(seat) for seat in range(v.players)]
     return {
+        "sides": max(sides) + 1, "seat_sides": sides,  # from the variant's layout, as the engine has it
         "deal_id": doc["deal_id"], "tournament": doc["tournament"], "match": doc["match"], "board": doc["board"],
         "swapped": doc["swapped"], "number": doc["number"], "variant": str(engine.variant(doc["variant"])),
         "preset": v.preset, "players": v.players, "seed": str(doc["seed"]), "dealer": doc["dealer"],

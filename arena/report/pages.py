@@ -5,6 +5,7 @@
                             matches, latest boards
     t/ID/bot/BOT_ID         a bot in a tournament: its row, opponents, matches, faults, what it said
     t/ID/match/N            a match board by board, with its deal ids
+    t/ID/live/N/ROOM        a table being played now (ROOM: straight or swapped), its public view
     deal/ID                 a stored deal's frames for the replay viewer
 
 Everything is read through `arena.results`; seeds travel as text (JavaScript numbers stop at
@@ -24,7 +25,7 @@ import engine
 
 from arena.errors import ArenaError
 from arena.report.frames import deal_page
-from arena.results import read, web_queries
+from arena.results import live, present, read, sprt, sprt_tests, web_queries
 
 Z95 = 1.959964
 
@@ -48,8 +49,19 @@ def _variant_text(variant: dict) -> str:
         return str(variant.get("preset", "?"))
 
 
-def tournaments(db: sqlite_utils.Database) -> dict[str, Any]:
-    return {"tournaments": [_brief(t) for t in read.list_tournaments(db)]}
+def tournaments(db: sqlite_utils.Database, r: "Reads | None" = None, only: int | None = None) -> dict[str, Any]:
+    """Every tournament (or the one of id `only`) with its leader (rank 1 of its standings, as
+    `arena standings` gives it)."""
+    r = r if r is not None else Reads(db)
+    out = []
+    for t in read.list_tournaments(db):
+        if only is not None and t["id"] != only:
+            continue
+        top = None
+        if t["boards_done"]:  # the stored ratings' top when they are up to date, else the standings'
+            top = web_queries.leader(db, t["id"]) or next((x for x in r.standings(t["id"]) if x["rank"] == 1), None)
+        out.append({**_brief(t), "leader": None if top is None else {"bot": top["bot"], "elo": present.elo(top["elo"])}})
+    return {"tournaments": out}
 
 
 def score_interval(cell: dict) -> dict:
@@ -84,8 +96,22 @@ class Reads:
     def tournament(self, tid: int) -> dict:
         return self._once(("tournament", tid), lambda: read.get_tournament(self.db, tid))
 
+    def document(self, tid: int) -> dict:
+        """The standings document (without its boards), as `arena standings` reads it."""
+        return self._once(("document", tid), lambda: read.standings_document(self.db, tid, boards=False))
+
+    def live(self, tid: int) -> list[dict]:
+        return self._once(("live", tid), lambda: live.tables(self.db, tid))
+
+    def progress(self, tid: int) -> dict[int, dict]:
+        return self._once(("progress", tid), lambda: web_queries.match_progress(self.db, tid))
+
     def standings(self, tid: int) -> list[dict]:
-        return self._once(("standings", tid), lambda: read.standings(self.db, tid))
+        return self.document(tid)["standings"]
+
+    def standings_table(self, tid: int) -> dict:
+        """The standings as the terminal prints them, cell for cell (`present.table`)."""
+        return self._once(("table", tid), lambda: present.table(self.document(tid)))
 
     def crosstable(self, tid: int) -> dict:
         def make() -> dict:
@@ -97,14 +123,64 @@ class Reads:
         return self._once(("crosstable", tid), make)
 
 
+def _matches(r: Reads, tid: int, bot: str | None = None) -> list[dict]:
+    """The matches with what is stored of each: `tables_done`, `boards_started` (a room in),
+    `latest_deal`, and `playing`: started and not finished in a tournament that runs now."""
+    running = r.tournament(tid)["status"] == "running"
+    progress = r.progress(tid)
+    watched = {(v["match_no"], v["swapped"]) for v in r.live(tid)} if running else set()
+    out = []
+    for m in read.matches(r.db, tid, bot=bot):
+        p = progress.get(m["match_no"], {"tables_done": 0, "boards_started": 0, "latest_deal": None})
+        rooms = [swapped for swapped in (False, True) if (m["match_no"], swapped) in watched]
+        playing = running and m["boards_done"] < m["boards"] and (p["tables_done"] > 0 or bool(rooms))
+        out.append({**m, **p, "playing": playing, "live_rooms": rooms})
+    return out
+
+
+SPRT_POINTS = 300
+"""Points of an SPRT's LLR chart at most (the LLR at evenly spaced numbers of boards)."""
+
+
+def sprt_page(db: sqlite_utils.Database, t: dict) -> dict[str, Any] | None:
+    """What an SPRT's page shows beyond a tournament's (fishtest's view): the hypotheses, error
+    rates and bounds, the LLR over the boards (at most SPRT_POINTS points, the last one now), the
+    pentanomial counts, the verdict (running, H0, H1, limit, or stopped: a run that ended
+    without one) and NEW's room Elo with its 95% interval. None for a tournament that is no test."""
+    test = sprt_tests.get(db, t["id"])
+    if test is None:
+        return None
+    rule = sprt.SPRT(test["elo0"], test["elo1"], test["alpha"], test["beta"])
+    scores = sprt_tests.board_scores(db, t["id"])
+    n = min(test["boards"], len(scores)) if test["verdict"] else len(scores)  # a verdict: the boards it counted
+    marks = sorted({round(k * n / SPRT_POINTS) for k in range(1, SPRT_POINTS + 1)} - {0}) if n else []
+    path, counts, done = [[0, 0.0]], [0] * 5, 0
+    for m in marks:
+        for x in scores[done:m]:
+            counts[sprt.SCORES.index(x)] += 1
+        done = m
+        path.append([m, rule.llr(counts)])
+    est, low, high = sprt.estimate(counts)
+    verdict = test["verdict"] or ("running" if t["status"] == "running" else "stopped")
+    return {
+        "new": test["new"], "old": test["old"], "elo0": test["elo0"], "elo1": test["elo1"],
+        "alpha": test["alpha"], "beta": test["beta"], "lower": rule.lower, "upper": rule.upper,
+        "max_boards": test["max_boards"], "verdict": verdict, "boards": n, "counts": counts,
+        "llr": path[-1][1], "path": path, "elo": est, "elo_low": low, "elo_high": high,
+    }
+
+
 def tournament(r: Reads, tid: int) -> dict[str, Any]:
     db = r.db
     return {
+        "sprt": sprt_page(db, r.tournament(tid)),
         "tournament": _brief(r.tournament(tid)),
         "standings": r.standings(tid),
+        "standings_table": r.standings_table(tid),
         "crosstable": r.crosstable(tid),
         "history": web_queries.history_sampled(db, tid),
-        "matches": read.matches(db, tid),
+        "matches": _matches(r, tid),
+        "live": [{"match_no": v.get("match_no"), "swapped": v.get("swapped")} for v in r.live(tid)],
         "latest": web_queries.latest_boards(db, tid),
     }
 
@@ -124,13 +200,28 @@ def bot(r: Reads, tid: int, bot_id: int) -> dict[str, Any]:
         "tournament": _brief(t),
         "bot": {**web_queries.bot_row(db, bot_id), "label": label},
         "standing": row,
+        "standing_cells": next(x for x in r.standings_table(tid)["rows"] if x["bot_id"] == bot_id),
+        "standing_columns": r.standings_table(tid)["columns"],
+        "standing_notes": r.standings_table(tid)["notes"],
         "announced": web_queries.announced(db, tid, bot_id),
         "opponents": [{"bot": other, "bot_id": ids[other], **results[other]}
                       for other in ct["bots"] if other in results],
-        "matches": read.matches(db, tid, bot=label),
+        "matches": _matches(r, tid, bot=label),
         "faults": web_queries.bot_faults(db, tid, bot_id),
         "fault_count": web_queries.fault_count(db, tid, bot_id),
+        "history": web_queries.rating_history(db, bot_id),
     }
+
+
+def live_table(r: Reads, tid: int, match_no: int, room: str) -> dict[str, Any]:
+    """A table being played now, as its room publishes it (arena.play.live: its public view
+    only), with the seats' labels; never cached, since it changes with every move."""
+    t = r.tournament(tid)
+    view = live.table(r.db, tid, match_no, room == "swapped")
+    if view is None:
+        raise ArenaError(f"match {match_no}'s {room} room of '{t['name']}' is not being played now")
+    labels = web_queries.bot_labels(r.db, tid)
+    return {"tournament": _brief(t), "table": {**view, "bots": [labels.get(b, str(b)) for b in view["seats"]]}}
 
 
 def match(r: Reads, tid: int, match_no: int) -> dict[str, Any]:
@@ -144,11 +235,12 @@ def match(r: Reads, tid: int, match_no: int) -> dict[str, Any]:
 
 
 _KEYS = [
-    (re.compile(r"tournaments"), lambda r, m: tournaments(r.db)),
+    (re.compile(r"tournaments"), lambda r, m: tournaments(r.db, r)),
     (re.compile(r"t/(\d+)"), lambda r, m: tournament(r, int(m[1]))),
     (re.compile(r"t/(\d+)/bot/(\d+)"), lambda r, m: bot(r, int(m[1]), int(m[2]))),
     (re.compile(r"t/(\d+)/match/(\d+)"), lambda r, m: match(r, int(m[1]), int(m[2]))),
     (re.compile(r"deal/(\d+)"), lambda r, m: deal_page(r.db, int(m[1]))),
+    (re.compile(r"t/(\d+)/live/(\d+)/(straight|swapped)"), lambda r, m: live_table(r, int(m[1]), int(m[2]), m[3])),
 ]
 
 

@@ -6,14 +6,13 @@ from the one its data was built at, so a running tournament updates itself witho
 Each page's JSON is kept (PageCache) and rebuilt by a watcher thread when the results change:
 a page is answered from memory, and a tournament costs one build per change, however many look. The standard library's threading
 server is enough for a handful of people looking at results; connections to SQLite are
-read-only (`mode=ro`) and pooled, one per request in flight.
+read-only (`mode=ro`), each opened for one use and closed after it (see Connections).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import queue
 import sys
 import traceback
 import threading
@@ -44,42 +43,26 @@ POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'sel
           " base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 
-class Pool:
-    """Read-only connections, one per request in flight (a connection is used by one thread at
-    a time); the first open also checks the file is an arena database."""
+class Connections:
+    """A read-only connection for each use, closed after it: none lives across a writer's end.
+
+    SQLite's last writer to close checkpoints the WAL and deletes the -wal and -shm files; a
+    connection kept open meanwhile (a pool's) may go on reading the deleted files and never see
+    a later tournament. A connection opened for one page build or one version check costs a
+    fraction of a millisecond against the build it serves, and always sees the current files.
+    The first open also checks the file is an arena database."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._free: queue.LifoQueue[sqlite_utils.Database] = queue.LifoQueue()
-        self._all: list[sqlite_utils.Database] = []
-        self._lock = threading.Lock()
-        self.release(self._open())
-
-    def _open(self) -> sqlite_utils.Database:
-        db = web_queries.open_readonly(self.path)
-        with self._lock:
-            self._all.append(db)
-        return db
+        web_queries.open_readonly(path).close()
 
     @contextmanager
     def connection(self) -> Iterator[sqlite_utils.Database]:
-        try:
-            db = self._free.get_nowait()
-        except queue.Empty:
-            db = self._open()
+        db = web_queries.open_readonly(self.path, check=False)
         try:
             yield db
         finally:
-            self.release(db)
-
-    def release(self, db: sqlite_utils.Database) -> None:
-        self._free.put(db)
-
-    def close(self) -> None:
-        with self._lock:
-            for db in self._all:
-                db.close()
-            self._all.clear()
+            db.close()
 
 
 class PageCache:
@@ -169,9 +152,12 @@ class Handler(BaseHTTPRequestHandler):
             if path.startswith("/static/"):
                 return self._file(path[len("/static/"):])
             if path == "/api/version":
-                with self.server.pool.connection() as db:
+                with self.server.db.connection() as db:
                     version = web_queries.data_version(db)
                 return self._send(HTTPStatus.OK, _json({"version": version}), ".json")
+            if path.startswith("/api/") and "/live/" in path:  # a table in play: read at each look, never cached
+                with self.server.db.connection() as db:
+                    return self._send(HTTPStatus.OK, _json(page(db, path[len("/api/"):])), ".json")
             if path.startswith("/api/"):
                 return self._send(HTTPStatus.OK, self.server.page(path[len("/api/"):]), ".json")
         except UnknownPage as exc:
@@ -201,13 +187,13 @@ class Handler(BaseHTTPRequestHandler):
 
 
 class ArenaServer(ThreadingHTTPServer):
-    """The HTTP server with its database pool, page cache and the watcher that keeps pages fresh."""
+    """The HTTP server with its database connections, page cache and the watcher that keeps pages fresh."""
 
     daemon_threads = True
     WATCH_S = 1.0
 
     def __init__(self, db_path: Path, port: int = 0) -> None:
-        self.pool = Pool(db_path)
+        self.db = Connections(db_path)
         self.cache = PageCache()
         self.files = {p.name for p in STATIC.iterdir() if p.is_file()}
         self._memo: tuple[str, dict] = ("", {})
@@ -226,7 +212,7 @@ class ArenaServer(ThreadingHTTPServer):
 
     def _build(self, key: str) -> tuple[str, bytes]:
         """Build a page in one read transaction; it carries the version it was built at."""
-        with self.pool.connection() as db, web_queries.snapshot(db):
+        with self.db.connection() as db, web_queries.snapshot(db):
             if key.startswith("deal/"):
                 return "deal", _json(page(db, key))
             version = web_queries.data_version(db)
@@ -240,14 +226,14 @@ class ArenaServer(ThreadingHTTPServer):
         """Build the list and every tournament's page at start, then rebuild whatever pages were
         asked for each time the results change, so that they are ready before they are asked again."""
         try:
-            with self.pool.connection() as db:
+            with self.db.connection() as db:
                 tids = [t["id"] for t in page(db, "tournaments")["tournaments"]]
             for key in ["tournaments", *(f"t/{tid}" for tid in reversed(tids[-PREBUILT:]))]:
                 if self._stop.is_set():
                     return
                 self.cache.get(key, lambda key=key: self._build(key))
             while not self._stop.wait(self.WATCH_S):
-                with self.pool.connection() as db:
+                with self.db.connection() as db:
                     version = web_queries.data_version(db)
                 for key in self.cache.stale(version):
                     if self._stop.is_set():
@@ -267,4 +253,3 @@ class ArenaServer(ThreadingHTTPServer):
         self._stop.set()
         self._watcher.join()
         super().server_close()
-        self.pool.close()

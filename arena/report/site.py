@@ -3,7 +3,8 @@
 A browser will not fetch() files from disk, but it runs scripts: each page's data is written as
 `data/KEY.js`, a script that hands its JSON to the app (`ZA_DATA(key, {...})`), and the app
 adds the script when a page needs it. The app's own files are copied beside; `mode.js` tells
-the app to read data files instead of asking a server. Nothing refers outside the folder.
+the app to read data files instead of asking a server, and which page to open on (the
+tournament's). Nothing refers outside the folder, and no page holds a local path.
 """
 
 from __future__ import annotations
@@ -52,15 +53,14 @@ def _write(db: sqlite_utils.Database, name: str, output: Path,
         if path.is_file() and path.name != "index.html":
             shutil.copyfile(path, output / "static" / path.name)
     shutil.copyfile(STATIC / "index.html", output / "index.html")
-    (output / "mode.js").write_text('window.ZA_MODE = "files";\n', encoding="utf-8")
+    # The report opens on its tournament (index.html without an address's #...).
+    (output / "mode.js").write_text(f'window.ZA_MODE = "files";\nwindow.ZA_START = "t={tid}";\n', encoding="utf-8")
 
     def put(key: str, value: Any) -> None:
         (output / data_file(key)).write_text(_script(key, value), encoding="utf-8")
 
-    listing = pages.tournaments(db)
-    listing["tournaments"] = [x for x in listing["tournaments"] if x["id"] == tid]
-    put("tournaments", listing)
     reads = pages.Reads(db)  # the standings and crosstable once for every page
+    put("tournaments", pages.tournaments(db, reads, only=tid))
     put(f"t/{tid}", pages.tournament(reads, tid))
     written = 2
     for bot in t["bots"]:

@@ -668,6 +668,8 @@ class Pool:
         if not self.m:
             return []
         m, bots, played = self.m, self.bots, self.played
+        # A bot without boards has no place yet: it goes last, and no LOS is over it.
+        order = [i for i in order if played[bots[i]]] + [i for i in order if not played[bots[i]]]
         rated = self.core or [i for i in range(m) if played[bots[i]]]
         columns = [[s[i] for s in samples] for i in range(m)]
         if samples and errors == "pool" and rated:
@@ -690,7 +692,7 @@ class Pool:
             if samples and played[bot] and not (errors == "anchor" and i == self.anchor):
                 col = sorted(relative[i])
                 ci_low, ci_high = _percentile(col, 0.025), _percentile(col, 0.975)
-            if samples and pos + 1 < m:
+            if samples and pos + 1 < m and played[bot] and played[bots[order[pos + 1]]]:
                 los = _los(columns[i], columns[order[pos + 1]])
             if i != self.anchor or errors == "pool":  # against the anchor, the anchor is just 0
                 if "perfect" in flags:

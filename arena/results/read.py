@@ -235,17 +235,23 @@ def standings(db: sqlite_utils.Database, tid: int, errors: str = "pool", *, boot
     return _standings_rows(db, tid, rated, errors, params.get("bootstrap_method"))
 
 
-def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool", *, boards: bool = True) -> dict:
+def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool", *, boards: bool = True,
+                       bootstrap: int | None = None) -> dict:
     """The standings with what an outside tool needs to read or refit them: the interval kind,
     the prior, the resampling unit, the anchor, what the pool's boards cannot rate (pool flags,
-    groups, the core) and (unless not `boards`: a pass over every table) every board with its two
-    room outcomes."""
-    rated, params = _rated(db, tid, errors)
+    groups, the core), `pool_mean` (the Elo of the pool's mean on this scale: what `--errors pool`
+    intervals are relative to) and (unless not `boards`: a pass over every table) every board
+    with its two room outcomes. `bootstrap`: see `standings`. `arena.results.present` renders it,
+    for the terminal and the pages alike."""
+    rated, params = _rated(db, tid, errors, bootstrap)
     labels = _bot_labels(db, tid)
 
     def named(ids: list[int] | None) -> list[str] | None:
         return None if ids is None else sorted(labels.get(i, str(i)) for i in ids)
 
+    rows = _standings_rows(db, tid, rated, errors, params.get("bootstrap_method"))
+    core = set(params.get("core") or ())
+    pooled = [r["elo"] for r in rows if r["elo"] is not None and (r["bot_id"] in core if core else True)]
     return {
         "tournament": get_tournament(db, tid)["name"], "method": BT_METHOD, "errors": errors,
         "anchor": None if params.get("anchor_bot_id") is None else labels.get(params["anchor_bot_id"]),
@@ -253,7 +259,9 @@ def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool"
         "bootstrap": params.get("bootstrap"), "bootstrap_method": params.get("bootstrap_method"),
         "pool_flags": params.get("pool_flags", []),
         "core": named(params.get("core")), "groups": [named(g) for g in params.get("groups") or []],
-        "standings": _standings_rows(db, tid, rated, errors, params.get("bootstrap_method")),
+        "pool_mean": sum(pooled) / len(pooled) if pooled else None,
+        "isolation": isolation(db, tid),
+        "standings": rows,
         **({"boards": board_outcomes(db, tid)} if boards else {}),
     }
 
@@ -307,11 +315,18 @@ def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict],
             "unisolated_tables": alone, "isolation_flag": alone > 0,
             "anchor": bot == anchor,
         })
-    by_id = {row["bot_id"]: row for row in rows}  # the ratings' one order, so LOS is the next row
+    # The ratings' one order, so LOS is the next row; a bot without boards has no rank, no Elo
+    # and no interval yet (the prior alone would put it at 0), and it is listed last.
+    by_id = {row["bot_id"]: row for row in rows if row["boards"]}
+    unplayed = sorted((row for row in rows if not row["boards"]), key=lambda row: row["bot"])
     rows = [by_id[bot] for bot in _ratings.ranked({bot: row["elo"] for bot, row in by_id.items()}, labels)]
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
-    return [{"rank": r.pop("rank"), **r} for r in rows]
+    if rows and unplayed:
+        rows[-1]["los_next"] = None  # (stored by an older arena: over a bot that had not played)
+    for row in unplayed:
+        row.update(rank=None, elo=None, ci_low=None, ci_high=None, more_than=None, less_than=None, los_next=None)
+    return [{"rank": r.pop("rank"), **r} for r in rows + unplayed]
 
 
 def board_outcomes(db: sqlite_utils.Database, tid: int) -> list[dict]:

@@ -8,27 +8,34 @@ nothing here writes (the connection cannot).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import sqlite_utils
 
 from arena.errors import ArenaError
-from arena.results import read
+from arena.results import live, read
 from arena.results.read import _bot_labels
-from arena.results.schema import _SQLITE_MAGIC, BUSY_TIMEOUT_MS, migrations
+from arena.results.schema import _SQLITE_MAGIC, BT_METHOD, BUSY_TIMEOUT_MS, migrations
 
 STDERR_EXCERPT = 2000
 """Characters of a faulted seat's stderr shown on a bot's page (its tail: where the error is)."""
 
 
-def open_readonly(path: str | os.PathLike[str]) -> sqlite_utils.Database:
+def open_readonly(path: str | os.PathLike[str], *, check: bool = True) -> sqlite_utils.Database:
     """The arena database opened read-only (`mode=ro`): a server can never change results,
-    and a tournament that is writing meanwhile is read as whole committed tables (WAL)."""
+    and a tournament that is writing meanwhile is read as whole committed tables (WAL).
+    `check`: that it is an arena database of this schema (not again for every request)."""
     path = Path(path)
+    if not check:
+        conn = sqlite3.connect(f"file:{path.resolve().as_posix()}?mode=ro", uri=True, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        return sqlite_utils.Database(conn)
     if not path.is_file():
         raise ArenaError(f"no arena database at {path}")
     with open(path, "rb") as f:
@@ -73,7 +80,8 @@ def data_version(db: sqlite_utils.Database) -> str:
         "SELECT COUNT(*), COALESCE(GROUP_CONCAT(status, ','), '') FROM tournaments").fetchone()
     (rated,) = db.execute("SELECT COALESCE(MAX(computed), '') FROM ratings").fetchone()
     (bots,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM bots").fetchone()
-    return f"{tables}.{tournaments}.{bots}.{hash((statuses, rated)) & 0xFFFFFFFF:08x}"
+    rooms = live.rooms(db)  # a room that starts or ends playing (not its every move: that page reads itself)
+    return f"{tables}.{tournaments}.{bots}.{hash((statuses, rated, rooms)) & 0xFFFFFFFF:08x}"
 
 
 def history_sampled(db: sqlite_utils.Database, tid: int, points: int = 50) -> dict:
@@ -132,12 +140,28 @@ def bot_faults(db: sqlite_utils.Database, tid: int, bot_id: int, limit: int = 20
         for table_id, deal_id in db.execute(
                 f"SELECT table_id, id FROM deals WHERE table_id IN ({marks}) ORDER BY table_id, deal_no", ids):
             deals.setdefault(table_id, []).append(deal_id)
+    hide = _local_paths(db)
     return [
-        {"table_id": r[0], "seat": r[1], "status": r[2], "detail": r[3], "stderr": r[4],
+        {"table_id": r[0], "seat": r[1], "status": r[2], "detail": hide(r[3]), "stderr": hide(r[4]),
          "stderr_cut": r[5] > STDERR_EXCERPT, "match_no": r[6], "board_no": r[7], "swapped": bool(r[8]),
          "deal_ids": deals.get(r[0], [])}
         for r in rows
     ]
+
+
+def _local_paths(db: sqlite_utils.Database) -> Callable[[str | None], str | None]:
+    """What turns the organiser's folders in a bot's words into `…` (a traceback names the bot's
+    stored copy beside the database, a home folder may show): a page shows no local path."""
+    folders = {str(Path.home())}
+    for _, name, file in db.execute("PRAGMA database_list"):
+        if name == "main" and file:
+            folders |= {str(Path(file).parent), str(Path(file).resolve().parent)}
+    found = re.compile("|".join(re.escape(f) for f in sorted(folders, key=len, reverse=True) if len(f) > 1))
+
+    def hide(text: str | None) -> str | None:
+        return text if not text or not found.pattern else found.sub("…", text)
+
+    return hide
 
 
 def fault_count(db: sqlite_utils.Database, tid: int, bot_id: int) -> int:
@@ -167,8 +191,58 @@ def bot_labels(db: sqlite_utils.Database, tid: int) -> dict[int, str]:
 
 
 def bot_row(db: sqlite_utils.Database, bot_id: int) -> dict:
-    """The registry's row of a bot: name, version, kind, sha256, source, added."""
+    """The registry's row of a bot: name, version, kind, sha256, added, and `file`: the name of
+    the file (or folder) it was registered from, never its path (a published page must not carry
+    the organiser's folders)."""
     rows = list(db.query("SELECT id, name, version, kind, sha256, source, added FROM bots WHERE id = ?", [bot_id]))
     if not rows:
         raise ArenaError(f"unknown bot id {bot_id}")
-    return rows[0]
+    row = rows[0]
+    source = row.pop("source") or ""
+    return {**row, "file": PurePath(source.replace("\\", "/")).name or None}
+
+
+def match_progress(db: sqlite_utils.Database, tid: int) -> dict[int, dict]:
+    """Per match with anything stored: its tables stored, the boards of which a room is in, and
+    its newest stored deal (to watch)."""
+    rows = db.execute(
+        "SELECT m.match_no, COUNT(*), COUNT(DISTINCT t.board_no), MAX(t.id) FROM matches m"
+        " JOIN board_tables t ON t.match_id = m.id WHERE m.tournament_id = ? GROUP BY m.id", [tid]).fetchall()
+    last: dict[int, int] = {}
+    for chunk in range(0, len(rows), 500):
+        ids = [r[3] for r in rows[chunk:chunk + 500]]
+        last |= dict(db.execute(f"SELECT table_id, MAX(id) FROM deals WHERE table_id IN ({','.join('?' * len(ids))})"
+                                " GROUP BY table_id", ids).fetchall())
+    return {match_no: {"tables_done": tables, "boards_started": boards, "latest_deal": last.get(newest)}
+            for match_no, tables, boards, newest in rows}
+
+
+def leader(db: sqlite_utils.Database, tid: int) -> dict | None:
+    """The top of a tournament's stored headline ratings when they count every stored board
+    (a finished tournament: one indexed look), else None (then the standings must say)."""
+    row = db.execute(
+        "SELECT r.bot_id, r.elo, r.params FROM ratings r WHERE r.tournament_id = ? AND r.method = ?"
+        " AND r.errors = 'pool' ORDER BY r.elo DESC LIMIT 1", [tid, BT_METHOD]).fetchone()
+    if row is None:
+        return None
+    (boards,) = db.execute("SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id"
+                           " WHERE m.tournament_id = ?", [tid]).fetchone()
+    if json.loads(row[2]).get("tournament_boards") != boards:
+        return None
+    return {"bot_id": row[0], "bot": _bot_labels(db, tid)[row[0]], "elo": row[1]}
+
+
+def rating_history(db: sqlite_utils.Database, bot_id: int) -> list[dict]:
+    """The bot's headline rating in each tournament it played that has stored ratings, oldest
+    first: the tournament, its Elo and rank there (among the bots with boards) and how many
+    ranked bots there were. Each tournament has its own scale (its anchor, or its mean)."""
+    rows = db.execute(
+        "SELECT t.id, t.name, t.created, r.elo,"
+        " (SELECT COUNT(*) FROM ratings o WHERE o.tournament_id = r.tournament_id AND o.method = r.method"
+        "  AND o.errors = r.errors AND o.elo > r.elo) + 1,"
+        " (SELECT COUNT(*) FROM ratings o WHERE o.tournament_id = r.tournament_id AND o.method = r.method"
+        "  AND o.errors = r.errors)"
+        " FROM ratings r JOIN tournaments t ON t.id = r.tournament_id"
+        " WHERE r.bot_id = ? AND r.method = ? AND r.errors = 'pool' ORDER BY t.id", [bot_id, BT_METHOD]).fetchall()
+    return [{"tournament_id": r[0], "tournament": r[1], "created": r[2], "elo": r[3], "rank": r[4], "of": r[5]}
+            for r in rows]

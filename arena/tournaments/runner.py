@@ -47,7 +47,7 @@ from arena.play.table import FixedDeals, SeatResult, TimeControl, play_table
 from arena.process.command import SCRIPT_SUFFIXES, BotCommand, Limits
 from arena.process.lifecycle import sweep_orphans
 from arena.process.modes import resolve_mode
-from arena.results import ratings, read, registry, write
+from arena.results import live, ratings, read, registry, write
 from arena.results.lock import run_lock
 from arena.results.registry import default_name
 from arena.results.schema import db_path, open_db
@@ -546,7 +546,10 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
     sweep_orphans()  # bots a killed arena may have left behind
     job = Job(name=t["name"], seed=t["seed"], variant=t["variant"], format=t["format"],
               commands={b["id"]: bot_command(registry.get_bot(db, b["id"])) for b in t["bots"]},
-              time_control=TimeControl(**t["settings"].get("time_control", {})), sandbox=sandbox, limits=limits)
+              time_control=TimeControl(**t["settings"].get("time_control", {})), sandbox=sandbox, limits=limits,
+              live=None if db_path(db) is None else str(live.folder(db_path(db), tid)))
+    if job.live is not None:
+        live.clear(job.live)  # what a killed run's rooms left
     concurrency = max(1, concurrency or os.cpu_count() or 1)
     cpus = sorted(os.sched_getaffinity(0))
     processes = max(1, min(processes or len(cpus), concurrency, max(len(todo), 1)))

@@ -102,15 +102,16 @@
   function route() {
     const q = new URLSearchParams(location.hash.replace(/^#/, ""));
     return { t: q.get("t"), bot: q.get("bot"), match: q.get("match"), deal: q.get("deal"),
-             seat: q.get("seat"), step: q.get("step") };
+             seat: q.get("seat"), step: q.get("step"), follow: q.get("follow"), autoplay: q.get("autoplay"), live: q.get("live") };
   }
   let current = null;       // {kind, key, render(data), version: the data's}
+  let started = false;
 
   function setCrumbs(parts) {
     clear(crumbs);
     parts.forEach(function (p, i) {
       if (i) crumbs.appendChild(h("span", { class: "sep" }, "/"));
-      crumbs.appendChild(p[0] ? link(p[0], p[1]) : h("span", null, p[1]));
+      crumbs.appendChild(p[0] !== null ? link(p[0], p[1]) : h("span", null, p[1]));
     });
   }
   function showError(err) {
@@ -120,10 +121,16 @@
   }
 
   function navigate() {
+    if (!started && !location.hash && window.ZA_START) history.replaceState(null, "", "#" + window.ZA_START);  // a report opens on its tournament
+    started = true;
     const r = route();
     if (r.deal !== null) {
       if (current && current.kind === "deal" && current.id === r.deal) { current.fromHash(r); return; }
-      return show({ kind: "deal", id: r.deal, key: "deal/" + r.deal, render: function (d) { return replayPage(d, r); } });
+      return show({ kind: "deal", id: r.deal, key: "deal/" + r.deal, follow: r.follow, render: function (d) { return replayPage(d, r); } });
+    }
+    if (r.live !== null) {
+      const parts = r.live.split("-");
+      return show({ kind: "live", key: "t/" + parts[0] + "/live/" + parts[1] + "/" + parts[2], render: livePage });
     }
     if (r.t !== null && r.bot !== null)
       return show({ kind: "bot", key: "t/" + r.t + "/bot/" + r.bot, render: botPage });
@@ -159,6 +166,8 @@
     if (MODE !== "api") return;
     fetch("api/version", { cache: "no-store" }).then(function (r) { return r.json(); }).then(function (v) {
       const page = current;
+      if (page && page.kind === "deal" && page.follow && v.version !== page.seen) return followDeal(page, v.version);
+      if (page && page.kind === "live") return refreshLive(page);
       if (!page || page.kind === "deal" || page.version === undefined || v.version === page.version) return;
       return load(page.key).then(function (data) {
         if (current !== page || data.data_version === page.version) return;
@@ -173,14 +182,98 @@
       .then(function () { setTimeout(poll, POLL_MS); });
   }
 
+  // A table in play: its public view again at every poll, drawn in place; when its room has
+  // ended, the page says so and links to the match.
+  function refreshLive(page) {
+    return load(page.key).then(function (data) {
+      if (current !== page) return;
+      clear(main);
+      page.render(data);
+      setLive(data);
+    }).catch(function (err) {
+      if (current !== page) return;
+      const note = document.getElementById("live-ended");
+      if (!note) main.insertBefore(h("p", { class: "card following", id: "live-ended" }, String(err.message || err) +
+        ": the room has ended; its boards are in the match's page."), main.firstChild);
+    });
+  }
+
+  function livePage(data) {
+    const t = data.tournament, x = data.table;
+    const room = x.swapped ? "swapped" : "straight";
+    setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], ["t=" + t.id + "&match=" + x.match_no, "match " + x.match_no], [null, "playing now"]]);
+    document.title = "Match " + x.match_no + " now · " + t.name + " · Zwicker Arena";
+    main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Match " + x.match_no + ", playing now"), badge("running"),
+      h("span", { class: "muted" }, room + " room · board " + x.board_no + (x.deal ? ", deal " + (x.deal + 1) : "") + " · " + x.variant +
+        " · dealer seat " + x.dealer + " · move " + x.moves.length)));
+    const POS = { 0: "south", 1: "west", 2: "north", 3: "east" };
+    const felt = h("div", { class: "felt" + (x.players === 4 ? "" : " ring"), id: "live-felt" });
+    for (let seat = 0; seat < x.players; seat++) {
+      const box = h("div", { class: "seat" + (x.to_move === seat ? " tomove" : "") + (x.players === 4 ? " pos-" + POS[seat] : ""), "data-seat": seat },
+        h("div", { class: "who" }, h("span", { class: "seatno" }, "Seat " + seat), h("span", null, x.bots[seat]),
+          h("span", { class: "muted" }, "side " + x.seat_sides[seat]), seat === x.dealer ? badge("dealer", "") : null,
+          x.to_move === seat ? badge("to move", "running") : null));
+      const row = h("div", { class: "hand" });
+      if (!x.hands[seat]) row.appendChild(h("div", { class: "empty" }, "no cards"));
+      for (let k = 0; k < x.hands[seat]; k++) row.appendChild(cardEl(null));
+      box.appendChild(row);
+      felt.appendChild(box);
+    }
+    const units = h("div", { class: "units", id: "live-units" });
+    if (!x.table.length) units.appendChild(h("div", { class: "empty muted" }, "The table is empty."));
+    x.table.forEach(function (u, i) {
+      units.appendChild(typeof u === "string"
+        ? h("div", { class: "unit", "data-unit": i }, h("span", { class: "idx" }, String(i)), cardEl(u))
+        : h("div", { class: "unit build", "data-unit": i }, h("span", { class: "idx" }, String(i)),
+          h("div", { class: "pile" }, u.build.map(function (c) { return cardEl(c); })),
+          h("span", { class: "tag" }, "= " + u.value + " · seat " + u.by)));
+    });
+    const last = x.moves.length ? x.moves[x.moves.length - 1] : null;
+    felt.appendChild(h("div", { class: "center" },
+      h("div", { class: "tableinfo" }, h("span", null, "Stock: " + x.stock),
+        h("span", null, "Taken: " + x.taken.map(function (n, i) { return "side " + i + " " + n; }).join(", ")),
+        h("span", null, "Zwicks: " + x.zwicks.map(function (n, i) { return "side " + i + " " + n; }).join(", ")),
+        h("span", null, "Points so far: " + x.points.map(function (n, i) { return "side " + i + " " + n; }).join(", "))),
+      units,
+      h("div", { class: "lastmove", id: "lastmove" }, last ? "Move " + x.moves.length + ": seat " + last.seat + " (" + x.bots[last.seat] + ") " + last.text
+        : "The deal as dealt: seat " + x.to_move + " plays first.")));
+    const list = h("ol", { class: "moves", id: "live-moves" }, x.moves.map(function (m, i) {
+      return h("li", null, h("span", { class: "n" }, String(i + 1)), h("span", { class: "s" }, "S" + m.seat), h("span", { class: "mono" }, m.text));
+    }));
+    const layout = h("div", { class: "replay" });
+    layout.appendChild(h("section", { class: "card felt-card" }, felt,
+      h("p", { class: "keys" }, "The public view only: the hands stay hidden while the deal is played; it follows the table by itself. Updated " +
+        when(x.updated) + " UTC.")));
+    layout.appendChild(h("section", { class: "card moves-card" }, h("h2", null, "Moves"), list));
+    main.appendChild(layout);
+    list.scrollTop = list.scrollHeight;
+  }
+
+  // Watching a match in play: when a newer deal of it is stored, open that one and play it.
+  function followDeal(page, version) {
+    const parts = page.follow.split("-");
+    return load("t/" + parts[0]).then(function (data) {
+      if (current !== page) return;
+      page.seen = version;
+      const m = data.matches.find(function (x) { return String(x.match_no) === parts[1]; });
+      if (m && m.latest_deal && String(m.latest_deal) !== String(page.id))
+        location.hash = "deal=" + m.latest_deal + "&follow=" + page.follow + "&autoplay=1";
+    });
+  }
+
   // ---- tournaments ----------------------------------------------------------------------
+  // A board is done when both its rooms are stored; a table stored alone waits for its other room.
+  function progressText(t) {
+    const waiting = Math.max(0, t.tables_done - 2 * t.boards_done);
+    return t.boards_done + " of " + t.boards_total + " boards" +
+      (waiting ? " · " + waiting + (waiting === 1 ? " more board has" : " more boards have") + " one room in, the other to come" : "");
+  }
   function progress(t) {
     const frac = t.boards_total ? t.boards_done / t.boards_total : 0;
     return h("div", { class: "progress-wrap" },
       h("div", { class: "progress", role: "progressbar", "aria-valuenow": t.boards_done, "aria-valuemax": t.boards_total },
         h("div", { style: "width:" + (100 * frac).toFixed(1) + "%" })),
-      h("div", { class: "progress-text", "data-test": "progress" },
-        t.boards_done + " of " + t.boards_total + " boards (" + t.tables_done + " tables)"));
+      h("div", { class: "progress-text", "data-test": "progress" }, progressText(t)));
   }
 
   function listPage(data) {
@@ -191,17 +284,20 @@
       c.appendChild(h("p", { class: "muted" }, "No tournaments yet: run one with `arena tournament run`."));
     } else {
       c.appendChild(h("table", { id: "tournaments" },
-        h("thead", null, h("tr", null, ["Name", "Status", "Variant", "Format", "Partners", "Bots", "Boards", "Created"]
-          .map(function (x, i) { return h("th", { class: i === 5 || i === 6 ? "num" : null }, x); }))),
+        h("thead", null, h("tr", null, ["Name", "Status", "Leader", "Boards", "Variant", "Bots", "Created"]
+          .map(function (x, i) { return h("th", { class: (i === 3 || i === 5 ? "num" : "") + (i >= 4 ? " wide-only" : "") }, x); }))),
         h("tbody", null, data.tournaments.slice().reverse().map(function (t) {
+          const frac = t.boards_total ? t.boards_done / t.boards_total : 0;
           return h("tr", null,
-            h("td", { class: "bot" }, link("t=" + t.id, t.name)),
+            h("td", { class: "bot" }, link("t=" + t.id, t.name),
+              h("span", { class: "narrow-only sub" }, t.variant_text + " · " + t.bots + " bots")),
             h("td", null, badge(t.status)),
-            h("td", null, t.variant.preset),
-            h("td", null, t.format), h("td", null, t.partners),
-            h("td", { class: "num" }, t.bots),
-            h("td", { class: "num" }, t.boards_done + " / " + t.boards_total),
-            h("td", { class: "muted" }, when(t.created)));
+            h("td", { "data-col": "leader" }, t.leader ? [h("span", { class: "bot" }, t.leader.bot), " ", h("span", { class: "muted" }, t.leader.elo)] : h("span", { class: "muted" }, "–")),
+            h("td", { class: "num" }, t.boards_done + " / " + t.boards_total,
+              t.status === "running" ? h("div", { class: "progress mini" }, h("div", { style: "width:" + (100 * frac).toFixed(1) + "%" })) : null),
+            h("td", { class: "wide-only" }, t.variant_text + ", " + t.format + ", " + t.partners),
+            h("td", { class: "num wide-only" }, t.bots),
+            h("td", { class: "muted wide-only" }, when(t.created)));
         }))));
     }
     main.appendChild(c);
@@ -218,15 +314,65 @@
     document.title = t.name + " · Zwicker Arena";
     main.appendChild(tournamentHead(t));
     main.appendChild(progress(t));
-
-    const grid = h("div", { class: "grid2" });
-    grid.appendChild(settingsCard(t));
-    grid.appendChild(latestCard(data.latest, t));
-    main.appendChild(grid);
-    main.appendChild(standingsCard(data.standings, t));
+    if (data.sprt) main.appendChild(sprtCard(data.sprt));
+    main.appendChild(standingsCard(data.standings, data.standings_table, t));
+    const playing = data.matches.filter(function (m) { return m.playing; });
+    if (playing.length) main.appendChild(playingCard(playing, data.live || {}, t));
     main.appendChild(crosstableCard(data.crosstable, data.standings, t));
     main.appendChild(historyCard(data.history));
     main.appendChild(matchesCard(data.matches, t));
+    const grid = h("div", { class: "grid2" });
+    grid.appendChild(latestCard(data.latest, t));
+    grid.appendChild(settingsCard(t));
+    main.appendChild(grid);
+  }
+
+  // An SPRT as fishtest shows one: the LLR over the boards between its two bounds, the
+  // hypotheses and error rates, the pentanomial counts, the verdict and NEW's Elo.
+  const VERDICT = { running: "running", H0: "H0 accepted: not better by elo0", H1: "H1 accepted: better by elo1",
+    limit: "stopped at the board limit, no verdict", stopped: "stopped before a verdict" };
+  function sprtCard(x) {
+    const c = card("SPRT: " + x.new + " against " + x.old);
+    c.id = "sprt";
+    c.appendChild(h("p", { class: "verdict" }, badge(x.verdict === "running" ? "running" : x.verdict, x.verdict === "H1" ? "finished" :
+      x.verdict === "H0" ? "interrupted" : x.verdict === "running" ? "running" : ""), " ",
+      h("span", { id: "sprt-verdict" }, VERDICT[x.verdict] || x.verdict)));
+    const W = 900, H = 260, L = 44, R = 110, T = 12, B = 28;
+    const last = Math.max(1, x.path[x.path.length - 1][0]);
+    let lo = x.lower, hi = x.upper;
+    x.path.forEach(function (p) { lo = Math.min(lo, p[1]); hi = Math.max(hi, p[1]); });
+    const pad = (hi - lo) * 0.08; lo -= pad; hi += pad;
+    const X = function (n) { return L + n / last * (W - L - R); };
+    const Y = function (v) { return T + (hi - v) / (hi - lo) * (H - T - B); };
+    const g = s("svg", { viewBox: "0 0 " + W + " " + H, role: "img", id: "llr", "aria-label": "the log-likelihood ratio over the boards, between its bounds" });
+    niceTicks(lo, hi, 5).forEach(function (v) {
+      g.appendChild(s("line", { x1: L, x2: W - R, y1: Y(v), y2: Y(v), stroke: "#eef0f3" }));
+      g.appendChild(s("text", { x: L - 6, y: Y(v) + 4, "text-anchor": "end" }, v.toFixed(1)));
+    });
+    niceTicks(0, last, 8).filter(function (q) { return q === Math.round(q); }).forEach(function (q) {
+      g.appendChild(s("text", { x: X(q), y: H - 8, "text-anchor": "middle" }, String(q)));
+    });
+    [[x.upper, "H1: " + x.upper.toFixed(2), "bound-h1"], [x.lower, "H0: " + x.lower.toFixed(2), "bound-h0"], [0, "0", "zero"]].forEach(function (b) {
+      g.appendChild(s("line", { class: "bound " + b[2], x1: L, x2: W - R, y1: Y(b[0]), y2: Y(b[0]) }));
+      if (b[2] !== "zero") g.appendChild(s("text", { x: W - R + 6, y: Y(b[0]) + 4 }, b[1]));
+    });
+    g.appendChild(s("polyline", { class: "llr", points: x.path.map(function (p) { return X(p[0]).toFixed(1) + "," + Y(p[1]).toFixed(1); }).join(" "),
+      fill: "none", "stroke-width": 2 }));
+    const ch = h("div", { class: "chart" }, g);
+    c.appendChild(ch);
+    const dl = h("dl", { class: "settings", id: "sprt-facts" });
+    [["LLR", x.llr.toFixed(2) + " after " + x.boards + " boards (bounds " + x.lower.toFixed(2) + " and " + x.upper.toFixed(2) + ")"],
+      ["Hypotheses", "H0: " + x.new + " is " + signed(x.elo0, 1) + " Elo better per room; H1: " + signed(x.elo1, 1)],
+      ["Error rates", "α " + x.alpha + " (H1 accepted when H0 holds), β " + x.beta + " (H0 accepted when H1 holds)"],
+      ["Board limit", x.max_boards === null ? "none" : String(x.max_boards)],
+      [x.new + "'s Elo", (x.boards ? signed(x.elo, 1) + " per room (95%: " + (x.elo_low === null ? "−∞" : signed(x.elo_low, 1)) + " … " +
+        (x.elo_high === null ? "+∞" : signed(x.elo_high, 1)) + ")" : "–") + ", logistic Elo of one room's score, from the board scores"]]
+      .forEach(function (r) { dl.appendChild(h("dt", null, r[0])); dl.appendChild(h("dd", null, r[1])); });
+    c.appendChild(dl);
+    c.appendChild(h("table", { id: "pentanomial", class: "penta" },
+      h("thead", null, h("tr", null, h("th", null, "Board score (both rooms)"), ["0", "½", "1", "1½", "2"].map(function (k) { return h("th", { class: "num" }, k); }))),
+      h("tbody", null, h("tr", null, h("td", null, "Boards"), x.counts.map(function (k) { return h("td", { class: "num" }, k); })))));
+    return c;
   }
 
   function settingsCard(t) {
@@ -252,13 +398,14 @@
   }
 
   function latestCard(latest, t) {
-    const c = card("Latest boards");
+    const c = card("Latest boards, newest first");
     if (!latest.length) { c.appendChild(h("p", { class: "muted" }, "No board finished yet.")); return c; }
     c.appendChild(h("table", { id: "latest" },
-      h("thead", null, h("tr", null, h("th", null, "Match"), h("th", null, "Board"), h("th", null, "Team A"),
+      h("thead", null, h("tr", null, h("th", null, "Stored"), h("th", null, "Match"), h("th", null, "Board"), h("th", null, "Team A"),
         h("th", null, "Team B"), h("th", { class: "num" }, "Margin A"))),
       h("tbody", null, latest.map(function (b) {
         return h("tr", null,
+          h("td", { class: "muted num" }, (b.completed || "").slice(11, 19)),
           h("td", null, link("t=" + t.id + "&match=" + b.match_no, "#" + b.match_no)),
           h("td", { class: "num" }, b.board_no),
           h("td", { class: b.outcome === "win" ? "bot" : null }, team(b.team_a)),
@@ -269,15 +416,16 @@
   }
 
   // The Elo and its interval on one axis shared by every row.
-  function eloScale(rows, width) {
-    let lo = 0, hi = 0;
+  function eloScale(rows, width, ref) {
+    let lo = ref, hi = ref;
     rows.forEach(function (r) {
-      lo = Math.min(lo, r.elo, r.ci_low === null ? r.elo : r.ci_low);
-      hi = Math.max(hi, r.elo, r.ci_high === null ? r.elo : r.ci_high);
+      [r.elo, r.ci_low, r.ci_high, r.more_than, r.less_than].forEach(function (v) {
+        if (v !== null && v !== undefined) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+      });
     });
     const pad = Math.max(20, (hi - lo) * 0.05);
     lo -= pad; hi += pad;
-    return { lo: lo, hi: hi, x: function (v) { return 6 + (v - lo) / (hi - lo) * (width - 12); } };
+    return { lo: lo, hi: hi, ref: ref, x: function (v) { return 6 + (v - lo) / (hi - lo) * (width - 12); } };
   }
   function niceTicks(lo, hi, n) {
     const span = hi - lo, raw = span / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -286,14 +434,26 @@
     for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) out.push(Math.round(v * 1e6) / 1e6);
     return out;
   }
+  // A row's Elo (the dot) with its interval, or its one-sided bound as an open arrow; the dashed
+  // line is what the intervals are about: the pool's mean (--errors pool) or the anchor's 0.
   function errorBar(r, sc, width) {
     const y = 10, g = s("svg", { class: "bar", width: width, height: 20, viewBox: "0 0 " + width + " 20", role: "img",
-      "aria-label": "Elo " + elo(r.elo) + ", 95% interval " + elo(r.ci_low) + " to " + elo(r.ci_high) });
-    g.appendChild(s("line", { class: "zero", x1: sc.x(0), x2: sc.x(0), y1: 1, y2: 19 }));
-    if (r.ci_low !== null && r.ci_high !== null) {
-      g.appendChild(s("line", { class: "ci", x1: sc.x(r.ci_low), x2: sc.x(r.ci_high), y1: y, y2: y }));
-      g.appendChild(s("line", { class: "cap", x1: sc.x(r.ci_low), x2: sc.x(r.ci_low), y1: y - 5, y2: y + 5 }));
-      g.appendChild(s("line", { class: "cap", x1: sc.x(r.ci_high), x2: sc.x(r.ci_high), y1: y - 5, y2: y + 5 }));
+      "aria-label": "Elo " + elo(r.elo) + (r.more_than !== null ? ", more than " + elo(r.more_than) : r.less_than !== null
+        ? ", less than " + elo(r.less_than) : r.ci_low !== null ? ", 95% interval " + elo(r.ci_low) + " to " + elo(r.ci_high) : "") });
+    g.appendChild(s("line", { class: "zero", x1: sc.x(sc.ref), x2: sc.x(sc.ref), y1: 1, y2: 19 }));
+    const span = function (a, b, capA, capB) {
+      g.appendChild(s("line", { class: "ci", x1: a, x2: b, y1: y, y2: y }));
+      if (capA) g.appendChild(s("line", { class: "cap", x1: a, x2: a, y1: y - 5, y2: y + 5 }));
+      if (capB) g.appendChild(s("line", { class: "cap", x1: b, x2: b, y1: y - 5, y2: y + 5 }));
+    };
+    if (r.more_than !== null) {
+      span(sc.x(r.more_than), width - 2, true, false);
+      g.appendChild(s("path", { class: "arrow", d: "M" + (width - 8) + " " + (y - 4) + " L" + (width - 2) + " " + y + " L" + (width - 8) + " " + (y + 4) }));
+    } else if (r.less_than !== null) {
+      span(2, sc.x(r.less_than), false, true);
+      g.appendChild(s("path", { class: "arrow", d: "M8 " + (y - 4) + " L2 " + y + " L8 " + (y + 4) }));
+    } else if (r.ci_low !== null && r.ci_high !== null) {
+      span(sc.x(r.ci_low), sc.x(r.ci_high), true, true);
     }
     g.appendChild(s("circle", { class: "dot", cx: sc.x(r.elo), cy: y, r: 4 }));
     return g;
@@ -306,34 +466,47 @@
     return g;
   }
 
-  function standingsCard(rows, t) {
+  // The standings as `arena standings` prints them: every cell's text comes from the server
+  // (arena/results/present.py), so the page and the terminal cannot disagree.
+  const WIDE_ONLY = { boards: 1, wins: 1, draws: 1, losses: 1, margin: 1, faults: 1, notes: 1 };
+  function standingsCard(rows, table, t) {
     const c = card("Standings");
-    const W = 240, sc = eloScale(rows, W);
-    c.appendChild(h("table", { id: "standings" },
-      h("thead", null, h("tr", null,
-        h("th", { class: "num" }, "#"), h("th", null, "Bot"), h("th", { class: "num" }, "Elo"),
-        h("th", { class: "num" }, "95% interval"), h("th", null, axis(sc, W)), h("th", { class: "num", title: "likelihood of superiority over the next bot down" }, "LOS"),
-        h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, "W"), h("th", { class: "num" }, "D"),
-        h("th", { class: "num" }, "L"), h("th", { class: "num" }, "Margin / board"), h("th", { class: "num" }, "Faults"))),
-      h("tbody", null, rows.map(function (r) {
-        return h("tr", { "data-bot": r.bot },
-          h("td", { class: "num" }, r.rank),
-          h("td", { class: "bot" }, link("t=" + t.id + "&bot=" + r.bot_id, r.bot)),
-          h("td", { class: "num", "data-col": "elo" }, elo(r.elo)),
-          h("td", { class: "num muted" }, r.ci_low === null ? "–" : elo(r.ci_low) + " … " + elo(r.ci_high)),
-          h("td", null, errorBar(r, sc, W)),
-          h("td", { class: "num" }, r.los_next === null || !r.boards ? "–" : pct(r.los_next)),
-          h("td", { class: "num", "data-col": "boards" }, r.boards),
-          h("td", { class: "num", "data-col": "wins" }, r.wins),
-          h("td", { class: "num", "data-col": "draws" }, r.draws),
-          h("td", { class: "num", "data-col": "losses" }, r.losses),
-          h("td", { class: "num", "data-col": "margin" }, signed(r.avg_margin, 1)),
-          h("td", { class: "num", "data-col": "faults" }, r.faults, r.fault_flag ? h("span", { class: "badge fault", title: "faulted in more than 10% of its tables" }, "!") : null));
+    const ref = table.errors === "pool" && table.pool_mean !== null ? table.pool_mean : 0;
+    const W = 240, sc = eloScale(rows.filter(function (r) { return r.elo !== null; }), W, ref);
+    const byId = {};
+    rows.forEach(function (r) { byId[r.bot_id] = r; });
+    const heads = [];
+    table.columns.forEach(function (col) {
+      heads.push(h("th", { class: (col.right ? "num" : "") + (WIDE_ONLY[col.key] ? " wide-only" : ""), "data-col": col.key,
+        title: col.key === "los" ? "likelihood of superiority over the next bot down" : null }, col.heading));
+      if (col.key === "interval") heads.push(h("th", { class: "wide-only bar-col" }, axis(sc, W)));
+    });
+    c.appendChild(h("table", { id: "standings", class: "standings" },
+      h("thead", null, h("tr", null, heads)),
+      h("tbody", null, table.rows.map(function (cells) {
+        const r = byId[cells.bot_id];
+        const tr = h("tr", { "data-bot": cells.bot, class: r.boards ? null : "unplayed" });
+        table.columns.forEach(function (col) {
+          const text = cells[col.key];
+          const cls = (col.right ? "num" : "") + (WIDE_ONLY[col.key] ? " wide-only" : "") + (col.key === "bot" ? " bot" : "");
+          let content = text;
+          if (col.key === "bot") {
+            content = [link("t=" + t.id + "&bot=" + r.bot_id, text),
+              h("span", { class: "narrow-only sub" }, cells.boards + " boards · " + cells.wins + "-" + cells.draws + "-" + cells.losses +
+                " · " + cells.margin + " a board" + (r.faults ? " · " + cells.faults + " faults" : ""))];
+          } else if (col.key === "faults" && r.fault_flag) {
+            content = [text.replace(/ !$/, " "), h("span", { class: "badge fault", title: "faulted in more than 10% of its tables" }, "!")];
+          }
+          tr.appendChild(h("td", { class: cls, "data-col": col.key, "data-text": text }, content));
+          if (col.key === "interval") tr.appendChild(h("td", { class: "wide-only bar-col" }, r.elo === null ? null : errorBar(r, sc, W)));
+        });
+        return tr;
       }))));
-    c.appendChild(h("p", { class: "muted" },
-      "Elo: Bradley–Terry fit over all boards (0 = the random bot, else the mean), 95% interval from a bootstrap over deals" +
-      ({ "refit": " (each resample refitted)", "one-step": " (each resample one Newton step from the fit)" }[rows.length ? rows[0].bootstrap_method : ""] || "") + ". " +
-      "LOS: likelihood of superiority over the next bot down."));
+    const notes = h("div", { class: "notes", id: "standings-notes" });
+    table.notes.forEach(function (line) { notes.appendChild(h("p", { class: "muted" }, line)); });
+    notes.appendChild(h("p", { class: "muted wide-only" }, "Bars: the Elo (dot) and its interval or one-sided bound (arrow); " +
+      "the dashed line: " + (table.errors === "pool" ? "the pool's mean, what the intervals are about." : "the anchor's 0.")));
+    c.appendChild(notes);
     return c;
   }
 
@@ -350,7 +523,7 @@
     standings.forEach(function (r) { ids[r.bot] = r.bot_id; });
     const table = h("table", { class: "heat", id: "crosstable" },
       h("thead", null, h("tr", null, h("th", null, "#"), h("th", null, "Bot"),
-        ct.bots.map(function (b, i) { return h("th", { class: "col", title: b }, String(i + 1)); }))));
+        ct.bots.map(function (b, i) { return h("th", { class: "col", title: b }, h("span", { class: "colno" }, String(i + 1)), h("span", { class: "colname" }, b)); }))));
     const body = h("tbody");
     ct.rows.forEach(function (row, i) {
       const tr = h("tr", null, h("td", { class: "num" }, i + 1),
@@ -364,6 +537,7 @@
           title: row.bot + " v " + other + ": " + cell.wins + "-" + cell.draws + "-" + cell.losses + " in " + cell.boards +
             " boards, score " + pct(cell.pct) + " (95%: " + pct(cell.ci_low) + "–" + pct(cell.ci_high) + "), margin " + signed(cell.margin),
         }, h("span", { class: "pct" }, pct(cell.pct)),
+          h("span", { class: "wdl" }, cell.wins + "-" + cell.draws + "-" + cell.losses),
           h("span", { class: "ci" }, Math.round(100 * cell.ci_low) + "–" + Math.round(100 * cell.ci_high))));
       });
       body.appendChild(tr);
@@ -371,7 +545,7 @@
     table.appendChild(body);
     c.appendChild(table);
     c.appendChild(h("p", { class: "muted" },
-      "Each cell: the row bot's score against the column bot (win 1, draw ½ per board) and its 95% interval (Wilson); the boards and W-D-L show on hovering."));
+      "Each cell: the row bot's score against the column bot (win 1, draw ½ per board), its W-D-L and the score's 95% interval (Wilson); hovering adds the boards and the margin."));
     return c;
   }
 
@@ -398,7 +572,7 @@
       g.appendChild(s("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#e3e6eb" }));
       g.appendChild(s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, elo(v)));
     });
-    niceTicks(first, last, 8).forEach(function (q) {
+    niceTicks(first, last, 8).filter(function (q) { return q === Math.round(q); }).forEach(function (q) {
       g.appendChild(s("text", { x: x(q), y: H - 8, "text-anchor": "middle" }, String(q)));
     });
     const legend = h("div", { class: "legend" });
@@ -419,20 +593,46 @@
     return c;
   }
 
-  function matchesTable(matches, t, id) {
-    return h("table", { id: id || "matches" },
+  function matchState(m) {
+    if (m.playing) return badge("in play", "running");
+    if (m.boards_done === m.boards) return badge("done", "finished");
+    return m.tables_done ? badge("stopped", "interrupted") : h("span", { class: "muted" }, "to play");
+  }
+  // `bot`: the W-D-L and margin from that bot's side (team B's are team A's turned around).
+  function matchesTable(matches, t, id, bot) {
+    return h("table", { id: id || "matches", class: "matches" },
       h("thead", null, h("tr", null, h("th", { class: "num" }, "#"), h("th", null, "Team A"), h("th", null, "Team B"),
-        h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, "W-D-L (A)"), h("th", { class: "num" }, "Margin A"),
-        h("th", { class: "num" }, "Faults"))),
+        h("th", { class: "wide-only" }, ""), h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, bot ? "W-D-L (" + bot + ")" : "W-D-L (A)"),
+        h("th", { class: "num" }, bot ? "Margin" : "Margin A"), h("th", { class: "num wide-only" }, "Faults"))),
       h("tbody", null, matches.map(function (m) {
-        return h("tr", null,
+        const flip = bot && m.team_a.indexOf(bot) < 0;
+        return h("tr", { class: m.playing ? "playing" : null, "data-match": m.match_no },
           h("td", { class: "num" }, link("t=" + t.id + "&match=" + m.match_no, "#" + m.match_no)),
           h("td", null, team(m.team_a)), h("td", null, team(m.team_b)),
-          h("td", { class: "num" }, m.boards_done + " / " + m.boards),
-          h("td", { class: "num" }, m.wins + "-" + m.draws + "-" + m.losses),
-          h("td", { class: "num" }, signed(m.margin)),
-          h("td", { class: "num" }, m.faults || ""));
+          h("td", { class: "wide-only" }, matchState(m)),
+          h("td", { class: "num" }, m.boards_done + " / " + m.boards, m.playing ? h("span", { class: "narrow-only sub" }, "in play") : null,
+            m.playing && m.boards_started > m.boards_done ? h("div", { class: "sub" }, "+" + (m.boards_started - m.boards_done) + " in one room") : null),
+          h("td", { class: "num" }, flip ? m.losses + "-" + m.draws + "-" + m.wins : m.wins + "-" + m.draws + "-" + m.losses),
+          h("td", { class: "num" }, signed(flip ? -m.margin : m.margin)),
+          h("td", { class: "num wide-only" }, m.faults || ""));
       })));
+  }
+
+  // The matches being played now, with what is stored of each and its newest deal to watch.
+  function playingCard(playing, live, t) {
+    const c = card("In play now");
+    c.id = "in-play";
+    c.appendChild(h("ul", { class: "playing" }, playing.map(function (m) {
+      return h("li", { "data-match": m.match_no },
+        link("t=" + t.id + "&match=" + m.match_no, "Match " + m.match_no), ": ", team(m.team_a), " v ", team(m.team_b), " · ",
+        h("span", { class: "num" }, m.boards_done + " of " + m.boards + " boards stored"),
+        (m.live_rooms || []).map(function (sw) {
+          return [" · ", link("live=" + t.id + "-" + m.match_no + "-" + (sw ? "swapped" : "straight"), "watch the " + (sw ? "swapped" : "straight") + " room")];
+        }),
+        m.latest_deal ? [" · ", link("deal=" + m.latest_deal + "&follow=" + t.id + "-" + m.match_no, "newest stored deal")] : null);
+    })));
+    c.appendChild(h("p", { class: "muted" }, "Watch a room: its table as it plays, the public view only (hands are never shown while a deal is played)."));
+    return c;
   }
 
   function matchesCard(matches, t) {
@@ -455,11 +655,15 @@
     const grid = h("div", { class: "grid2" });
     const sum = card("In " + t.name);
     const dl = h("dl", { class: "settings" });
-    [["Rank", r.rank + " of " + t.bots], ["Elo", elo(r.elo) + (r.ci_low === null ? "" : "  (95%: " + elo(r.ci_low) + " … " + elo(r.ci_high) + ")")],
-      ["Boards", r.boards], ["W-D-L", r.wins + "-" + r.draws + "-" + r.losses], ["Margin per board", signed(r.avg_margin, 1)],
-      ["Faults", r.faults + " of " + r.tables + " tables" + (r.fault_flag ? " (more than 10%)" : "")]]
-      .forEach(function (x) { dl.appendChild(h("dt", null, x[0])); dl.appendChild(h("dd", null, x[1])); });
+    const cells = data.standing_cells, heading = {};
+    data.standing_columns.forEach(function (col) { heading[col.key] = col.heading; });
+    [["Rank", cells.rank + " of " + t.bots, "rank"], ["Elo", cells.elo, "elo"], [heading.interval, cells.interval, "interval"],
+      ["LOS over the next", cells.los, "los"], ["Boards", cells.boards, "boards"],
+      ["W-D-L", cells.wins + "-" + cells.draws + "-" + cells.losses, "wdl"], ["Margin per board", cells.margin, "margin"],
+      ["Faults", r.faults + " of " + r.tables + " tables" + (r.fault_flag ? " (more than 10%)" : ""), "faults"]]
+      .forEach(function (x) { dl.appendChild(h("dt", null, x[0])); dl.appendChild(h("dd", { "data-col": x[2] }, x[1])); });
     sum.appendChild(dl);
+    data.standing_notes.forEach(function (line) { sum.appendChild(h("p", { class: "muted small" }, line)); });
     grid.appendChild(sum);
     const said = card("Announced itself as");
     if (!data.announced.length) said.appendChild(h("p", { class: "muted" }, "It has not played yet."));
@@ -468,14 +672,14 @@
         " version ", h("span", { class: "says" }, a.version === null ? "(nothing)" : a.version),
         h("span", { class: "muted" }, "  at " + a.seats + " seats")));
     });
-    said.appendChild(h("p", { class: "muted" }, "Registered from " + b.source + " on " + when(b.added) + "."));
+    said.appendChild(h("p", { class: "muted" }, "Registered from " + (b.file || "(unknown)") + " on " + when(b.added) + "."));
     grid.appendChild(said);
     main.appendChild(grid);
 
     const opp = card("Results per opponent");
     opp.appendChild(h("table", { id: "opponents" },
       h("thead", null, h("tr", null, h("th", null, "Opponent"), h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, "W-D-L"),
-        h("th", { class: "num" }, "Score"), h("th", null, "95% interval"), h("th", { class: "num" }, "Margin"))),
+        h("th", { class: "num" }, "Score"), h("th", { class: "wide-only" }, scoreAxis(200)), h("th", { class: "num" }, "Margin"))),
       h("tbody", null, data.opponents.map(function (o) {
         const W = 200, g = s("svg", { class: "bar", width: W, height: 20, viewBox: "0 0 " + W + " 20" });
         const x = function (p) { return 6 + p * (W - 12); };
@@ -484,13 +688,15 @@
         g.appendChild(s("circle", { class: "dot", cx: x(o.pct), cy: 10, r: 4 }));
         return h("tr", null, h("td", { class: "bot" }, link("t=" + t.id + "&bot=" + o.bot_id, o.bot)),
           h("td", { class: "num" }, o.boards), h("td", { class: "num" }, o.wins + "-" + o.draws + "-" + o.losses),
-          h("td", { class: "num" }, pct(o.pct)), h("td", null, g), h("td", { class: "num" }, signed(o.margin)));
+          h("td", { class: "num" }, pct(o.pct), h("span", { class: "narrow-only sub" }, pct(o.ci_low) + "–" + pct(o.ci_high))),
+          h("td", { class: "wide-only" }, g), h("td", { class: "num" }, signed(o.margin)));
       }))));
     main.appendChild(opp);
 
     const mc = card("Matches");
-    mc.appendChild(matchesTable(data.matches, t, "bot-matches"));
+    mc.appendChild(matchesTable(data.matches, t, "bot-matches", b.label));
     main.appendChild(mc);
+    main.appendChild(botHistoryCard(data.history, t));
 
     const fc = card("Faults");
     fc.id = "faults";
@@ -509,6 +715,49 @@
           : h("p", { class: "muted" }, "(nothing on stderr)")));
     });
     main.appendChild(fc);
+  }
+
+  function scoreAxis(W) {
+    const g = s("svg", { class: "bar", width: W, height: 26, viewBox: "0 0 " + W + " 26", "aria-hidden": "true" });
+    g.appendChild(s("text", { x: W / 2, y: 10, "text-anchor": "middle" }, "score, 95% interval"));
+    [[0, "0%", "start"], [0.5, "50%", "middle"], [1, "100%", "end"]].forEach(function (q) {
+      g.appendChild(s("text", { x: 6 + q[0] * (W - 12), y: 23, "text-anchor": q[2] }, q[1]));
+    });
+    return g;
+  }
+
+  // The bot's Elo and rank in every tournament with stored ratings (each on its own scale).
+  function botHistoryCard(hist, t) {
+    const c = card("Across tournaments");
+    c.id = "bot-history";
+    if (!hist.length) { c.appendChild(h("p", { class: "muted" }, "No finished tournament has rated it yet.")); return c; }
+    if (hist.length > 1) {
+      const W = 600, H = 120, L = 40, R = 10, T = 10, B = 20;
+      let lo = Infinity, hi = -Infinity;
+      hist.forEach(function (x) { lo = Math.min(lo, x.elo); hi = Math.max(hi, x.elo); });
+      if (hi - lo < 20) { lo -= 10; hi += 10; }
+      const X = function (i) { return L + i / (hist.length - 1) * (W - L - R); };
+      const Y = function (v) { return T + (hi - v) / (hi - lo) * (H - T - B); };
+      const g = s("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "Elo in each tournament" });
+      niceTicks(lo, hi, 3).forEach(function (v) {
+        g.appendChild(s("line", { x1: L, x2: W - R, y1: Y(v), y2: Y(v), stroke: "#eef0f3" }));
+        g.appendChild(s("text", { x: L - 4, y: Y(v) + 4, "text-anchor": "end" }, elo(v)));
+      });
+      g.appendChild(s("polyline", { points: hist.map(function (x, i) { return X(i).toFixed(1) + "," + Y(x.elo).toFixed(1); }).join(" "),
+        fill: "none", stroke: "#2456a6", "stroke-width": 2 }));
+      hist.forEach(function (x, i) { g.appendChild(s("circle", { cx: X(i), cy: Y(x.elo), r: 3.5, fill: "#2456a6" }, s("title", null, x.tournament))); });
+      c.appendChild(h("div", { class: "chart" }, g));
+    }
+    c.appendChild(h("table", { id: "bot-tournaments" },
+      h("thead", null, h("tr", null, h("th", null, "Tournament"), h("th", { class: "num" }, "Elo"), h("th", { class: "num" }, "Rank"),
+        h("th", { class: "wide-only" }, "Created"))),
+      h("tbody", null, hist.map(function (x) {
+        return h("tr", null, h("td", null, MODE === "api" || x.tournament_id === t.id ? link("t=" + x.tournament_id, x.tournament) : x.tournament),
+          h("td", { class: "num" }, elo(x.elo)), h("td", { class: "num" }, x.rank + " of " + x.of),
+          h("td", { class: "muted wide-only" }, when(x.created)));
+      }))));
+    c.appendChild(h("p", { class: "muted" }, "Each tournament has its own scale: 0 is its random bot, or its mean."));
+    return c;
   }
 
   // ---- a match ------------------------------------------------------------------------------
@@ -534,19 +783,20 @@
       b.tables.forEach(function (tb, k) {
         body.appendChild(h("tr", null,
           k === 0 ? h("td", { class: "num", rowspan: b.tables.length }, b.board_no) : null,
-          k === 0 ? h("td", { class: "mono muted", rowspan: b.tables.length }, b.seed) : null,
-          h("td", null, tb.swapped ? "B holds side 0" : "A holds side 0"),
-          h("td", null, tb.seats.join(", ")),
-          h("td", { class: "num" }, tb.points.join(" – ")),
+          k === 0 ? h("td", { class: "mono muted wide-only", rowspan: b.tables.length }, b.seed) : null,
+          h("td", null, h("span", { class: "wide-only" }, tb.swapped ? "B holds side 0" : "A holds side 0"),
+            h("span", { class: "narrow-only" }, tb.swapped ? "B: side 0" : "A: side 0")),
+          h("td", { class: "wide-only" }, tb.seats.join(", ")),
+          h("td", { class: "num" }, (tb.swapped ? [tb.points[1], tb.points[0]] : tb.points).join(" – ")),
           k === 0 ? h("td", { class: "num", rowspan: b.tables.length }, b.margin === null ? "…" : signed(b.margin)) : null,
-          k === 0 ? h("td", { rowspan: b.tables.length }, b.outcome || "playing") : null,
+          k === 0 ? h("td", { class: "wide-only", rowspan: b.tables.length }, b.outcome || "playing") : null,
           h("td", null, tb.faults.map(function (f) { return h("div", null, badge(f.status, "fault"), " seat " + f.seat + ": ", f.detail); })),
           h("td", null, tb.deal_ids.map(function (d, i) { return [i ? " " : "", link("deal=" + d, "deal " + d)]; }))));
       });
     });
     c.appendChild(h("table", { id: "boards" },
       h("thead", null, h("tr", null, ["Board", "Seed", "Table", "Seats 0–" + (m.boards.length && m.boards[0].tables[0] ? m.boards[0].tables[0].seats.length - 1 : 3),
-        "Points (side 0 – 1)", "Margin A", "Result A", "Faults", "Replay"].map(function (x) { return h("th", null, x); }))),
+        "Points (A – B)", "Margin A", "Result A", "Faults", "Replay"].map(function (x, i) { return h("th", { class: i === 1 || i === 3 || i === 6 ? "wide-only" : null }, x); }))),
       body));
     c.appendChild(h("p", { class: "muted" }, "Team A's margin over the match: " + signed(total) + "."));
     main.appendChild(c);
@@ -569,13 +819,12 @@
 
   // ---- the replay viewer ------------------------------------------------------------------
   function replayPage(d, r) {
-    const n = d.frames.length - 1;
+    const n = d.frames.length - 1, mine = current;
     const state = { step: clampStep(r.step, n), seat: parseSeat(r.seat, d.players) };
     setCrumbs([["", "Tournaments"], ["t=" + d.tournament_id, d.tournament],
       ["t=" + d.tournament_id + "&match=" + d.match, "match " + d.match], [null, "deal " + d.deal_id]]);
     document.title = "Deal " + d.deal_id + " · " + d.tournament + " · Zwicker Arena";
-    const sides = d.players === 4 || d.players === 6 ? 2 : d.players;
-    const sideOf = function (seat) { return sides === d.players ? seat : seat % 2; };
+    const sides = d.sides, sideOf = function (seat) { return d.seat_sides[seat]; };  // the variant's layout
 
     main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Deal " + d.deal_id),
       h("span", { class: "muted" }, "match " + d.match + ", board " + d.board + (d.swapped ? " (sides swapped)" : "") +
@@ -598,6 +847,22 @@
     const back = btn("\u25C0", "back (\u2190)", "back", function () { go(state.step - 1); });
     const fwd = btn("\u25B6", "forward (\u2192)", "forward", function () { go(state.step + 1); });
     const end = btn("\u00BB", "last (End)", "last", function () { go(n); });
+    let timer = null;
+    const play = btn("play", "play the moves one a second (space)", "play", function () { toggle(); });
+    function toggle(off) {
+      if (timer !== null || off) {
+        if (timer !== null) clearInterval(timer);
+        timer = null;
+        play.textContent = "play";
+        return;
+      }
+      if (state.step >= n) go(0);
+      play.textContent = "pause";
+      timer = setInterval(function () {
+        if (current !== mine || state.step >= n) return toggle(true);
+        go(state.step + 1);
+      }, 1000);
+    }
     range.addEventListener("input", function () { go(Number(range.value)); });
     jump.addEventListener("change", function () {
       if (jump.value === "") return;
@@ -613,26 +878,28 @@
       viewButtons.push(b);
       views.appendChild(b);
     }
-    const controls = h("div", { class: "controls" }, first, back, stepText, fwd, end, range,
+    const controls = h("div", { class: "controls" }, h("span", { class: "steps" }, first, back, stepText, fwd, end, play), range,
       h("label", { class: "muted" }, "move ", jump), views);
     const layout = h("div", { class: "replay" });
-    const left = h("div");
     const felt = h("div", { class: "felt" + (d.players === 4 ? "" : " ring"), id: "felt" });
     const score = h("div", { id: "score" });
-    left.appendChild(h("section", { class: "card" }, controls, felt,
+    layout.appendChild(h("section", { class: "card felt-card" }, controls, felt,
       h("p", { class: "keys" }, h("kbd", null, "\u2190"), " ", h("kbd", null, "\u2192"), " step, ",
+        h("kbd", null, "space"), " play or pause, ",
         h("kbd", null, "Home"), " ", h("kbd", null, "End"), " first and last; the address names the deal, view and move, to share.")));
-    left.appendChild(score);
-    left.appendChild(seatsCard);
+    score.classList.add("score-area");
+    seatsCard.classList.add("seats-card");
     const list = h("ol", { class: "moves", id: "movelist" });
     list.appendChild(h("li", { "data-step": 0, onclick: function () { go(0); } }, h("span", { class: "n" }, "0"), h("span", null, "the deal")));
     d.frames.slice(1).forEach(function (f, i) {
       list.appendChild(h("li", { "data-step": i + 1, onclick: function () { go(i + 1); } },
         h("span", { class: "n" }, String(i + 1)), h("span", { class: "s" }, "S" + f.move.seat),
-        h("span", { class: "mono" }, f.move.text), f.move.zwick ? badge("zwick", "zwick") : null));
+        h("span", { class: "mono" }, f.move.text), f.move.zwick ? badge("zwick", "zwick") : null,
+        f.move.sum ? h("span", { class: "muted sum" }, f.move.sum) : null));
     });
-    layout.appendChild(left);
-    layout.appendChild(h("section", { class: "card" }, h("h2", null, "Moves"), list));
+    layout.appendChild(h("section", { class: "card moves-card" }, h("h2", null, "Moves"), list));
+    layout.appendChild(score);
+    layout.appendChild(seatsCard);
     main.appendChild(layout);
 
     const POS = { 0: "south", 1: "west", 2: "north", 3: "east" };
@@ -683,6 +950,7 @@
         out.appendChild(document.createTextNode(" onto "));
         (m.onto_cards || []).forEach(function (c) { out.appendChild(cardEl(c, { small: true })); });
         out.appendChild(document.createTextNode(" announcing " + m.value));
+        if (m.sum) out.appendChild(h("span", { class: "sum", title: "the build's value: the unit's, then the card's" }, " (" + m.sum + ")"));
       } else {
         out.appendChild(document.createTextNode(who + "trails "));
         out.appendChild(cardEl(m.card, { small: true }));
@@ -717,7 +985,9 @@
       center.appendChild(h("div", { class: "tableinfo" },
         h("span", null, "Stock: " + f.stock),
         h("span", null, "Taken: " + f.taken.map(function (x, i) { return "side " + i + " " + x; }).join(", ")),
-        h("span", null, "Zwicks: " + f.zwicks.map(function (x, i) { return "side " + i + " " + x; }).join(", "))));
+        h("span", null, "Zwicks: " + f.zwicks.map(function (x, i) { return "side " + i + " " + x; }).join(", ")),
+        f.points ? h("span", { id: "running-score", title: "card points and Zwick points taken so far; the most-cards bonus comes at the end" },
+          "Points so far: " + f.points.map(function (x, i) { return "side " + i + " " + x; }).join(", ")) : null));
       center.appendChild(units);
       if (f.move) center.appendChild(moveText(f));
       else center.appendChild(h("div", { class: "lastmove", id: "lastmove" }, "The deal as dealt: seat " + f.to_move + " (" + seatName(f.to_move) + ") plays first."));
@@ -730,7 +1000,8 @@
         if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - li.offsetHeight) list.scrollTop = top - list.clientHeight / 2;
       }
       drawScore(state.step === n);
-      const hash = "deal=" + d.deal_id + (state.seat === null ? "" : "&seat=" + state.seat) + "&step=" + state.step;
+      const hash = "deal=" + d.deal_id + (state.seat === null ? "" : "&seat=" + state.seat) + "&step=" + state.step +
+        (r.follow ? "&follow=" + r.follow : "");
       if (location.hash.replace(/^#/, "") !== hash) history.replaceState(null, "", "#" + hash);
     }
 
@@ -780,8 +1051,15 @@
       else if (e.key === "ArrowLeft") { go(state.step - 1); e.preventDefault(); }
       else if (e.key === "Home") { go(0); e.preventDefault(); }
       else if (e.key === "End") { go(n); e.preventDefault(); }
+      else if (e.key === " ") { toggle(); e.preventDefault(); }
     };
     draw();
+    if (r.follow) {
+      main.insertBefore(h("p", { class: "card following", id: "following" }, "Following match " + r.follow.split("-")[1] +
+        ": this is its newest stored deal; the next one opens and plays when it is stored. ",
+        link("t=" + r.follow.split("-")[0] + "&match=" + r.follow.split("-")[1], "the match")), main.firstChild.nextSibling);
+      if (r.autoplay || state.step === 0) toggle();
+    }
   }
   function clampStep(text, n) {
     const k = text === null || text === undefined || text === "" ? 0 : parseInt(text, 10);

@@ -1,0 +1,137 @@
+"""A room's table as a spectator may see it while it plays: its public view in a side file.
+
+A room given a folder (`Job.live`) keeps one file there, `m{match}-{straight|swapped}.json`,
+rewritten (atomically: a new file renamed over the old, by a writer thread) at most every
+EVERY_S seconds while it plays; the file goes when the room ends. The
+view holds only what every seat sees: the table's units, how many cards each hand and the stock
+hold, the cards taken and Zwicks per side, who is to move and the moves made so far (each
+played card is shown when it is played). Never a hand, and never the deal's seed, from which
+the hands follow. `arena serve` reads the files (arena.results.web_queries.live_tables) and
+draws them as the replay viewer draws a deal.
+
+    {"room": "cup/m3/straight", "match_no": 3, "swapped": false, "board_no": 5, "deal": 0,
+     "players": 4, "seat_sides": [0, 1, 0, 1], "seats": [bot id, ...], "variant": "jensen",
+     "dealer": 1, "to_move": 2, "over": false, "table": [card or {"build": [...], "value": v, "by": seat}],
+     "hands": [cards held per seat], "stock": 20, "taken": [cards per side], "zwicks": [...],
+     "points": [card and Zwick points taken per side], "moves": [{"seat": s, "text": "9Hx0=9", "move": {...}}],
+     "updated": ISO time}
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import engine
+from engine.moves import Build
+from engine.notation import move_text
+
+EVERY_S = 1.0
+"""The least time between two views of a table (a move takes far less): a spectator's page asks
+every two seconds, and a loaded disk must not slow the tables (the writes are a thread's)."""
+
+
+def room_file(folder: str | os.PathLike[str], match_no: int, swapped: bool) -> Path:
+    return Path(folder) / f"m{match_no}-{'swapped' if swapped else 'straight'}.json"
+
+
+def public_view(state: engine.State, moves: list[dict[str, Any]]) -> dict[str, Any]:
+    """What every seat sees of `state` (see the module's docstring), with the moves so far."""
+    rules = state.variant.rules
+    return {
+        "table": [{"build": list(u.cards), "value": u.value, "by": u.by} if type(u) is Build else u for u in state.table],
+        "hands": [len(h) for h in state.hands], "stock": len(state.stock), "taken": [len(t) for t in state.taken],
+        "zwicks": list(state.zwicks),
+        "points": [sum(rules.points[c] for c in pile) + z * rules.zwick for pile, z in zip(state.taken, state.zwicks)],
+        "to_move": None if state.is_over else state.to_move, "over": state.is_over,
+        "moves": [{"seat": m["seat"], "text": move_text(engine.Move.from_dict(m["move"])), "move": m["move"]}
+                  for m in moves],
+    }
+
+
+class _Writer:
+    """One thread per process that writes the views handed to it, so that a slow disk never holds
+    up a table: `put` keeps only the latest view of each file (None: remove the file)."""
+
+    def __init__(self) -> None:
+        self._pending: dict[Path, dict[str, Any] | None] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def put(self, path: Path, view: dict[str, Any] | None) -> None:
+        with self._lock:
+            self._pending[path] = view
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="arena-live", daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            with self._lock:
+                work, self._pending = self._pending, {}
+            for path, view in work.items():
+                write(path, view)
+
+
+_WRITER = _Writer()
+
+
+def write(path: Path, view: dict[str, Any] | None) -> None:
+    """Write `view` to `path` atomically (a new file renamed over the old), or remove the file."""
+    try:
+        if view is None:
+            path.unlink(missing_ok=True)
+            return
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(view, separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:  # a spectator's view: never a reason to stop a table
+        pass
+
+
+class Watch:
+    """Publishes one room's table: called by the table after each move (and at a deal's start);
+    `close` when the room ends. `sync`: write at once, in the caller's thread (tests)."""
+
+    def __init__(self, folder: str | os.PathLike[str], room: str, match_no: int, swapped: bool,
+                 seats: list[int], every_s: float = EVERY_S, sync: bool = False) -> None:
+        self.path = room_file(folder, match_no, swapped)
+        self.head = {"room": room, "match_no": match_no, "swapped": swapped, "seats": list(seats)}
+        self.every_s = every_s
+        self.sync = sync
+        self.last = -float("inf")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, board: str | None, deal: int, state: engine.State, moves: list[dict[str, Any]]) -> None:
+        """The table after a move (or at a deal's start), published unless the last one was
+        less than `every_s` ago."""
+        now = time.monotonic()
+        if now - self.last < self.every_s:
+            return
+        self.last = now
+        m = re.search(r"/b(\d+)$", board or "")
+        v = state.variant
+        view = {**self.head, "board_no": int(m[1]) if m else None, "deal": deal, "players": v.players,
+                "seat_sides": [v.side_of(s) for s in range(v.players)], "variant": str(v), "dealer": state.dealer,
+                **public_view(state, moves),
+                "updated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")}
+        if self.sync:
+            write(self.path, view)
+        else:
+            _WRITER.put(self.path, view)
+
+    def close(self) -> None:
+        if self.sync:
+            write(self.path, None)
+        else:
+            _WRITER.put(self.path, None)
