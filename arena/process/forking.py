@@ -219,7 +219,7 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
 def server_argv(fd: int, scratch: str) -> list[str]:
 
     return [sandbox.sandbox_python(), "-I", str(SERVER), str(fd), scratch, str(runtime.runtime()),
-            seccomp.program().hex()]
+            seccomp.program().hex(), json.dumps(sandbox.usr_layout())]
 
 
 def make_scratch() -> str:
@@ -298,7 +298,7 @@ def _trial() -> tuple[int, str]:
     try:
         mine.settimeout(30)
         argv = [sandbox.sandbox_python(), "-c", "import msgpack"]
-        request = sandbox.fork_request(argv, Path("/usr/bin"), False, Limits(), sandbox.allocate_uid(), {},
+        request = sandbox.fork_request(argv, runtime.runtime(), False, Limits(), sandbox.allocate_uid(), {},
                                        sandbox.kit_binds())
         socket.send_fds(mine, [json.dumps({**request, "id": 1}).encode()], [in_read, out_write, err_write])
         close(in_read, out_write, err_write)

@@ -136,7 +136,11 @@ def build_shared(scratch: str) -> None:
     os.mkdir(os.path.join(scratch, ROOT))
     usr, etc, dev = (os.path.join(shared, name) for name in ("usr", "etc", "dev"))
     os.mkdir(usr)
-    _bind_ro("/usr", usr)
+    # Not all of /usr: the view (arena/process/view.py), whose every page the arena keeps
+    # cached. A tmpfs of mount points, writable here (a bot's own program joins it, `add_to_usr`),
+    # read-only in every bot.
+    _mount("tmpfs", usr, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    add_to_usr(scratch, USR_LAYOUT)
     os.mkdir(etc)
     _mount("tmpfs", etc, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
     for path in ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives"):
@@ -156,6 +160,28 @@ def build_shared(scratch: str) -> None:
     _mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
 
 
+USR_LAYOUT: list = []  # every bot's view of /usr, (kind, path, link target), from the command line
+_in_usr: set[str] = set()
+
+
+def add_to_usr(scratch: str, layout: list) -> None:
+    """Show these paths of /usr in every bot's /usr (once each): a folder or a file bound
+    read-only, a symlink made as it is outside."""
+    for kind, path, target in layout:
+        if path in _in_usr or not path.startswith("/usr/"):
+            continue
+        _in_usr.add(path)
+        inside = os.path.join(scratch, SHARED, path.lstrip("/"))
+        os.makedirs(os.path.dirname(inside), exist_ok=True)
+        if kind == "link":
+            os.symlink(target, inside)
+        elif os.path.lexists(inside):
+            continue
+        else:
+            _mount_point(inside, path)
+            _bind_ro(path, inside)
+
+
 def build_root(scratch: str, request: dict) -> None:
     """In fresh namespaces (a copy of the server's): make the bot's whole file system out of
     the shared parts (`build_shared`), its own /tmp and its binds, and enter it."""
@@ -166,6 +192,7 @@ def build_root(scratch: str, request: dict) -> None:
     for name in ("usr", "etc", "dev"):
         os.mkdir(new(name))
         _mount(os.path.join(shared, name), new(name), None, MS_BIND | MS_REC)
+    _mount(None, new("usr"), None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
     for link in ("bin", "lib", "lib64", "sbin"):
         os.symlink(f"usr/{link}", new(link))
     os.mkdir(new("proc"))
@@ -509,6 +536,7 @@ def serve(server: socket.socket, scratch: str, broken: str | None = None) -> Non
                         reply({"id": request["id"], "error": broken})
                         continue
                     try:
+                        add_to_usr(scratch, request.get("usr", ()))  # the bot's own program, if under /usr
                         pid, ready, exit_fd = start(scratch, request, fds, server_alive, own_pid_ns)
                     except OSError as exc:
                         reply({"id": request["id"], "error": str(exc)})
@@ -540,6 +568,7 @@ if __name__ == "__main__":
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the arena also checks our parent, see arena.process.forking
     sock = socket.socket(fileno=int(sys.argv[1]))
     FILTER = bytes.fromhex(sys.argv[4])
+    USR_LAYOUT = json.loads(sys.argv[5])
     broken = None
     if os.geteuid() != 0:
         try:

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from arena.process import cgroups, runtime, seccomp
+from arena.process import cgroups, runtime, seccomp, view
 
 if TYPE_CHECKING:
     from arena.process.command import BotCommand, Limits
@@ -81,7 +81,7 @@ def bwrap_problem() -> str | None:
     uid = allocate_uid()
     with _filter_fd() as fd:
         extra = [arg for bind in kit_binds() for arg in ("--ro-bind", *bind)] + ["--seccomp", str(fd)]
-        argv = _bwrap_argv(Path("/usr/bin"), Path("/usr/bin"), uid, 1 << 20, extra) + [
+        argv = _bwrap_argv(runtime.runtime(), runtime.runtime(), uid, 1 << 20, extra) + [
             "/usr/bin/env", f"PYTHONPATH={KIT_MOUNT}", sandbox_python(), "-c", "import msgpack"
         ]
         try:
@@ -110,6 +110,32 @@ def sandbox_python_problem() -> str | None:
     if result.returncode != 0:
         return f"{python} cannot run the bot kit: {_last_line(result.stderr)}"
     return None
+
+
+@functools.cache
+def usr_layout() -> list[tuple[str, str, str]]:
+    """Every sandboxed bot's /usr (arena/process/view.py), its pages loaded by this process."""
+    paths = view.base(sandbox_python())
+    view.pin([*paths, str(runtime.runtime())])
+    return view.layout(paths)
+
+
+def program_layout(program: str) -> list[tuple[str, str, str]]:
+    """What a bot's own program adds to its /usr (itself and its libraries), pinned."""
+    path = shutil.which(program) or program
+    if not os.path.isabs(path):
+        return []
+    paths = view.for_program(path)
+    view.pin(paths)
+    return view.layout(paths)
+
+
+def _usr_args(layout: list[tuple[str, str, str]]) -> list[str]:
+    """bwrap's arguments that show these paths of /usr (read-only binds, symlinks)."""
+    args = []
+    for kind, path, target in layout:
+        args += ["--symlink", target, path] if kind == "link" else ["--ro-bind", path, path]
+    return args
 
 
 def kit_binds() -> list[tuple[str, str]]:
@@ -219,6 +245,8 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         in_process = python and len(argv) > 1 and argv[1].endswith(".py") and os.path.isfile(argv[1])
         request = fork_request(argv, cmd.workdir, in_process, limits, uid, tag_env, binds)
         request["cgroups"] = group.procs_files() if group is not None else []
+        request["usr"] = [] if python else program_layout(argv[0])
+        view.pin_folder(str(cmd.workdir))
         yield Launch(argv, str(cmd.workdir), {}, uid, request=request)
         return
     if uid is not None:
@@ -236,7 +264,9 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         # bwrap's own two processes (outside and the PID namespace's init) share the uid.
         # A Python bot gets the bot kit (that file and its bytecode) on its path; others their program.
         extra = [arg for bind in kit_binds() for arg in ("--ro-bind", *bind)] if python else [
-            arg for p in _program_outside(argv[0], cmd.workdir) for arg in ("--ro-bind", p, p)]
+            arg for p in _program_outside(argv[0], cmd.workdir) for arg in ("--ro-bind", p, p)] + _usr_args(
+            [entry for entry in program_layout(argv[0]) if entry not in usr_layout()])
+        view.pin_folder(str(cmd.workdir))
         env |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
         namespace = PidNamespace()
         try:
@@ -393,7 +423,7 @@ def _bwrap_argv(workdir: Path, chdir: Path, uid: int | None, tmp_bytes: int, ext
         "--unshare-all",  # user, pid, net, ipc, uts, cgroup namespaces: no network at all
         "--unshare-user",  # required, not just tried: --disable-userns needs it
         "--die-with-parent",  # safe: the parent is the trio thread, see arena.process
-        "--ro-bind", "/usr", "/usr",
+        *_usr_args(usr_layout()),  # not all of /usr: the view whose pages stay cached (arena/process/view.py)
         "--symlink", "usr/bin", "/bin",
         "--symlink", "usr/lib", "/lib",
         "--symlink", "usr/lib64", "/lib64",
