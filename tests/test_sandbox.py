@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TypeVar
 
@@ -553,10 +554,10 @@ async def test_a_failed_fork_start_is_one_clear_error(hostile, tmp_path):
         ends = [os.pipe() for _ in range(3)]
         try:
             with pytest.raises(OSError, match=r"^sandbox fork: .*missing.*No such file or directory"):
-                await server.start(request, [ends[0][0], ends[1][1], ends[2][1]])
+                await server.start(request, [ends[0][0], ends[1][1], ends[2][1]], ends[0][1])
             del request["binds"]  # an init that dies before it is ready must not leave us waiting
             with pytest.raises(OSError, match=r"^sandbox fork: the bot's sandbox exited with status 1 before"):
-                await server.start(request, [ends[0][0], ends[1][1], ends[2][1]])
+                await server.start(request, [ends[0][0], ends[1][1], ends[2][1]], ends[0][1])
         finally:
             for read, write in ends:
                 os.close(read)
@@ -647,3 +648,24 @@ def test_a_fork_bots_process_limit_counts_the_users_tasks_only_on_old_kernels(mo
     monkeypatch.setattr(sandbox, "_kernel", lambda: (5, 10))
     assert request(4242)["limits"]["processes"] == 16
     assert request(None)["limits"]["processes"] > 16  # this test's own process at least
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_a_bot_holds_nothing_of_the_bots_started_before_it(hostile, mode):
+    """In fork mode a Python bot is a copy of the server's memory: the server gets only a
+    request's id (the command line, folder, environment and uid go down the bot's own stdin), so
+    a bot that scans its own memory, started after three others as in a room, finds neither
+    their command lines nor their tags."""
+    script = hostile / "scan_memory.py"
+    markers = [f"zwicker-marker-{os.urandom(8).hex()}" for _ in range(3)]
+    holders = []
+    async with forking.serving(mode), AsyncExitStack() as stack:
+        for marker in markers:
+            cmd = BotCommand.from_spec(str(script))
+            holder = await stack.enter_async_context(open_bot(
+                BotCommand(cmd.argv + ("hold", f"{marker} " * 50), cmd.workdir, cmd.kind), sandbox=mode))
+            assert "holding" in await _holding(holder)
+            holders.append(holder)
+        _, said = await run_to_end(mode, script, "scan")
+    assert said.endswith("done\n"), said
+    assert not [m for m in markers if m in said] and not [h.tag for h in holders if f"{h.tag}\n" in said], said

@@ -415,6 +415,7 @@ def confine(scratch: str, request: dict, fds: list[int], ready: int) -> None:
     /proc hides the processes of other users (hidepid=2): the init, root and outside the bot's
     mount namespace, is not there for the bot to look at."""
     try:
+        request = {**request, **_read_private(fds[0])}  # (ValueError: not JSON)
         for procs in request.get("cgroups", ()):  # the bot's own groups (arena/process/cgroups.py)
             with open(procs, "w") as f:
                 f.write(str(os.getpid()))  # a pid of the writer's own PID namespace: itself
@@ -422,7 +423,7 @@ def confine(scratch: str, request: dict, fds: list[int], ready: int) -> None:
         build_root(scratch, request)
         if request["uid"] is None:
             _user_namespace_of_its_own()
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         os.write(ready, str(exc).encode()[:4000])
         os._exit(1)
     os.write(ready, b"ok")
@@ -435,6 +436,20 @@ def confine(scratch: str, request: dict, fds: list[int], ready: int) -> None:
     except BaseException as exc:  # noqa: BLE001  (a failed set-up must not run the bot)
         os.write(2, f"arena: the fork sandbox could not start the bot: {exc}\n".encode())
     os._exit(127)
+
+
+def _read_private(stdin: int) -> dict:
+    """The rest of the bot's request, which the arena wrote at the head of its stdin (4 bytes of
+    length, then JSON): read exactly that much, so that what follows is the bot's."""
+    def exactly(n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            chunk = os.read(stdin, n - len(data))
+            if not chunk:
+                raise OSError(errno.EPIPE, "the arena closed the bot's input before its request")
+            data += chunk
+        return data
+    return json.loads(exactly(int.from_bytes(exactly(4), "big")))
 
 
 def _close_all_but(keep: set[int]) -> None:

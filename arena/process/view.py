@@ -229,6 +229,23 @@ def layout(paths: Iterable[str]) -> list[tuple[str, str, str]]:
     return out
 
 
+def copy_to(layout: Iterable[tuple[str, str, str]], dest: str) -> None:
+    """The view as a tree of its own under `dest` (a tmpfs: its pages are memory, never evicted),
+    for bwrap, which then binds one folder instead of a hundred paths (about 130 ms less per bot).
+    Files keep their modes and times (so the standard library's bytecode stays valid)."""
+    for kind, path, target in layout:
+        inside = os.path.join(dest, os.path.relpath(path, USR))
+        os.makedirs(os.path.dirname(inside), mode=0o755, exist_ok=True)
+        if kind == "link":
+            os.symlink(target, inside)
+        elif kind == "dir":
+            shutil.copytree(path, inside, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(path, inside)
+    for here, dirs, _ in os.walk(dest):
+        os.chmod(here, 0o755)
+
+
 _pinned: set[str] = set()
 
 

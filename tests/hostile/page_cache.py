@@ -42,8 +42,8 @@ def say(*words):
 
 def targets(session=None, under="/usr"):
     """The 32 pages of the bits, as (file, page): page 2 of the largest .py files of the standard
-    library (both bots see it); with a session number, pages nobody has read yet: one page of a
-    file drawn from everything under /usr by the session and the bit (no dropping needed)."""
+    library (both bots see it); with a session number, pages nobody has read yet: one page of
+    each of 32 files drawn from everything under /usr by the session (no dropping needed)."""
     if session is None and under != "/usr":  # page 2 of the largest files there
         found = [(-os.path.getsize(p), p) for p in _files(under) if os.path.getsize(p) > 4 * PAGE]
         return [(p, 2) for _, p in sorted(found)[:BITS]]
@@ -53,12 +53,10 @@ def targets(session=None, under="/usr"):
         files = [f for f in files if os.path.isfile(f) and not os.path.islink(f) and os.path.getsize(f) > 4 * PAGE]
         return [(f, 2) for f in sorted(files, key=lambda f: (-os.path.getsize(f), f))[:BITS]]
     files = [(path, os.path.getsize(path) // PAGE) for path in _files(under) if os.path.getsize(path) >= PAGE]
-    picked = []
-    for bit in range(BITS):
-        digest = hashlib.sha256(f"{session}/{bit}".encode()).digest()
-        path, pages = files[int.from_bytes(digest[:8], "big") % len(files)]
-        picked.append((path, int.from_bytes(digest[8:16], "big") % pages))
-    return picked
+    # 32 different files (a read loads its neighbours too), ranked by a hash of the session.
+    digest = lambda path: hashlib.sha256(f"{session}/{path}".encode()).digest()  # noqa: E731
+    ranked = sorted(files, key=lambda entry: digest(entry[0]))[:BITS]
+    return [(path, int.from_bytes(digest(path)[8:16], "big") % pages) for path, pages in ranked]
 
 
 def _files(under):
