@@ -622,8 +622,8 @@ def test_the_sweep_removes_only_the_groups_of_dead_arenas():
     started = _start_time(gone.pid)
     gone.kill()
     gone.wait()
-    dead = [base.parent / f"{cgroups.GROUP_PREFIX}{gone.pid}-{started}" / "bot-x"
-            for base in set(cgroups._bases().values())]
+    dead = [group.parent / f"{cgroups.GROUP_PREFIX}{gone.pid}-{started}" / "bot-x"
+            for group in cgroups.arena_groups()]
     try:
         for folder in dead:
             folder.mkdir(parents=True)
