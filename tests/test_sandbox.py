@@ -669,3 +669,19 @@ async def test_a_bot_holds_nothing_of_the_bots_started_before_it(hostile, mode):
         _, said = await run_to_end(mode, script, "scan")
     assert said.endswith("done\n"), said
     assert not [m for m in markers if m in said] and not [h.tag for h in holders if f"{h.tag}\n" in said], said
+
+
+HOST_COUNTERS = ("vmstat", "meminfo", "sys/fs/file-nr")  # what the bot surely moves
+
+
+async def test_without_a_sandbox_a_bot_moves_the_machines_counters(hostile):  # the positive control
+    _, said = await run_to_end("none", hostile / "host_counters.py")
+    assert all(f"moved {name}" in said for name in HOST_COUNTERS), said
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_a_namespaced_bot_sees_the_machines_counters_frozen(hostile, mode):
+    """/proc's machine-wide files (vmstat, meminfo, stat, loadavg, pressure, /proc/sys/fs, ...)
+    are a snapshot taken once per arena process: 64 MiB of shared memory moves nothing there."""
+    _, said = await run_to_end(mode, hostile / "host_counters.py")
+    assert said.endswith("done\n") and "moved" not in said and all(f"same {n}" in said for n in HOST_COUNTERS), said

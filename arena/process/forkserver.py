@@ -120,6 +120,46 @@ def exit_status(status: int) -> int:
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
+HOST_WIDE_FILES = ("vmstat", "meminfo", "stat", "loadavg", "interrupts", "softirqs", "diskstats", "zoneinfo",
+                   "buddyinfo", "pagetypeinfo", "key-users", "swaps", "schedstat", "partitions", "cgroups", "locks")
+HOST_WIDE_FOLDERS = ("pressure", "sys/fs")
+"""What /proc shows of the whole machine: counters a bot moves (nr_shmem, MemFree, file-nr, the
+pressure stall figures) and its partner reads. Each bot sees a snapshot, taken once per arena
+process, instead: the same text, which nothing a bot does changes."""
+
+
+def snapshot_proc(dest: str) -> None:
+    """Copy HOST_WIDE_FILES and HOST_WIDE_FOLDERS of /proc into `dest` (unreadable ones empty)."""
+    def copy(source: str, target: str) -> None:
+        try:
+            with open(source, "rb") as f:
+                data = f.read(1 << 20)
+        except OSError:
+            data = b""
+        with open(target, "wb") as f:
+            f.write(data)
+        os.chmod(target, 0o444)
+
+    os.makedirs(dest, exist_ok=True)
+    for name in HOST_WIDE_FILES:
+        if os.path.exists(f"/proc/{name}"):
+            copy(f"/proc/{name}", os.path.join(dest, name))
+    for folder in HOST_WIDE_FOLDERS:
+        for here, dirs, names in os.walk(f"/proc/{folder}"):
+            inside = os.path.join(dest, os.path.relpath(here, "/proc"))
+            os.makedirs(inside, exist_ok=True)
+            for name in names:
+                copy(os.path.join(here, name), os.path.join(inside, name))
+        for here, dirs, _ in os.walk(os.path.join(dest, folder)):
+            os.chmod(here, 0o555)
+
+
+def proc_masks(snapshot: str) -> list[tuple[str, str]]:
+    """(snapshot path, /proc path) binds that put the snapshot over a fresh /proc."""
+    return [(os.path.join(snapshot, name), f"/proc/{name}")
+            for name in (*HOST_WIDE_FILES, *HOST_WIDE_FOLDERS) if os.path.exists(os.path.join(snapshot, name))]
+
+
 SHARED, ROOT = "shared", "root"  # in the scratch folder: what all bots' roots share, and where each is built
 
 
@@ -130,7 +170,7 @@ def build_shared(scratch: str) -> None:
     nodev) instead of building it: about 25 mount calls per bot become 12."""
     _check(libc.unshare(CLONE_NEWNS), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing of it reaches the arena's namespace
-    _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
+    _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=8m,mode=0755")
     shared = os.path.join(scratch, SHARED)
     os.mkdir(shared)
     os.mkdir(os.path.join(scratch, ROOT))
@@ -158,6 +198,7 @@ def build_shared(scratch: str) -> None:
                          ("stderr", "/proc/self/fd/2"), ("shm", "/tmp")):
         os.symlink(target, os.path.join(dev, name))
     _mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
+    snapshot_proc(os.path.join(shared, "proc"))
 
 
 USR_LAYOUT: list = []  # every bot's view of /usr, (kind, path, link target), from the command line
@@ -205,6 +246,8 @@ def build_root(scratch: str, request: dict) -> None:
     # mounted while the old root's /proc is still there: in a user namespace the kernel mounts
     # a proc only where one is visible already.
     _mount("proc", new("proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+    for source, target in proc_masks(os.path.join(shared, "proc")):  # the machine's counters, frozen
+        _bind_ro(source, new(target))
     os.chdir(root)
     _check(libc.syscall(SYS_PIVOT_ROOT[MACHINE], b".", b"."), "pivot_root")
     _check(libc.umount2(b".", MNT_DETACH), "umount the old root")

@@ -206,6 +206,17 @@ def _program_in_usr(program: str) -> list[str]:
     return []
 
 
+@functools.cache
+def proc_masks() -> list[tuple[str, str]]:
+    """bwrap's binds of a snapshot of /proc's machine-wide counters (forkserver.HOST_WIDE_FILES),
+    taken once per arena process into its stage folder, over the sandbox's /proc."""
+    from arena.process import forkserver
+
+    snapshot = runtime.stage() / "proc"
+    forkserver.snapshot_proc(str(snapshot))
+    return forkserver.proc_masks(str(snapshot))
+
+
 def _usr_args(layout: list[tuple[str, str, str]]) -> list[str]:
     """bwrap's arguments that show these paths of /usr (read-only binds, symlinks)."""
     args = []
@@ -510,6 +521,7 @@ def _bwrap_argv(workdir: Path, chdir: Path, uid: int | None, tmp_bytes: int, ext
             argv += ["--ro-bind", path, path]
     argv += [
         "--proc", "/proc",
+        *[arg for source, target in proc_masks() for arg in ("--ro-bind", source, target)],  # frozen counters
         "--dev", "/dev",
         "--size", str(tmp_bytes), "--tmpfs", "/tmp",
         "--ro-bind", str(workdir), str(workdir),
