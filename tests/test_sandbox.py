@@ -685,3 +685,14 @@ async def test_a_namespaced_bot_sees_the_machines_counters_frozen(hostile, mode)
     are a snapshot taken once per arena process: 64 MiB of shared memory moves nothing there."""
     _, said = await run_to_end(mode, hostile / "host_counters.py")
     assert said.endswith("done\n") and "moved" not in said and all(f"same {n}" in said for n in HOST_COUNTERS), said
+
+
+def test_without_writable_cgroups_the_sandbox_names_the_missing_limits(monkeypatch):
+    """Where bots get only per-process limits (an ordinary user: no writable cgroups), the run's
+    header and `bot check` say so after the mode's name, as rlimit's warning says what it lacks."""
+    if cgroups.available():  # as root: the same machine without them
+        assert modes.label("fork") == "fork"
+        monkeypatch.setattr(cgroups, "available", lambda: False)
+    for mode in ("fork", "bwrap", "rlimit"):
+        assert modes.label(mode) == f"{mode} (without whole-bot limits: no writable cgroups here, only each process's own)"
+    assert modes.label("none") == "none"

@@ -161,13 +161,15 @@ def _given(ctx: typer.Context, param: str) -> bool:
 
 def _header(t: dict, mode: str) -> str:
     """What is about to be played, before the first board."""
+    from arena.process.modes import label
+
     names = ", ".join(b["name"] if [x["name"] for x in t["bots"]].count(b["name"]) == 1
                       else f"{b['name']}@{b['version']}" for b in t["bots"])
     done = f"; {t['boards_done']} of them stored, playing the rest" if t["boards_done"] else ""
     return (f"tournament '{t['name']}': {len(t['bots'])} bots ({names}), {t['matches']} matches x "
             f"{t['boards']} boards = {t['boards_total']} boards{done}\n"
             f"seed {t['seed']}, {engine.variant(t['variant'])}, {t['format']} format, {t['partners']} partners, "
-            f"sandbox {mode}")
+            f"sandbox {label(mode)}")
 
 
 def _interim(database, tid: int) -> str:
