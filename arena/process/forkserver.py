@@ -17,7 +17,8 @@ Per bot, two processes:
   forks the bot at once, reaps zombies, and exits with the bot's status (128 + N for death by
   signal N, as in bwrap mode); when it dies the kernel kills everything left in the namespace;
 - the *bot*, pid 2: still root, it unshares mount, network, IPC, UTS and cgroup namespaces,
-  builds its root (read-only /usr and the bot's own folder, a /dev of six devices, a private
+  builds its root (the view of /usr, arena/process/view.py, and the bot's own folder, read-only,
+  /proc's machine-wide counters a snapshot, a /dev of six devices, a private
   size-limited tmpfs /tmp, nothing else; the read-only parts bound from what the server
   prepared once, `build_shared`), mounts a /proc that shows only its own user's processes,
   tells the server it is ready, and confines itself: its three pipes as stdin/stdout/stderr,
@@ -33,7 +34,10 @@ namespaces, built them and forked the init: one fork, one exit and several hundr
 faults more per bot, about 1.7 ms of a bot's 10.6; bench/README.md.)
 
 Requests and replies are JSON records on a SOCK_SEQPACKET socket (fd given as argv[1]); a
-request carries the bot's three pipe ends as SCM_RIGHTS. Replies, once the bot's sandbox is
+request carries the bot's three pipe ends as SCM_RIGHTS, and only its id and the paths of its
+program under /usr: the rest (command line, folder, environment, uid, limits, binds) the arena
+writes at the head of the bot's own stdin, and only the bot's process reads it (`_read_private`),
+so that the server, whose memory every Python bot is a copy of, holds nothing of any bot. Replies, once the bot's sandbox is
 built: {"id", "pid"} with a pidfd of the init, or {"id", "error"} if it could not; when
 the init has exited, {"id", "exit": status} (before any other reply if it died first).
 """
