@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TypeVar
 
@@ -553,10 +554,10 @@ async def test_a_failed_fork_start_is_one_clear_error(hostile, tmp_path):
         ends = [os.pipe() for _ in range(3)]
         try:
             with pytest.raises(OSError, match=r"^sandbox fork: .*missing.*No such file or directory"):
-                await server.start(request, [ends[0][0], ends[1][1], ends[2][1]])
+                await server.start(request, [ends[0][0], ends[1][1], ends[2][1]], ends[0][1])
             del request["binds"]  # an init that dies before it is ready must not leave us waiting
             with pytest.raises(OSError, match=r"^sandbox fork: the bot's sandbox exited with status 1 before"):
-                await server.start(request, [ends[0][0], ends[1][1], ends[2][1]])
+                await server.start(request, [ends[0][0], ends[1][1], ends[2][1]], ends[0][1])
         finally:
             for read, write in ends:
                 os.close(read)
@@ -621,8 +622,8 @@ def test_the_sweep_removes_only_the_groups_of_dead_arenas():
     started = _start_time(gone.pid)
     gone.kill()
     gone.wait()
-    dead = [base.parent / f"{cgroups.GROUP_PREFIX}{gone.pid}-{started}" / "bot-x"
-            for base in set(cgroups._bases().values())]
+    dead = [group.parent / f"{cgroups.GROUP_PREFIX}{gone.pid}-{started}" / "bot-x"
+            for group in cgroups.arena_groups()]
     try:
         for folder in dead:
             folder.mkdir(parents=True)
@@ -647,3 +648,51 @@ def test_a_fork_bots_process_limit_counts_the_users_tasks_only_on_old_kernels(mo
     monkeypatch.setattr(sandbox, "_kernel", lambda: (5, 10))
     assert request(4242)["limits"]["processes"] == 16
     assert request(None)["limits"]["processes"] > 16  # this test's own process at least
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_a_bot_holds_nothing_of_the_bots_started_before_it(hostile, mode):
+    """In fork mode a Python bot is a copy of the server's memory: the server gets only a
+    request's id (the command line, folder, environment and uid go down the bot's own stdin), so
+    a bot that scans its own memory, started after three others as in a room, finds neither
+    their command lines nor their tags."""
+    script = hostile / "scan_memory.py"
+    markers = [f"zwicker-marker-{os.urandom(8).hex()}" for _ in range(3)]
+    holders = []
+    async with forking.serving(mode), AsyncExitStack() as stack:
+        for marker in markers:
+            cmd = BotCommand.from_spec(str(script))
+            holder = await stack.enter_async_context(open_bot(
+                BotCommand(cmd.argv + ("hold", f"{marker} " * 50), cmd.workdir, cmd.kind), sandbox=mode))
+            assert "holding" in await _holding(holder)
+            holders.append(holder)
+        _, said = await run_to_end(mode, script, "scan")
+    assert said.endswith("done\n"), said
+    assert not [m for m in markers if m in said] and not [h.tag for h in holders if f"{h.tag}\n" in said], said
+
+
+HOST_COUNTERS = ("vmstat", "meminfo", "sys/fs/file-nr")  # what the bot surely moves
+
+
+async def test_without_a_sandbox_a_bot_moves_the_machines_counters(hostile):  # the positive control
+    _, said = await run_to_end("none", hostile / "host_counters.py")
+    assert all(f"moved {name}" in said for name in HOST_COUNTERS), said
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_a_namespaced_bot_sees_the_machines_counters_frozen(hostile, mode):
+    """/proc's machine-wide files (vmstat, meminfo, stat, loadavg, pressure, /proc/sys/fs, ...)
+    are a snapshot taken once per arena process: 64 MiB of shared memory moves nothing there."""
+    _, said = await run_to_end(mode, hostile / "host_counters.py")
+    assert said.endswith("done\n") and "moved" not in said and all(f"same {n}" in said for n in HOST_COUNTERS), said
+
+
+def test_without_writable_cgroups_the_sandbox_names_the_missing_limits(monkeypatch):
+    """Where bots get only per-process limits (an ordinary user: no writable cgroups), the run's
+    header and `bot check` say so after the mode's name, as rlimit's warning says what it lacks."""
+    if cgroups.available():  # as root: the same machine without them
+        assert modes.label("fork") == "fork"
+        monkeypatch.setattr(cgroups, "available", lambda: False)
+    for mode in ("fork", "bwrap", "rlimit"):
+        assert modes.label(mode) == f"{mode} (without whole-bot limits: no writable cgroups here, only each process's own)"
+    assert modes.label("none") == "none"

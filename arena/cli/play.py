@@ -9,7 +9,7 @@ import typer
 
 import engine
 from arena.cli import app, bot_app, echo, echo_json
-from arena.errors import visible
+from arena.errors import ArenaError, visible
 from arena.results.schema import default_db_path
 from arena.tournaments.runner import parse_variant
 
@@ -29,10 +29,13 @@ def _command(spec: str, db: Path | None):
     return command_for(spec, db if db is not None else default_db_path())
 
 
-def _time_control(move_ms: int, bank_ms: int, handshake_ms: int):
+def _time_control(move_ms: int, bank_ms: int, handshake_ms: int, tempo: str = "free"):
     from arena.play.table import TimeControl
 
-    return TimeControl(handshake_s=handshake_ms / 1000, move_s=move_ms / 1000, bank_s=bank_ms / 1000)
+    try:
+        return TimeControl(handshake_s=handshake_ms / 1000, move_s=move_ms / 1000, bank_s=bank_ms / 1000, tempo=tempo)
+    except ValueError as exc:
+        raise ArenaError(str(exc)) from None
 
 
 SANDBOX_HELP = "How to confine the bots: fork, bwrap, rlimit or none (rlimit and none do not isolate partners)."
@@ -54,6 +57,7 @@ def play(
     move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),
     bank_ms: int = typer.Option(10000, "--bank-ms", help="Time bank per seat and table, in milliseconds."),
     handshake_ms: int = typer.Option(10000, "--handshake-ms", help="Start-up and handshake limit, in ms."),
+    tempo: str = typer.Option("free", "--tempo", help='"free": the table goes on as soon as a bot replies; "fixed": each reply is released one move limit after its act, so that no bot learns from the clock how long another thought (docs/hostile.md).'),
     as_json: bool = typer.Option(False, "--json", help="Print the whole match (every move) as JSON."),
     db: Path = typer.Option(None, "--db", help=DB_HELP, show_default=False),
 ) -> None:
@@ -69,7 +73,7 @@ def play(
 
     commands = [_command(bot_a, db), _command(bot_b, db)]
     v = engine.variant(parse_variant(variant))
-    tc = _time_control(move_ms, bank_ms, handshake_ms)
+    tc = _time_control(move_ms, bank_ms, handshake_ms, tempo)
     result = trio.run(lambda: play_match(*commands, boards=boards, seed=seed, variant=v, time_control=tc,
                                          sandbox=sandbox or _default_sandbox()))
     result.bots = [bot_a, bot_b]

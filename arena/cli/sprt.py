@@ -47,6 +47,7 @@ def sprt_cmd(
     = "deal",
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
+    tempo: Annotated[str, typer.Option("--tempo", help='"free": the table goes on as soon as a bot replies; "fixed": each reply is released one move limit after its act, so that no bot learns from the clock how long another thought (docs/hostile.md).')] = "free",
     sandbox: SandboxOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No line per board: only the verdict block.")] = False,
     db: DbOption = None,
@@ -69,8 +70,11 @@ def sprt_cmd(
     except ValueError as exc:
         raise ArenaError(f"sprt: {exc}") from None
     mode = resolve_mode(sandbox)
-    settings = runner.Settings(variant=runner.parse_variant(variant), seed=seed, format=fmt,
-                               time_control=TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000))
+    try:
+        time_control = TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000, tempo=tempo)
+    except ValueError as exc:
+        raise ArenaError(str(exc)) from None
+    settings = runner.Settings(variant=runner.parse_variant(variant), seed=seed, format=fmt, time_control=time_control)
     with _open(db, create=True) as database:
         tid = sprt_run.prepare(database, name, new, old, test, max_boards=max_boards, batch=batch,
                                settings=settings, sandbox=mode)

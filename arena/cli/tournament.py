@@ -65,6 +65,7 @@ def tournament_run(
                                                "with its stored settings.", show_default=False)] = None,
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
+    tempo: Annotated[str, typer.Option("--tempo", help='"free": the table goes on as soon as a bot replies; "fixed": each reply is released one move limit after its act, so that no bot learns from the clock how long another thought (docs/hostile.md).')] = "free",
     elo_k: Annotated[str | None, typer.Option("--elo-k", hidden=True)] = None,
     sandbox: SandboxOption = None,
     cluster: Annotated[str | None, typer.Option(
@@ -119,7 +120,7 @@ def tournament_run(
                 raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")
             settings = runner.Settings(boards=boards, variant=runner.parse_variant(variant), seed=seed, format=fmt,
                                    partners=partners, gauntlet=gauntlet, pairing=pairing, rounds=rounds,
-                                   time_control=TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000))
+                                   time_control=_time_control(move_ms, bank_ms, tempo))
             tid = runner.prepare(database, name, specs, settings, sandbox=mode)
         t = read.get_tournament(database, tid)
         finished = t["status"] == "finished" and t["boards_done"] == t["boards_total"]
@@ -177,13 +178,15 @@ def _given(ctx: typer.Context, param: str) -> bool:
 
 def _header(t: dict, mode: str) -> str:
     """What is about to be played, before the first board."""
+    from arena.process.modes import label
+
     names = ", ".join(b["name"] if [x["name"] for x in t["bots"]].count(b["name"]) == 1
                       else f"{b['name']}@{b['version']}" for b in t["bots"])
     done = f"; {t['boards_done']} of them stored, playing the rest" if t["boards_done"] else ""
     return (f"tournament '{t['name']}': {len(t['bots'])} bots ({names}), {t['matches']} matches x "
             f"{t['boards']} boards = {t['boards_total']} boards{done}\n"
             f"seed {t['seed']}, {engine.variant(t['variant'])}, {t['format']} format, {t['partners']} partners, "
-            f"sandbox {mode}")
+            f"sandbox {label(mode)}")
 
 
 def _interim(database, tid: int) -> str:
@@ -236,3 +239,10 @@ def replay_cmd(
         echo(frame)
         if step and sys.stdin.isatty():
             input()
+
+
+def _time_control(move_ms: int, bank_ms: int, tempo: str) -> TimeControl:
+    try:
+        return TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000, tempo=tempo)
+    except ValueError as exc:
+        raise ArenaError(str(exc)) from None

@@ -23,7 +23,7 @@ from arena.play import seeds
 from arena.errors import visible
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
 from arena.process.command import BotCommand, Limits
-from arena.process.modes import resolve_mode
+from arena.process.modes import label, resolve_mode
 
 RANDOM_BOT = Path(__file__).resolve().parents[2] / "bots" / "random_bot.py"
 
@@ -239,7 +239,7 @@ async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
 
 def format_check(check: CheckResult) -> str:
     """What `arena bot check` prints: in plain words, what works and exactly what went wrong."""
-    lines = [f"checking {check.bot} (sandbox {check.sandbox})"]
+    lines = [f"checking {check.bot} (sandbox {label(check.sandbox)})"]
     for table, seat in zip(check.tables, check.positions):
         s = table.seats[seat]
         where = f"seat {seat}:"

@@ -30,6 +30,9 @@ from arena.protocol.connection import Connection
 from arena.protocol.messages import MoveReply, Ready
 
 
+TEMPOS = ("free", "fixed")
+
+
 @dataclass(frozen=True)
 class TimeControl:
     """Limits on the bots' replies, in seconds (protocol.md, "Time control")."""
@@ -38,8 +41,15 @@ class TimeControl:
     move_s: float = 1.0  # per `act`, before the bank is drawn on
     bank_s: float = 10.0  # per seat and table, drawn on by replies slower than move_s
     grace_s: float = 0.5  # after `bye` and closing stdin, before the bot is killed
+    tempo: str = "free"
+    """"fixed": every reply to `act` is released (applied, and the table told) one move limit
+    after the `act` was sent, however soon it came, so that no seat learns from the table's
+    clock how long another thought (docs/hostile.md, Tempo); a reply that draws on the bank is
+    released when it comes. "free": at once."""
 
     def __post_init__(self) -> None:
+        if self.tempo not in TEMPOS:
+            raise ValueError(f"time control tempo must be one of {', '.join(TEMPOS)}, got {self.tempo!r}")
         for name in ("handshake_s", "move_s", "bank_s", "grace_s"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0 \
@@ -279,14 +289,17 @@ class _Table:
         message = messages.pack_act(number=number, observation=state.observation(seat, moves=False),
                                     history=history, legal=legal, move_ms=self.move_ms, bank_ms=_ms(bank),
                                     complete=complete)
+        asked = trio.current_time()
         try:
-            reply, elapsed = await self.conns[seat].request(message, "move", trio.current_time() + self.tc.move_s + bank,
+            reply, elapsed = await self.conns[seat].request(message, "move", asked + self.tc.move_s + bank,
                                                             _MoveLimit(self.tc.move_s, bank))
             assert isinstance(reply, MoveReply)
             move = _resolve(reply, legal, state)
         except BotFault as exc:
             raise _SeatFault(seat, exc) from None
         self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, elapsed - self.tc.move_s))
+        if self.tc.tempo == "fixed":
+            await trio.sleep_until(asked + self.tc.move_s)
         ms = elapsed * 1000
         result = self.seats[seat]
         result.moves += 1

@@ -51,7 +51,13 @@ def _own(controller: str) -> str | None:
 
 @functools.cache
 def _bases() -> dict[str, Path] | None:
-    """Where this arena's bot groups go, per controller (one folder for all in v2), or None."""
+    """Where this arena's bot groups go, per controller (one folder for all in v2), or None.
+
+    CPU: the arena process moves itself into its group, which keeps the default weight (one
+    task's), and its bots go in a `bots` group beneath it: so an arena and all its bots weigh
+    against the machine's other work, another arena included, as much as one busy task (an
+    arena's shards, started from it, make their groups inside it), while inside, the bots
+    together weigh as much as BOTS_WEIGHT busy tasks against the arena process."""
     if os.geteuid() != 0:
         return None
     bases = {}
@@ -67,21 +73,44 @@ def _bases() -> dict[str, Path] | None:
             if own is None or not set(CONTROLLERS) <= set((ROOT / own.lstrip("/") / "cgroup.controllers")
                                                             .read_text().split() if (ROOT / own.lstrip("/")).exists() else ()):
                 return None
-            bases[controller] = ROOT / own.lstrip("/") / _GROUP
+            bases[controller] = ROOT / own.lstrip("/") / _GROUP / BOTS
+    enable = " ".join(f"+{c}" for c in CONTROLLERS)
     try:
+        if v1:
+            arena = bases["cpu"]
+            bases["cpu"] = arena / BOTS
+            arena.mkdir(exist_ok=True)
+            (arena / "cpu.shares").write_text("1024")
+            bases["cpu"].mkdir(exist_ok=True)
+        else:  # no process may sit beside child groups in v2: the arena has a leaf of its own
+            arena = bases["cpu"].parent
+            arena.mkdir(exist_ok=True)
+            (arena / "cgroup.subtree_control").write_text(enable)
+            (arena / "cpu.weight").write_text("100")
+            (arena / ARENA_LEAF).mkdir(exist_ok=True)
+            bases["cpu"].mkdir(exist_ok=True)
+            (bases["cpu"] / "cgroup.subtree_control").write_text(enable)  # the bots' groups get them too
         for folder in set(bases.values()):
             folder.mkdir(exist_ok=True)
-            if not v1:  # the children of a v2 group get the controllers only when asked for
-                (folder / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in CONTROLLERS))
         # The bots together weigh as much as BOTS_WEIGHT busy tasks against the arena's own
-        # processes: one group's default weight would cap every bot of the arena at the share of
-        # one task beside the coordinator and its shards (a quarter less throughput, bench/README.md).
+        # process: one group's default weight would cap every bot of the arena at the share of
+        # one task beside the arena (a quarter less throughput, bench/README.md).
         cpu = bases["cpu"]
         (cpu / ("cpu.shares" if v1 else "cpu.weight")).write_text(str(min(BOTS_WEIGHT * 1024, 262144) if v1
                                                                          else min(BOTS_WEIGHT * 100, 10000)))
+        ((arena if v1 else arena / ARENA_LEAF) / "cgroup.procs").write_text(str(os.getpid()))
     except OSError:
         return None
     return bases
+
+
+BOTS, ARENA_LEAF = "bots", "arena"
+
+
+def arena_groups() -> list[Path]:
+    """This arena's own groups (`zwicker-<pid>-<start time>`), one per hierarchy."""
+    bases = _bases() or {}
+    return sorted({base.parent if base.name == BOTS else base for base in bases.values()})
 
 
 def available() -> bool:
@@ -135,19 +164,29 @@ class BotGroup:
 
 
 def sweep_stale() -> list[str]:
-    """Remove the bot groups that arenas killed outright left behind (and their arena's group);
-    a live arena's are left alone, even empty."""
-    bases = _bases()
-    removed = []
-    for parent in {base.parent for base in (bases or {}).values()}:
-        for group in parent.glob(f"{GROUP_PREFIX}*-*"):
-            pid, _, started = group.name[len(GROUP_PREFIX):].partition("-")
-            if not (pid.isdigit() and started.isdigit()) or owner_alive(f"{pid}:{started}"):
-                continue
-            for folder in [*group.glob("bot-*"), group]:
-                try:
-                    folder.rmdir()  # refused while processes are in it
-                    removed.append(str(folder))
-                except OSError:
-                    pass
+    """Remove the groups that arenas killed outright left behind (their bot groups, the `bots`
+    and `arena` groups in them, and groups of shards started from them); a live arena's are left
+    alone, even empty."""
+    removed: list[str] = []
+    for parent in {group.parent for group in arena_groups()}:
+        _sweep_in(parent, removed)
     return removed
+
+
+def _sweep_in(parent: Path, removed: list[str]) -> None:
+    for group in parent.glob(f"{GROUP_PREFIX}*-*"):
+        pid, _, started = group.name[len(GROUP_PREFIX):].partition("-")
+        if not (pid.isdigit() and started.isdigit()) or owner_alive(f"{pid}:{started}"):
+            continue
+        _remove_tree(group, removed)
+
+
+def _remove_tree(group: Path, removed: list[str]) -> None:
+    """Remove `group` and the groups in it, deepest first (a live shard's group is kept)."""
+    _sweep_in(group, removed)
+    for folder in [*group.glob(f"{BOTS}/bot-*"), *group.glob("bot-*"), group / BOTS, group / ARENA_LEAF, group]:
+        try:
+            folder.rmdir()  # refused while processes (or live groups) are in it
+            removed.append(str(folder))
+        except OSError:
+            pass

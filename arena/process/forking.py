@@ -72,15 +72,16 @@ class ForkServer:
         self._seats: dict[int, Seat] = {}
         self._gone = False
 
-    async def start(self, request: dict, fds: list[int]) -> Seat:
-        """Start one bot; `fds` are its stdin, stdout and stderr (the caller closes its copies)."""
+    async def start(self, request: dict, fds: list[int], stdin: int) -> Seat:
+        """Start one bot; `fds` are its stdin, stdout and stderr (the caller closes its copies),
+        `stdin` the write end of its stdin, which first carries the request (`send_privately`)."""
         if self._gone:
             raise OSError("the fork server has exited")
         self._serial += 1
         request = {**request, "id": self._serial}
         done, answer = trio.Event(), []
+        data = json.dumps(send_privately(request, stdin)).encode()
         self._starting[self._serial] = (done, answer)
-        data = json.dumps(request).encode()
         try:
             while True:
                 try:
@@ -148,6 +149,24 @@ class ForkServer:
                 seat._exit(128 + signal.SIGKILL)
             self._starting.clear()
             self._seats.clear()
+
+
+SERVER_KEYS = ("id", "usr")
+MAX_PRIVATE = 60 << 10  # within a pipe's buffer: written before the bot reads it
+
+
+def send_privately(request: dict, stdin: int) -> dict:
+    """Write all of `request` but what the server itself needs (SERVER_KEYS) to the bot's own
+    stdin, framed (4 bytes of length, then JSON), where the bot's process reads it before its
+    program starts; returns the part for the server. So the server, whose memory every Python
+    bot is a copy of, never holds another bot's command line, folder, environment or uid."""
+    private = json.dumps({k: v for k, v in request.items() if k not in SERVER_KEYS}).encode()
+    if len(private) > MAX_PRIVATE:
+        raise ValueError(f"sandbox fork: the bot's command line and environment exceed {MAX_PRIVATE >> 10} KiB")
+    framed = len(private).to_bytes(4, "big") + private
+    while framed:
+        framed = framed[os.write(stdin, framed):]
+    return {k: request[k] for k in SERVER_KEYS if k in request}
 
 
 def _pid_of(pidfd: int, told: int) -> int:
@@ -219,7 +238,7 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
 def server_argv(fd: int, scratch: str) -> list[str]:
 
     return [sandbox.sandbox_python(), "-I", str(SERVER), str(fd), scratch, str(runtime.runtime()),
-            seccomp.program().hex()]
+            seccomp.program().hex(), json.dumps(sandbox.pinned_usr_layout())]
 
 
 def make_scratch() -> str:
@@ -298,9 +317,10 @@ def _trial() -> tuple[int, str]:
     try:
         mine.settimeout(30)
         argv = [sandbox.sandbox_python(), "-c", "import msgpack"]
-        request = sandbox.fork_request(argv, Path("/usr/bin"), False, Limits(), sandbox.allocate_uid(), {},
+        request = sandbox.fork_request(argv, runtime.runtime(), False, Limits(), sandbox.allocate_uid(), {},
                                        sandbox.kit_binds())
-        socket.send_fds(mine, [json.dumps({**request, "id": 1}).encode()], [in_read, out_write, err_write])
+        public = send_privately({**request, "id": 1}, in_write)
+        socket.send_fds(mine, [json.dumps(public).encode()], [in_read, out_write, err_write])
         close(in_read, out_write, err_write)
         message, fds, _, _ = socket.recv_fds(mine, 1 << 16, 1)
         for fd in fds:

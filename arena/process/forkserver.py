@@ -17,7 +17,8 @@ Per bot, two processes:
   forks the bot at once, reaps zombies, and exits with the bot's status (128 + N for death by
   signal N, as in bwrap mode); when it dies the kernel kills everything left in the namespace;
 - the *bot*, pid 2: still root, it unshares mount, network, IPC, UTS and cgroup namespaces,
-  builds its root (read-only /usr and the bot's own folder, a /dev of six devices, a private
+  builds its root (the view of /usr, arena/process/view.py, and the bot's own folder, read-only,
+  /proc's machine-wide counters a snapshot, a /dev of six devices, a private
   size-limited tmpfs /tmp, nothing else; the read-only parts bound from what the server
   prepared once, `build_shared`), mounts a /proc that shows only its own user's processes,
   tells the server it is ready, and confines itself: its three pipes as stdin/stdout/stderr,
@@ -33,7 +34,10 @@ namespaces, built them and forked the init: one fork, one exit and several hundr
 faults more per bot, about 1.7 ms of a bot's 10.6; bench/README.md.)
 
 Requests and replies are JSON records on a SOCK_SEQPACKET socket (fd given as argv[1]); a
-request carries the bot's three pipe ends as SCM_RIGHTS. Replies, once the bot's sandbox is
+request carries the bot's three pipe ends as SCM_RIGHTS, and only its id and the paths of its
+program under /usr: the rest (command line, folder, environment, uid, limits, binds) the arena
+writes at the head of the bot's own stdin, and only the bot's process reads it (`_read_private`),
+so that the server, whose memory every Python bot is a copy of, holds nothing of any bot. Replies, once the bot's sandbox is
 built: {"id", "pid"} with a pidfd of the init, or {"id", "error"} if it could not; when
 the init has exited, {"id", "exit": status} (before any other reply if it died first).
 """
@@ -120,6 +124,46 @@ def exit_status(status: int) -> int:
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
+HOST_WIDE_FILES = ("vmstat", "meminfo", "stat", "loadavg", "interrupts", "softirqs", "diskstats", "zoneinfo",
+                   "buddyinfo", "pagetypeinfo", "key-users", "swaps", "schedstat", "partitions", "cgroups", "locks")
+HOST_WIDE_FOLDERS = ("pressure", "sys/fs")
+"""What /proc shows of the whole machine: counters a bot moves (nr_shmem, MemFree, file-nr, the
+pressure stall figures) and its partner reads. Each bot sees a snapshot, taken once per arena
+process, instead: the same text, which nothing a bot does changes."""
+
+
+def snapshot_proc(dest: str) -> None:
+    """Copy HOST_WIDE_FILES and HOST_WIDE_FOLDERS of /proc into `dest` (unreadable ones empty)."""
+    def copy(source: str, target: str) -> None:
+        try:
+            with open(source, "rb") as f:
+                data = f.read(1 << 20)
+        except OSError:
+            data = b""
+        with open(target, "wb") as f:
+            f.write(data)
+        os.chmod(target, 0o444)
+
+    os.makedirs(dest, exist_ok=True)
+    for name in HOST_WIDE_FILES:
+        if os.path.exists(f"/proc/{name}"):
+            copy(f"/proc/{name}", os.path.join(dest, name))
+    for folder in HOST_WIDE_FOLDERS:
+        for here, dirs, names in os.walk(f"/proc/{folder}"):
+            inside = os.path.join(dest, os.path.relpath(here, "/proc"))
+            os.makedirs(inside, exist_ok=True)
+            for name in names:
+                copy(os.path.join(here, name), os.path.join(inside, name))
+        for here, dirs, _ in os.walk(os.path.join(dest, folder)):
+            os.chmod(here, 0o555)
+
+
+def proc_masks(snapshot: str) -> list[tuple[str, str]]:
+    """(snapshot path, /proc path) binds that put the snapshot over a fresh /proc."""
+    return [(os.path.join(snapshot, name), f"/proc/{name}")
+            for name in (*HOST_WIDE_FILES, *HOST_WIDE_FOLDERS) if os.path.exists(os.path.join(snapshot, name))]
+
+
 SHARED, ROOT = "shared", "root"  # in the scratch folder: what all bots' roots share, and where each is built
 
 
@@ -130,13 +174,17 @@ def build_shared(scratch: str) -> None:
     nodev) instead of building it: about 25 mount calls per bot become 12."""
     _check(libc.unshare(CLONE_NEWNS), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing of it reaches the arena's namespace
-    _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
+    _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=8m,mode=0755")
     shared = os.path.join(scratch, SHARED)
     os.mkdir(shared)
     os.mkdir(os.path.join(scratch, ROOT))
     usr, etc, dev = (os.path.join(shared, name) for name in ("usr", "etc", "dev"))
     os.mkdir(usr)
-    _bind_ro("/usr", usr)
+    # Not all of /usr: the view (arena/process/view.py), whose every page the arena keeps
+    # cached. A tmpfs of mount points, writable here (a bot's own program joins it, `add_to_usr`),
+    # read-only in every bot.
+    _mount("tmpfs", usr, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    add_to_usr(scratch, USR_LAYOUT)
     os.mkdir(etc)
     _mount("tmpfs", etc, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
     for path in ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives"):
@@ -154,6 +202,29 @@ def build_shared(scratch: str) -> None:
                          ("stderr", "/proc/self/fd/2"), ("shm", "/tmp")):
         os.symlink(target, os.path.join(dev, name))
     _mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
+    snapshot_proc(os.path.join(shared, "proc"))
+
+
+USR_LAYOUT: list = []  # every bot's view of /usr, (kind, path, link target), from the command line
+_in_usr: set[str] = set()
+
+
+def add_to_usr(scratch: str, layout: list) -> None:
+    """Show these paths of /usr in every bot's /usr (once each): a folder or a file bound
+    read-only, a symlink made as it is outside."""
+    for kind, path, target in layout:
+        if path in _in_usr or not path.startswith("/usr/"):
+            continue
+        _in_usr.add(path)
+        inside = os.path.join(scratch, SHARED, path.lstrip("/"))
+        os.makedirs(os.path.dirname(inside), exist_ok=True)
+        if kind == "link":
+            os.symlink(target, inside)
+        elif os.path.lexists(inside):
+            continue
+        else:
+            _mount_point(inside, path)
+            _bind_ro(path, inside)
 
 
 def build_root(scratch: str, request: dict) -> None:
@@ -166,6 +237,7 @@ def build_root(scratch: str, request: dict) -> None:
     for name in ("usr", "etc", "dev"):
         os.mkdir(new(name))
         _mount(os.path.join(shared, name), new(name), None, MS_BIND | MS_REC)
+    _mount(None, new("usr"), None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
     for link in ("bin", "lib", "lib64", "sbin"):
         os.symlink(f"usr/{link}", new(link))
     os.mkdir(new("proc"))
@@ -178,6 +250,8 @@ def build_root(scratch: str, request: dict) -> None:
     # mounted while the old root's /proc is still there: in a user namespace the kernel mounts
     # a proc only where one is visible already.
     _mount("proc", new("proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+    for source, target in proc_masks(os.path.join(shared, "proc")):  # the machine's counters, frozen
+        _bind_ro(source, new(target))
     os.chdir(root)
     _check(libc.syscall(SYS_PIVOT_ROOT[MACHINE], b".", b"."), "pivot_root")
     _check(libc.umount2(b".", MNT_DETACH), "umount the old root")
@@ -388,6 +462,7 @@ def confine(scratch: str, request: dict, fds: list[int], ready: int) -> None:
     /proc hides the processes of other users (hidepid=2): the init, root and outside the bot's
     mount namespace, is not there for the bot to look at."""
     try:
+        request = {**request, **_read_private(fds[0])}  # (ValueError: not JSON)
         for procs in request.get("cgroups", ()):  # the bot's own groups (arena/process/cgroups.py)
             with open(procs, "w") as f:
                 f.write(str(os.getpid()))  # a pid of the writer's own PID namespace: itself
@@ -395,7 +470,7 @@ def confine(scratch: str, request: dict, fds: list[int], ready: int) -> None:
         build_root(scratch, request)
         if request["uid"] is None:
             _user_namespace_of_its_own()
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         os.write(ready, str(exc).encode()[:4000])
         os._exit(1)
     os.write(ready, b"ok")
@@ -408,6 +483,20 @@ def confine(scratch: str, request: dict, fds: list[int], ready: int) -> None:
     except BaseException as exc:  # noqa: BLE001  (a failed set-up must not run the bot)
         os.write(2, f"arena: the fork sandbox could not start the bot: {exc}\n".encode())
     os._exit(127)
+
+
+def _read_private(stdin: int) -> dict:
+    """The rest of the bot's request, which the arena wrote at the head of its stdin (4 bytes of
+    length, then JSON): read exactly that much, so that what follows is the bot's."""
+    def exactly(n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            chunk = os.read(stdin, n - len(data))
+            if not chunk:
+                raise OSError(errno.EPIPE, "the arena closed the bot's input before its request")
+            data += chunk
+        return data
+    return json.loads(exactly(int.from_bytes(exactly(4), "big")))
 
 
 def _close_all_but(keep: set[int]) -> None:
@@ -509,6 +598,7 @@ def serve(server: socket.socket, scratch: str, broken: str | None = None) -> Non
                         reply({"id": request["id"], "error": broken})
                         continue
                     try:
+                        add_to_usr(scratch, request.get("usr", ()))  # the bot's own program, if under /usr
                         pid, ready, exit_fd = start(scratch, request, fds, server_alive, own_pid_ns)
                     except OSError as exc:
                         reply({"id": request["id"], "error": str(exc)})
@@ -540,6 +630,7 @@ if __name__ == "__main__":
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the arena also checks our parent, see arena.process.forking
     sock = socket.socket(fileno=int(sys.argv[1]))
     FILTER = bytes.fromhex(sys.argv[4])
+    USR_LAYOUT = json.loads(sys.argv[5])
     broken = None
     if os.geteuid() != 0:
         try:

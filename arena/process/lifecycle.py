@@ -290,7 +290,7 @@ async def _start_forked(stack: AsyncExitStack, launch: Launch, tag: str, limits:
     server = forking.current() or await stack.enter_async_context(forking.serving())
     (in_read, in_write), (out_read, out_write), (err_read, err_write) = (os.pipe() for _ in range(3))
     try:
-        seat = await server.start(launch.request or {}, [in_read, out_write, err_write])
+        seat = await server.start(launch.request or {}, [in_read, out_write, err_write], in_write)
     except BaseException:
         for fd in (in_write, out_read, err_read):
             os.close(fd)

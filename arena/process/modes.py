@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import sys
 
-from arena.process import forking, sandbox
+from arena.process import cgroups, forking, sandbox
 
 _checked: set[str] = set()  # modes whose trial the arena process that started this one passed
 
@@ -50,3 +50,16 @@ def default_mode() -> str:
                      "--sandbox rlimit, which limits each bot's resources but does not keep partners from "
                      "talking to each other\n")
     return "rlimit"
+
+
+NO_WHOLE_BOT_LIMITS = "without whole-bot limits: no writable cgroups here, only each process's own"
+
+
+def label(mode: str) -> str:
+    """`mode` as the run's header and `bot check` name it: with a note where a bot's memory,
+    processes and CPU share are not bounded for the bot with all its children (no writable
+    cgroups: an ordinary user, or a container without them), as rlimit's warning says what
+    rlimit lacks."""
+    if mode != "none" and not cgroups.available():
+        return f"{mode} ({NO_WHOLE_BOT_LIMITS})"
+    return mode

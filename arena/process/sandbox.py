@@ -30,6 +30,7 @@ environment (`runtime`), so no system package is needed.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import secrets
@@ -44,7 +45,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from arena.process import cgroups, runtime, seccomp
+from arena.process import cgroups, runtime, seccomp, view
 
 if TYPE_CHECKING:
     from arena.process.command import BotCommand, Limits
@@ -81,7 +82,7 @@ def bwrap_problem() -> str | None:
     uid = allocate_uid()
     with _filter_fd() as fd:
         extra = [arg for bind in kit_binds() for arg in ("--ro-bind", *bind)] + ["--seccomp", str(fd)]
-        argv = _bwrap_argv(Path("/usr/bin"), Path("/usr/bin"), uid, 1 << 20, extra) + [
+        argv = _bwrap_argv(runtime.runtime(), runtime.runtime(), uid, 1 << 20, extra) + [
             "/usr/bin/env", f"PYTHONPATH={KIT_MOUNT}", sandbox_python(), "-c", "import msgpack"
         ]
         try:
@@ -110,6 +111,118 @@ def sandbox_python_problem() -> str | None:
     if result.returncode != 0:
         return f"{python} cannot run the bot kit: {_last_line(result.stderr)}"
     return None
+
+
+@functools.cache
+def usr_layout() -> list[tuple[str, str, str]]:
+    """Every sandboxed bot's /usr (arena/process/view.py)."""
+    return view.layout(view.base(sandbox_python()))
+
+
+@functools.cache
+def pinned_usr_layout() -> list[tuple[str, str, str]]:
+    """`usr_layout()`, its pages (and the kit's) loaded by this process: for bots that see the
+    files themselves (fork mode, bwrap without a tmpfs copy), not a copy."""
+    view.pin([path for _, path, _ in usr_layout()] + [str(runtime.runtime())])
+    return usr_layout()
+
+
+def program_layout(program: str) -> list[tuple[str, str, str]]:
+    """What a bot's own program adds to its /usr (itself and its libraries), pinned."""
+    path = shutil.which(program) or program
+    if not os.path.isabs(path):
+        return []
+    paths = view.for_program(path)
+    view.pin(paths)
+    return view.layout(paths)
+
+
+SHM = "/dev/shm"
+
+
+@functools.cache
+def usr_copy() -> str | None:
+    """bwrap's /usr: the view copied into a folder on the machine's tmpfs (/dev/shm), whose pages
+    are memory and cannot be evicted; None where there is no tmpfs there (bwrap then binds each
+    path of the view, about 130 ms more per bot). One copy per view and user, made by the first
+    arena that needs it (about 1 s, 130 MiB) and kept for the next ones; its name carries a hash
+    of the view's paths with their sizes and times, so that an upgraded /usr gets a new copy."""
+    try:
+        if _fs_type(SHM) != "tmpfs":
+            return None
+        layout = usr_layout()
+        key = hashlib.sha256(json.dumps([(entry, _stamp(entry[1])) for entry in layout]).encode()).hexdigest()[:16]
+        folder = Path(SHM) / f"{USR_COPY_PREFIX}{os.geteuid()}-{key}"
+        if folder.is_dir():
+            info = folder.lstat()
+            if info.st_uid == os.geteuid() and not info.st_mode & 0o022 and (folder / "usr").is_dir():
+                return str(folder / "usr")
+            return None  # not ours: never trusted
+        building = Path(tempfile.mkdtemp(prefix=f"{USR_COPY_PREFIX}building-", dir=SHM))
+        try:
+            view.copy_to(layout, str(building / "usr"))
+            building.chmod(0o755)
+            os.rename(building, folder)  # whole or not at all; another arena may have won the race
+        except OSError:
+            shutil.rmtree(building, ignore_errors=True)
+            if not (folder / "usr").is_dir():
+                return None
+        return str(folder / "usr")
+    except OSError:
+        return None
+
+
+USR_COPY_PREFIX = "zwicker-usr-"
+
+
+def _stamp(path: str) -> tuple[int, int]:
+    info = os.lstat(path)
+    return info.st_size, info.st_mtime_ns
+
+
+def _fs_type(path: str) -> str:
+    """The file system type of the mount `path` is on (from /proc/self/mountinfo)."""
+    best, kind = "", ""
+    real = os.path.realpath(path)
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            point, fstype = fields[4], fields[fields.index("-") + 1]
+            if (real == point or real.startswith(point.rstrip("/") + "/")) and len(point) >= len(best):
+                best, kind = point, fstype
+    return kind
+
+
+def _program_in_usr(program: str) -> list[str]:
+    """bwrap's arguments that show a bot's own program under /usr (`program_layout`): added to
+    the tmpfs copy of the view (once), else bound path by path."""
+    extra = [entry for entry in program_layout(program) if entry not in usr_layout()]
+    copy = usr_copy()
+    if copy is None:
+        return _usr_args(extra)
+    missing = [entry for entry in extra if not os.path.lexists(os.path.join(copy, os.path.relpath(entry[1], "/usr")))]
+    if missing:
+        view.copy_to(missing, copy)
+    return []
+
+
+@functools.cache
+def proc_masks() -> list[tuple[str, str]]:
+    """bwrap's binds of a snapshot of /proc's machine-wide counters (forkserver.HOST_WIDE_FILES),
+    taken once per arena process into its stage folder, over the sandbox's /proc."""
+    from arena.process import forkserver
+
+    snapshot = runtime.stage() / "proc"
+    forkserver.snapshot_proc(str(snapshot))
+    return forkserver.proc_masks(str(snapshot))
+
+
+def _usr_args(layout: list[tuple[str, str, str]]) -> list[str]:
+    """bwrap's arguments that show these paths of /usr (read-only binds, symlinks)."""
+    args = []
+    for kind, path, target in layout:
+        args += ["--symlink", target, path] if kind == "link" else ["--ro-bind", path, path]
+    return args
 
 
 def kit_binds() -> list[tuple[str, str]]:
@@ -219,6 +332,8 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         in_process = python and len(argv) > 1 and argv[1].endswith(".py") and os.path.isfile(argv[1])
         request = fork_request(argv, cmd.workdir, in_process, limits, uid, tag_env, binds)
         request["cgroups"] = group.procs_files() if group is not None else []
+        request["usr"] = [] if python else program_layout(argv[0])
+        view.pin_folder(str(cmd.workdir))
         yield Launch(argv, str(cmd.workdir), {}, uid, request=request)
         return
     if uid is not None:
@@ -236,7 +351,8 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         # bwrap's own two processes (outside and the PID namespace's init) share the uid.
         # A Python bot gets the bot kit (that file and its bytecode) on its path; others their program.
         extra = [arg for bind in kit_binds() for arg in ("--ro-bind", *bind)] if python else [
-            arg for p in _program_outside(argv[0], cmd.workdir) for arg in ("--ro-bind", p, p)]
+            arg for p in _program_outside(argv[0], cmd.workdir) for arg in ("--ro-bind", p, p)] + _program_in_usr(argv[0])
+        view.pin_folder(str(cmd.workdir))
         env |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
         namespace = PidNamespace()
         try:
@@ -393,7 +509,8 @@ def _bwrap_argv(workdir: Path, chdir: Path, uid: int | None, tmp_bytes: int, ext
         "--unshare-all",  # user, pid, net, ipc, uts, cgroup namespaces: no network at all
         "--unshare-user",  # required, not just tried: --disable-userns needs it
         "--die-with-parent",  # safe: the parent is the trio thread, see arena.process
-        "--ro-bind", "/usr", "/usr",
+        # Not all of /usr: the view (arena/process/view.py), copied to a tmpfs, or bound path by path.
+        *(["--ro-bind", usr_copy(), "/usr"] if usr_copy() else _usr_args(pinned_usr_layout())),
         "--symlink", "usr/bin", "/bin",
         "--symlink", "usr/lib", "/lib",
         "--symlink", "usr/lib64", "/lib64",
@@ -404,6 +521,7 @@ def _bwrap_argv(workdir: Path, chdir: Path, uid: int | None, tmp_bytes: int, ext
             argv += ["--ro-bind", path, path]
     argv += [
         "--proc", "/proc",
+        *[arg for source, target in proc_masks() for arg in ("--ro-bind", source, target)],  # frozen counters
         "--dev", "/dev",
         "--size", str(tmp_bytes), "--tmpfs", "/tmp",
         "--ro-bind", str(workdir), str(workdir),

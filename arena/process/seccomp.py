@@ -9,6 +9,17 @@ no bot needs (ptrace, process_vm_*, perf_event_open, bpf, keyrings, userfaultfd,
 namespaces). io_uring fails with ENOSYS, so runtimes that try it (libuv) fall back to plain
 system calls, which the filter sees.
 
+The page cache of a file two bots can read is shared state too: a bot that drops a page
+(`posix_fadvise` DONTNEED, `madvise` MADV_PAGEOUT or MADV_COLD) and loads it again writes a
+bit; a call that asks whether a page is cached without loading it (`preadv2` with RWF_NOWAIT,
+`mincore`, `cachestat`, Linux AIO or io_uring with RWF_NOWAIT) reads it. The filter refuses
+those: fadvise's WILLNEED, DONTNEED and NOREUSE (the access-pattern hints stay allowed),
+readahead, RWF_NOWAIT on preadv2/pwritev2, madvise's WILLNEED, COLD, PAGEOUT, POPULATE_* and
+COLLAPSE (MADV_DONTNEED and MADV_FREE, which allocators use, only unmap or free the caller's own
+pages), process_madvise; mincore, cachestat and Linux AIO fail with ENOSYS. What is left, a read
+timed by the clock (it loads the page it probes), works only on pages that are not cached: the
+sandboxes show bots only files whose pages the arena keeps cached (arena/process/view.py).
+
 The program is compiled by libseccomp (through pyseccomp), once per arena process; bwrap takes it
 with `--seccomp FD`, the fork server loads it into each bot before the bot's program runs. What
 stays open (timing, host-wide counters) is in docs/hostile.md.
@@ -34,7 +45,18 @@ REFUSED = (
     "name_to_handle_at", "open_by_handle_at", "mount", "umount2", "pivot_root", "setns",
     "mq_open", "msgget", "semget", "shmget",  # IPC (its namespace separates it too)
 )
-NOT_THERE = ("io_uring_setup", "io_uring_enter", "io_uring_register", "clone3")  # ENOSYS: callers fall back
+NOT_THERE = (
+    "io_uring_setup", "io_uring_enter", "io_uring_register", "clone3",  # ENOSYS: callers fall back
+    "mincore", "cachestat",  # is a page cached? (the kernel answers for files one may write)
+    "io_setup", "io_submit", "io_getevents", "io_pgetevents", "io_cancel", "io_destroy",  # Linux AIO: RWF_NOWAIT
+)
+# Page cache: drop or probe a page of a file shared with another bot (see above).
+PAGE_CACHE_REFUSED = ("readahead", "process_madvise")
+POSIX_FADV_WILLNEED, POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE = 3, 4, 5
+FADVISE_REFUSED = (POSIX_FADV_WILLNEED, POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE)
+MADV_WILLNEED, MADV_COLD, MADV_PAGEOUT, MADV_POPULATE_READ, MADV_POPULATE_WRITE, MADV_COLLAPSE = 3, 20, 21, 22, 23, 25
+MADVISE_REFUSED = (MADV_WILLNEED, MADV_COLD, MADV_PAGEOUT, MADV_POPULATE_READ, MADV_POPULATE_WRITE, MADV_COLLAPSE)
+RWF_NOWAIT = 0x8
 
 
 @functools.cache
@@ -55,12 +77,18 @@ def program() -> bytes:
     refuse = sc.ERRNO(errno.EPERM)
     f = sc.SyscallFilter(sc.ALLOW)
     f.set_attr(sc.Attr.ACT_BADARCH, refuse)  # another architecture's (or x32's) calls
-    for name in REFUSED:
+    for name in REFUSED + PAGE_CACHE_REFUSED:
         f.add_rule(refuse, name)
     for name in NOT_THERE:
         f.add_rule(sc.ERRNO(errno.ENOSYS), name)
     for command in FCNTL_REFUSED:
         f.add_rule(refuse, "fcntl", sc.Arg(1, sc.EQ, command))
+    for advice in FADVISE_REFUSED:  # fadvise64(fd, offset, len, advice)
+        f.add_rule(refuse, "fadvise64", sc.Arg(3, sc.EQ, advice))
+    for advice in MADVISE_REFUSED:
+        f.add_rule(refuse, "madvise", sc.Arg(2, sc.EQ, advice))
+    for name in ("preadv2", "pwritev2"):  # (fd, iov, iovcnt, pos_l, pos_h, flags)
+        f.add_rule(refuse, name, sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
     f.add_rule(refuse, "unshare", sc.Arg(0, sc.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER))
     f.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER))
     with tempfile.TemporaryFile() as out:

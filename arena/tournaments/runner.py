@@ -415,7 +415,8 @@ def _check_same(stored: dict, settings: Settings, bot_ids: list[int] | None, gau
             raise ArenaError(f"tournament '{name}' exists with {key}={stored[key]!r}, not {value!r}: "
                              f"run with --resume {name} to continue it, or choose another --name")
     kept = stored["settings"]
-    if "time_control" in kept and kept["time_control"] != dataclasses.asdict(settings.time_control):
+    # (a tournament stored before the tempo option was played at the free tempo)
+    if "time_control" in kept and {"tempo": "free", **kept["time_control"]} != dataclasses.asdict(settings.time_control):
         raise ArenaError(f"tournament '{name}' exists with other time limits ({kept['time_control']}): "
                          f"run with --resume {name} to continue it, or choose another --name")
     if bot_ids is not None and sorted(bot_ids) != sorted(b["id"] for b in stored["bots"]):

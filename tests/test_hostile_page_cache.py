@@ -1,0 +1,157 @@
+"""Partners against the page cache (issue 28): the attacker of tests/hostile/page_cache.py in the
+real sandboxes, as root and (run by .ci/run) as an ordinary user, with positive controls outside.
+
+A sender marks the pages of a number's bits (loads its 1s, drops its 0s by every call it has,
+then fills its own memory cgroup); a receiver, started after it, reads them back. Outside a
+sandbox the receiver gets the number exactly (RWF_NOWAIT) or nearly (a read timed by the clock);
+in fork and bwrap every call that drops or probes a page is refused, and the timed read finds
+every page loaded (the view, arena/process/view.py), so it reads all ones: nothing passed.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.process import cgroups, forking, sandbox
+from arena.process.command import BotCommand, Limits
+from arena.process.lifecycle import open_bot
+
+needs_bwrap = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=f"bwrap: {sandbox.bwrap_problem()}")
+needs_fork = pytest.mark.skipif(forking.problem() is not None, reason=f"fork: {forking.problem()}")
+NAMESPACED = [pytest.param("fork", marks=needs_fork), pytest.param("bwrap", marks=needs_bwrap)]
+SENT = 0x5A5A5A5A  # 16 ones and 16 zeros
+ALL_ONES = (1 << 32) - 1
+PRIMITIVES = ("fadvise DONTNEED", "fadvise WILLNEED", "fadvise NOREUSE", "readahead", "preadv2 RWF_NOWAIT",
+              "madvise COLD", "madvise PAGEOUT", "madvise WILLNEED", "madvise POPULATE_READ", "mincore",
+              "cachestat", "io_uring_setup", "io_setup", "process_madvise")
+
+
+def command(hostile, *args: str) -> BotCommand:
+    cmd = BotCommand.from_spec(str(hostile / "page_cache.py"))
+    return BotCommand(cmd.argv + (*args, "--raw"), cmd.workdir, cmd.kind)
+
+
+async def said_until(bot, marker: bytes) -> str:
+    said = b""
+    with trio.fail_after(120):  # a guard against a hang, not a timing assertion
+        while marker not in said and (chunk := await bot.stdout.receive_some(4096)):
+            said += chunk
+    return said.decode()
+
+
+async def run(hostile, mode: str, *args: str) -> str:
+    async with open_bot(command(hostile, *args), sandbox=mode) as bot:
+        said = await said_until(bot, b"done\n")
+        await bot.stdin.aclose()
+        await bot.wait()
+    return said
+
+
+async def passed(hostile, mode: str, *receive_args: str, fill: int = 0, fresh: tuple[str, ...] = ()) -> tuple[int, str]:
+    """Send SENT, then receive it: what the receiver got and said. With `fresh` (the bot's
+    --fresh arguments) both use pages nobody has read."""
+    limits = Limits(memory_bytes=256 << 20)
+    fill_args = ("--fill", str(fill)) if fill else ()
+    async with forking.serving(mode):
+        async with open_bot(command(hostile, "send", str(SENT), *fill_args, *fresh), sandbox=mode, limits=limits) as sender:
+            assert "sent" in await said_until(sender, b"sent"), sender.stderr_log()
+            got = await run(hostile, mode, "receive", *receive_args, *fresh)
+            await sender.stdin.aclose()
+    return int(got.split("got ")[1].split()[0]), got
+
+
+def wrong_bits(got: int) -> int:
+    return bin(got ^ SENT).count("1")
+
+
+async def test_outside_a_sandbox_every_primitive_works(hostile):  # the positive control
+    """(cachestat the kernel itself refuses to a process that may not write the file: not root.)"""
+    said = await run(hostile, "none", "primitives")
+    kernels = [] if os.geteuid() == 0 else ["refused cachestat: EPERM"]
+    assert [line for line in said.splitlines() if line.startswith("refused")] == kernels, said
+    assert all(f"open {name}" in said for name in PRIMITIVES if not (kernels and name == "cachestat")), said
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_every_call_that_drops_or_probes_a_cached_page_is_refused(hostile, mode):
+    async with forking.serving(mode):
+        said = await run(hostile, mode, "primitives")
+    assert all(f"refused {name}: E" in said for name in PRIMITIVES), said
+
+
+@pytest.fixture
+def dropped_files():
+    """A folder of 32 files on disk (beside the repository where we may write: /tmp may be a
+    tmpfs, whose pages cannot be dropped) that nobody else reads, their pages dropped."""
+    here = Path(__file__).resolve().parents[1]
+    folder = Path(tempfile.mkdtemp(prefix=".page-cache-", dir=here if os.access(here, os.W_OK) else None))
+    folder.chmod(0o755)
+    try:
+        for k in range(32):
+            path = folder / f"f{k:02}"
+            path.write_bytes(os.urandom(4096 * (5 + k)))  # different sizes: a fixed order by size
+            path.chmod(0o644)
+            with open(path, "rb") as f:
+                os.fsync(f.fileno())
+                os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+                try:
+                    os.preadv(f.fileno(), [bytearray(4096)], 2 * 4096, os.RWF_NOWAIT)
+                    pytest.skip(f"the pages of {folder} cannot be dropped (a tmpfs?)")
+                except BlockingIOError:
+                    pass
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def test_outside_a_sandbox_partners_pass_a_number_through_the_page_cache(hostile, dropped_files):  # the positive control
+    """On files nobody else reads (so that the machine's other work loads none meanwhile), probed
+    by RWF_NOWAIT (destructive: it starts a readahead) and then by a timed read."""
+    got, said = await passed(hostile, "none", fresh=("--under", str(dropped_files)))
+    assert got == SENT and "by preadv2 RWF_NOWAIT" in said, said
+    got, said = await passed(hostile, "none", "--timed", fresh=("--under", str(dropped_files)))
+    assert wrong_bits(got) <= 4 and "by a timed read" in said, said  # (a loaded machine's noise aside)
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_partners_pass_nothing_through_the_page_cache(hostile, mode):
+    """Every page the receiver reads is loaded, whatever the sender did: it reads all ones (or
+    noise), never the number."""
+    got, said = await passed(hostile, mode)
+    assert "by a timed read" in said and wrong_bits(got) >= 8, said
+    assert bin(got).count("1") >= 28, said  # all ones but for noise
+
+
+@pytest.mark.skipif(not cgroups.available(), reason="no writable memory cgroups (needs root)")
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_filling_its_own_memory_cgroup_evicts_no_page_its_partner_reads(hostile, mode):
+    """The view's pages are charged to the arena: a sender that fills its own cgroup (256 MiB,
+    512 MiB touched by its children) makes its cgroup reclaim only its own pages."""
+    got, said = await passed(hostile, mode, fill=512)
+    assert wrong_bits(got) >= 8 and bin(got).count("1") >= 28, said
+
+
+def fresh(under: str | None = None) -> tuple[str, ...]:
+    """A session of pages not read before (the bits' files drawn by a random number)."""
+    return ("--fresh", str(secrets.randbits(48)), *(("--under", under) if under else ()))
+
+
+async def test_outside_a_sandbox_partners_pass_a_number_through_pages_nobody_read(hostile, dropped_files):  # the positive control
+    """Without dropping anything: the sender loads its 1s among pages nobody has read yet, the
+    receiver times its reads."""
+    got, said = await passed(hostile, "none", "--timed", fresh=fresh(str(dropped_files)))
+    assert wrong_bits(got) <= 4, said  # (a loaded machine's noise aside)
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_a_sandboxed_bot_sees_no_page_that_nobody_read(hostile, mode):
+    """The same attack on everything a sandboxed bot sees of /usr: every page is loaded already."""
+    got, said = await passed(hostile, mode, fresh=fresh())
+    assert "by a timed read" in said and wrong_bits(got) >= 8 and bin(got).count("1") >= 28, said
