@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from arena.errors import ArenaError, json_visible, leaves, visible
+from games import GameError
 
 app = typer.Typer(
     name="arena",
@@ -100,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:  # `arena export ... | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)
-    except (ArenaError, ValueError, OSError) as exc:
+    except (ArenaError, GameError, ValueError, OSError) as exc:
         echo(f"arena: error: {visible(exc)}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:

@@ -17,33 +17,34 @@ from typing import Any
 
 import trio
 
-import engine
+import games
 from arena.errors import ArenaError
 from arena.play import seeds
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
 from arena.process import forking
 from arena.process.command import BotCommand, Limits
 
-MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
-
-
 class GamePlan:
-    """A whole game to the target as a table's plan: deals until `engine.Game` says it is over."""
+    """A board of several deals as a table's plan (Zwicker: a whole game to the target): deals
+    until the game's `Board` says it is over."""
 
-    def __init__(self, variant: engine.Variant, seed: int, first_dealer: int) -> None:
-        self.start = engine.Game.new(variant, seed, first_dealer)
+    def __init__(self, variant: games.Variant, seed: int, first_dealer: int, format: str = "game",
+                 game: games.Game | None = None) -> None:
+        self.game = game if game is not None else games.game()
+        self.format = format
+        self.start = self.game.board(variant, seed, first_dealer, format)
 
-    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None:
-        game = self.start
-        for points in scores_so_far:
-            game = game.after_deal(points)
-        if game.is_over or game.deals_played >= MAX_GAME_DEALS:
+    def next_deal(self, finished: Sequence[games.State]) -> tuple[int, int, games.Json] | None:
+        board = self.start
+        for final in finished:
+            board = board.after(final)
+        if board.is_over:
             return None
-        return game.deal_seed, game.dealer
+        return board.deal_seed, board.dealer, board.carry()
 
-    def forfeit_points(self, variant: engine.Variant) -> int:
-        """A forfeited game is lost by the target score."""
-        return variant.target
+    def forfeit(self, game: games.Game, variant: games.Variant, seat: int) -> games.Result:
+        """The game's forfeit of a board (Zwicker: a game is lost by the target score)."""
+        return game.forfeit(variant, self.format, seat)
 
 
 @dataclass(frozen=True)
@@ -64,13 +65,13 @@ class RoomPlan:
         self.room = room  # the room's name, and each board's (sent with every deal, protocol.md)
         self.boards = list(boards) or [f"{room}/{k}" for k in range(len(self.plans))]
 
-    def locate(self, scores: list[list[int]]) -> tuple[str, int]:
-        """The board of the deal that follows the finished deals `scores`, and its number within
-        that board."""
+    def locate(self, scores: Sequence[Any]) -> tuple[str, int]:
+        """The board of the deal that follows the finished deals `scores` (their final states),
+        and its number within that board."""
         counts, finished = self.split(scores)
         return (self.boards[len(counts)], 0) if finished else (self.boards[len(counts) - 1], counts[-1])
 
-    def split(self, scores: list[list[int]]) -> tuple[list[int], bool]:
+    def split(self, scores: Sequence[Any]) -> tuple[list[int], bool]:
         """Deals per board for the finished deals `scores` (board by board, as far as they go),
         and whether the last board counted is finished."""
         counts: list[int] = []
@@ -86,7 +87,7 @@ class RoomPlan:
                 return counts, finished
         return counts, True
 
-    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None:
+    def next_deal(self, scores_so_far: Sequence[Any]) -> tuple[int, int, games.Json] | None:
         used = 0
         for plan in self.plans:
             k = 0
@@ -97,12 +98,13 @@ class RoomPlan:
             used += k
         return None
 
-    def forfeit_points(self, variant: engine.Variant) -> int:
-        return sum(plan.forfeit_points(variant) for plan in self.plans)
+    def forfeit(self, game: games.Game, variant: games.Variant, seat: int) -> games.Result:
+        parts = [plan.forfeit(game, variant, seat) for plan in self.plans]
+        return games.Result(*(tuple(map(sum, zip(*(getattr(p, f) for p in parts)))) for f in ("seats", "sides")))
 
 
 def board_seed(master_seed: int, board_no: int) -> int:
-    return engine.deal_seed(master_seed, board_no)
+    return seeds.board_seed(master_seed, board_no)
 
 
 @dataclass(frozen=True)
@@ -118,13 +120,20 @@ class Job:
     time_control: TimeControl = TimeControl()
     sandbox: str = "none"
     limits: Limits | None = None
+    game: str = "zwicker"
+
+    @property
+    def rules(self) -> tuple[games.Game, games.Variant]:
+        """The game and its variant."""
+        g = games.game(self.game)
+        return g, g.variant(self.variant)
 
     def to_data(self) -> dict[str, Any]:
         return {
             "name": self.name, "seed": self.seed, "variant": self.variant, "format": self.format,
             "commands": [[bot_id, list(c.argv), str(c.workdir), c.kind] for bot_id, c in self.commands.items()],
             "time_control": dataclasses.asdict(self.time_control), "sandbox": self.sandbox,
-            "limits": None if self.limits is None else dataclasses.asdict(self.limits),
+            "limits": None if self.limits is None else dataclasses.asdict(self.limits), "game": self.game,
         }
 
     @classmethod
@@ -134,16 +143,17 @@ class Job:
             commands={bot_id: BotCommand(tuple(argv), Path(workdir), kind)
                       for bot_id, argv, workdir, kind in data["commands"]},
             time_control=TimeControl(**data["time_control"]), sandbox=data["sandbox"],
-            limits=None if data["limits"] is None else Limits(**data["limits"]),
+            limits=None if data["limits"] is None else Limits(**data["limits"]), game=data.get("game", "zwicker"),
         )
 
-    def board_plan(self, v: engine.Variant, board_no: int) -> Any:
-        """A board's own plan: one seeded deal, or a game; the dealer rotates with the board."""
+    def board_plan(self, v: games.Variant, board_no: int) -> Any:
+        """A board's own plan: one seeded deal, or a board of the game's format; the dealer
+        rotates with the board."""
         seed = board_seed(self.seed, board_no)
         dealer = board_no % v.players
-        if self.format == "game":
-            return GamePlan(v, seed, dealer)
-        return FixedDeals([(seed, dealer)])
+        if self.format == "deal":
+            return FixedDeals([(seed, dealer)])
+        return GamePlan(v, seed, dealer, self.format, games.game(self.game))
 
 
 Store = Callable[[Room, list[int], list[dict]], Awaitable[None]]
@@ -159,7 +169,7 @@ async def play_rooms(job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: 
     server (sandbox "fork") serves them all.
     """
     turns = trio.Semaphore(playing)  # held by a room from its first deal to its last
-    v = engine.variant(job.variant)
+    game, v = job.rules
 
     async def worker(receive: trio.MemoryReceiveChannel[Room]) -> None:
         async with receive:
@@ -172,7 +182,7 @@ async def play_rooms(job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: 
                 nursery.start_soon(worker, rooms.clone())
 
 
-async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn: Any = None) -> None:
+async def play_room(job: Job, v: games.Variant, room: Room, store: Store, turn: Any = None) -> None:
     """One room's boards; a fault ends its processes, and fresh ones play the boards after it."""
     left = list(room.boards)
     key = seeds.bot_key(job.seed)
@@ -186,17 +196,20 @@ async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn:
             match_id=f"{job.name}/m{room.match_no}",
             table_id=f"{name}/b{left[0]}",
             bot_seed=seeds.table_seed(key, room.match_no, 2 * left[0] + room.swapped),
-            turn=turn)
-        records = split_result(result, plans, v)
+            turn=turn, game=job.game)
+        records = split_result(result, plans, v, games.game(job.game))
         await store(room, left[: len(records)], records)
         left = left[len(records):]
 
 
-def split_result(result: TableResult, plans: Sequence[Any], v: engine.Variant) -> list[dict]:
+def split_result(result: TableResult, plans: Sequence[Any], v: games.Variant,
+                 game: games.Game | None = None) -> list[dict]:
     """A room's result as one stored table record per board played (the last one forfeited if
     the room ended on a fault). The seats' stderr goes with the room's last record."""
+    game = game if game is not None else games.game()
+    sides = game.layout(v).num_sides
     deals = result.deals
-    scores = [d["points"] for d in deals if d["complete"]]
+    scores = result.finals
     counts, finished = RoomPlan(plans).split(scores) if scores else ([], True)
     if result.forfeit is not None and finished:
         counts.append(0)  # the fault came before the next board's first deal ended
@@ -221,10 +234,9 @@ def split_result(result: TableResult, plans: Sequence[Any], v: engine.Variant) -
                 "think_ms_total": round(sum(mine), 3), "think_ms_max": round(max(mine, default=0.0), 3),
             })
         if forfeit is not None:
-            award = plans[i].forfeit_points(v)
-            points = [0 if s == forfeit["side"] else award for s in range(v.num_sides)]
+            points = list(plans[i].forfeit(game, v, forfeit["seat"]).sides)
         else:
-            points = [sum(d["points"][s] for d in board_deals) for s in range(v.num_sides)]
+            points = [sum(d["points"][s] for d in board_deals) for s in range(sides)]
         share = sum(len(d["moves"]) for d in board_deals) / moves_total
         records.append({
             "seats": seats, "points": points, "forfeit": forfeit,
