@@ -92,9 +92,24 @@ class Move(NamedTuple):
         return cls("capture", card, value, tuple(sorted(take)))
 
     def __str__(self) -> str:
-        from engine.notation import move_text
-
         return move_text(self)
+
+
+def move_text(move: Move) -> str:
+    """A move's text form (engine.notation): `9Sx0+1+2=9`, `2C>3=9`, `5H`."""
+    if move.type == "capture":
+        value = "" if move.value is None else f"={move.value}"
+        return f"{move.card}x{'+'.join(map(str, move.take))}{value}"
+    if move.type == "build":
+        return f"{move.card}>{move.onto}={move.value}"
+    return move.card
+
+
+def unit_text(unit: Unit) -> str:
+    """A table unit's text form (engine.notation): a loose card's code, a build `(5C+4H=9@2)`."""
+    if type(unit) is Build:
+        return f"({'+'.join(unit.cards)}={unit.value}@{unit.by})"
+    return unit
 
 
 def _field(d: dict, name: str, kind: type) -> Any:

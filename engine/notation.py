@@ -9,7 +9,9 @@ Cards are their codes (`TD`, `X20`). Units on the table: a loose card is its cod
 
 A position is one `key: value` line each (see `position_text`); `parse_position` reads it back,
 so `parse_position(position_text(s)) == s`. The lines `moves` and `over` may be left out, like
-the keys `moves` and `is_over` of the plain-data form.
+the keys `moves` and `is_over` of the plain-data form. The text of a move and of a unit is made
+in `engine.moves`, that of a position in `engine.position`; this module reads them all back
+(and re-exports the writers). It sits above `engine.state`: modules import one way.
 """
 
 from __future__ import annotations
@@ -19,20 +21,13 @@ import re
 from typing import Any
 
 from engine.errors import EngineError, PositionError
-from engine.moves import Build, Move, Unit
+from engine.moves import Move, move_text, unit_text
+from engine.position import position_text
+from engine.state import State
 
 _CARD = r"(?:[A2-9TJQK][CDHS]|X\d+|XW)"
 _MOVE = re.compile(rf"^(?P<card>{_CARD})(?:x(?P<take>\d+(?:\+\d+)*)(?:=(?P<cv>\d+))?|>(?P<onto>\d+)=(?P<bv>\d+))?$")
 _BUILD = re.compile(rf"^\((?P<cards>{_CARD}(?:\+{_CARD})+)=(?P<value>\d+)@(?P<by>\d+)\)$")
-
-
-def move_text(move: Move) -> str:
-    if move.type == "capture":
-        value = "" if move.value is None else f"={move.value}"
-        return f"{move.card}x{'+'.join(map(str, move.take))}{value}"
-    if move.type == "build":
-        return f"{move.card}>{move.onto}={move.value}"
-    return move.card
 
 
 def parse_move(text: str) -> Move:
@@ -50,12 +45,6 @@ def parse_move(text: str) -> Move:
     return Move("trail", card)
 
 
-def unit_text(unit: Unit) -> str:
-    if type(unit) is Build:
-        return f"({'+'.join(unit.cards)}={unit.value}@{unit.by})"
-    return unit
-
-
 def parse_unit(text: str) -> Any:
     m = _BUILD.match(text)
     if m:
@@ -63,35 +52,8 @@ def parse_unit(text: str) -> Any:
     return text
 
 
-def _cards(seq: Any) -> str:
-    return " ".join(seq) if seq else "-"
-
-
-def position_text(state: Any) -> str:
-    """One line per fact; hands, piles and stock in order."""
-    from engine.position import variant_to_data
-
-    v = variant_to_data(state.variant)
-    lines = [
-        f"variant: {v if isinstance(v, str) else json.dumps(v, sort_keys=True)}",
-        f"dealer: {state.dealer}",
-        f"to_move: {state.to_move}",
-    ]
-    lines += [f"hand {s}: {_cards(h)}" for s, h in enumerate(state.hands)]
-    lines.append(f"table: {_cards([unit_text(u) for u in state.table])}")
-    lines.append(f"stock: {_cards(state.stock)}")
-    lines += [f"taken {s}: {_cards(t)}" for s, t in enumerate(state.taken)]
-    lines.append(f"zwicks: {' '.join(map(str, state.zwicks))}")
-    lines.append(f"last_capture: {'-' if state.last_capture is None else state.last_capture}")
-    lines.append(f"moves: {_cards([f'{s}:{move_text(m)}' for s, m in state.history])}")
-    lines.append(f"over: {'yes' if state.is_over else 'no'}")
-    return "\n".join(lines)
-
-
 def parse_position(text: str) -> Any:
     """The inverse of `position_text`."""
-    from engine.position import from_dict
-
     fields: dict[str, str] = {}
     for number, line in enumerate(text.strip().splitlines(), 1):
         key, sep, value = line.partition(":")
@@ -127,7 +89,7 @@ def parse_position(text: str) -> Any:
         if fields["over"] not in ("yes", "no"):
             raise PositionError(f"over: expected yes or no, got {fields['over']!r}")
         over = {"is_over": fields["over"] == "yes"}
-    return from_dict({
+    return State.from_dict({
         "variant": variant,
         "dealer": integer("dealer", get("dealer")),
         "to_move": integer("to_move", get("to_move")),
@@ -140,3 +102,6 @@ def parse_position(text: str) -> Any:
         "moves": moves,
         **over,
     })
+
+
+__all__ = ["move_text", "parse_move", "parse_position", "parse_unit", "position_text", "unit_text"]

@@ -1,6 +1,6 @@
 """Positions as plain data (docs/rules.md section 8), validated field by field on the way in.
 
-`from_dict` accepts partial positions (fewer cards than the deck, as in the worked examples)
+`fields` (behind `State.from_dict`) accepts partial positions (fewer cards than the deck, as in the worked examples)
 but never more copies of a card than the packs hold. The optional key `moves` carries the deal's
 public move list so that a position round-trips exactly; the optional key `is_over` must agree
 with the cards (a deal is over when every hand and the stock are empty).
@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import json
+
 from engine.errors import PositionError
-from engine.moves import Build, Move, Unit, unit_cards
+from engine.moves import Build, Move, Unit, move_text, unit_cards, unit_text
 from engine.variant import Variant, variant as make_variant
 
 
@@ -51,9 +53,9 @@ def _need(d: dict, key: str, kind: type | tuple[type, ...]) -> Any:
     return value
 
 
-def from_dict(d: Any) -> Any:
-    from engine.state import State
-
+def fields(d: Any) -> dict[str, Any]:
+    """A plain-data position's fields, validated, as `engine.State(**fields)` takes them
+    (`State.from_dict`; this module sits below `engine.state` and never builds one itself)."""
     if not isinstance(d, dict):
         raise PositionError(f"position: expected a dict, got {type(d).__name__}")
     try:
@@ -147,10 +149,33 @@ def from_dict(d: Any) -> Any:
                             f"(the last capture) in taken[{last}]")
     if not over and not hands[to_move]:
         raise PositionError(f"to_move: seat {to_move} holds no cards, but the deal is not over")
-    return State(
+    return dict(
         variant=v, dealer=dealer, to_move=to_move, hands=tuple(hands), table=tuple(table), stock=stock,
         taken=tuple(taken), zwicks=tuple(zwicks), last_capture=last, history=tuple(history), is_over=is_over,
     )
 
 
-__all__ = ["from_dict", "to_dict", "unit_to_data", "unit_cards"]
+def _cards(seq: Any) -> str:
+    return " ".join(seq) if seq else "-"
+
+
+def position_text(state: Any) -> str:
+    """One line per fact; hands, piles and stock in order."""
+    v = variant_to_data(state.variant)
+    lines = [
+        f"variant: {v if isinstance(v, str) else json.dumps(v, sort_keys=True)}",
+        f"dealer: {state.dealer}",
+        f"to_move: {state.to_move}",
+    ]
+    lines += [f"hand {s}: {_cards(h)}" for s, h in enumerate(state.hands)]
+    lines.append(f"table: {_cards([unit_text(u) for u in state.table])}")
+    lines.append(f"stock: {_cards(state.stock)}")
+    lines += [f"taken {s}: {_cards(t)}" for s, t in enumerate(state.taken)]
+    lines.append(f"zwicks: {' '.join(map(str, state.zwicks))}")
+    lines.append(f"last_capture: {'-' if state.last_capture is None else state.last_capture}")
+    lines.append(f"moves: {_cards([f'{s}:{move_text(m)}' for s, m in state.history])}")
+    lines.append(f"over: {'yes' if state.is_over else 'no'}")
+    return "\n".join(lines)
+
+
+__all__ = ["fields", "position_text", "to_dict", "unit_to_data", "unit_cards", "variant_to_data"]

@@ -2,6 +2,8 @@
 
 Everything a position holds is public here (the engine knows all hands); what one seat may see is
 `observation(seat)`. Plain-data conversion lives in `engine.position`, scoring in `engine.scoring`.
+Those modules sit below this one (they never import it), and `engine.notation` above it: modules
+import one way (tests/test_engine_imports.py).
 """
 
 from __future__ import annotations
@@ -9,6 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine import moves as _moves
+from engine import observation as _observation
+from engine import position as _position
+from engine import scoring as _scoring
 from engine.errors import EngineError, IllegalMove
 from engine.moves import Build, Move, Unit, unit_cards
 from engine.shuffle import check_seed, shuffle
@@ -66,9 +71,7 @@ class State:
         return hash(tuple(getattr(self, f) for f in _FIELDS))
 
     def __repr__(self) -> str:
-        from engine.notation import position_text
-
-        return f"<State\n{position_text(self)}>"
+        return f"<State\n{_position.position_text(self)}>"
 
     # -- moves ---------------------------------------------------------------------------------
     def _generate(self) -> None:
@@ -113,29 +116,21 @@ class State:
     # -- views ---------------------------------------------------------------------------------
     def observation(self, seat: int, *, moves: bool = True) -> dict[str, Any]:
         """What `seat` may know, as plain data (moves=False leaves out the public move list)."""
-        from engine.observation import observation
-
-        return observation(self, seat, moves=moves)
+        return _observation.observation(self, seat, moves=moves)
 
     def score(self) -> list[int]:
         """Points per side of a finished deal."""
         return [side["total"] for side in self.breakdown()]
 
     def breakdown(self) -> list[dict[str, Any]]:
-        from engine.scoring import breakdown
-
-        return breakdown(self)
+        return _scoring.breakdown(self)
 
     def to_dict(self) -> dict[str, Any]:
-        from engine.position import to_dict
-
-        return to_dict(self)
+        return _position.to_dict(self)
 
     @classmethod
     def from_dict(cls, position: dict[str, Any]) -> "State":
-        from engine.position import from_dict
-
-        return from_dict(position)
+        return cls(**_position.fields(position))
 
     @property
     def seat_count(self) -> int:

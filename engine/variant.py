@@ -14,6 +14,7 @@ from typing import Any
 
 from engine import cards
 from engine.errors import VariantError
+from engine.moves import Move
 
 PRESETS = ("jensen", "huelsemann", "grossenwiehe", "grupp")
 DEFAULT_PRESET = "jensen"
@@ -206,8 +207,6 @@ class Rules:
             else (self.values[c], c[0] != "X" or v.table_jokers_in_sums)
             for c in self.distinct
         }
-        from engine.moves import Move
-
         self.trail_moves = {c: Move("trail", c) for c in self.distinct}
         self.value_bits = {c: sum(1 << x for x in self.values[c]) for c in self.distinct}
         # Per card, then per unit values: what it may announce (a bitset; engine.moves).

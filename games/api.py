@@ -55,6 +55,7 @@ class Info:
     utility: str                    # "zero_sum" (a board's seat results sum to 0) or "general_sum"
     unit: str                       # what results count: "points", "chips"
     max_moves_per_deal: int | None  # None where a deal has no fixed bound
+    presets: tuple[str, ...] = ()   # the named variants, the default first
 
 
 @dataclass(frozen=True)

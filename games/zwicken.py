@@ -140,7 +140,8 @@ class ZwickenBoard:
 class ZwickenGame:
     info = Info(name="zwicken", version=zw.__version__, title="Zwicken", min_players=2,
                 max_players=MAX_PLAYERS, formats=FORMATS,
-                utility="zero_sum", unit="chips", max_moves_per_deal=1 + 4 * 10)
+                utility="zero_sum", unit="chips", max_moves_per_deal=1 + 4 * 10,
+                presets=tuple(zw.PRESETS))
 
     def variant(self, spec: str | Mapping[str, Any] | zw.Variant | None = None) -> zw.Variant:
         with _errors():

@@ -29,7 +29,8 @@ MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
 FORMATS = ("deal", "game")
 
 INFO = Info(name="zwicker", version=engine.__version__, title="Zwicker", min_players=2, max_players=8,
-            formats=FORMATS, utility="general_sum", unit="points", max_moves_per_deal=None)
+            formats=FORMATS, utility="general_sum", unit="points", max_moves_per_deal=None,
+            presets=tuple(engine.PRESETS))
 
 
 class State:
@@ -122,7 +123,11 @@ class State:
         others' for one seat's view) and, given the state `before` and the `move` that led here,
         that move with the cards it took."""
         state = self.engine
+        rules = state.variant.rules
         out: dict[str, Any] = {
+            # each side's card points and Zwick points so far (the most-cards bonus comes at the end)
+            "points": [sum(rules.points[c] for c in pile) + z * rules.zwick
+                       for pile, z in zip(state.taken, state.zwicks)],
             "hands": [list(h) for h in state.hands],
             "table": [_unit(u) for u in state.table],
             "stock": len(state.stock),
@@ -141,11 +146,29 @@ class State:
             out["move"] = {
                 "text": str(move), "type": move.type, "card": move.card,
                 "value": move.value, "take": list(move.take), "took": took, "onto": move.onto, "onto_cards": onto,
+                "sum": _build_sum(prev, move) if move.type == "build" else None,
                 "zwick": move.type == "capture" and not state.table and state.zwicks != prev.zwicks,
                 # at the end the cards still on the table go to the side that captured last
                 "leftovers": leftovers, "leftovers_to": state.last_capture if leftovers else None,
             }
         return out
+
+
+def _build_sum(state: engine.State, move: engine.Move) -> str | None:
+    """How a build's announced value comes about: `4 + 3 = 7`, or for a subtraction build
+    `20 − 13 = 7` (the unit's value, then the card's)."""
+    rules = state.variant.rules
+    unit = state.table[move.onto]
+    unit_vals = (unit.value,) if type(unit) is Build else rules.values[unit]
+    for b in unit_vals:
+        for a in rules.values[move.card]:
+            if a + b == move.value:
+                return f"{b} + {a} = {move.value}"
+    for b in unit_vals:
+        for a in rules.values[move.card]:
+            if b - a == move.value:
+                return f"{b} \u2212 {a} = {move.value}"
+    return None
 
 
 def _unit(unit: Any) -> Any:

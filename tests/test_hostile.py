@@ -28,6 +28,7 @@ import pytest
 import trio
 
 import engine
+import games
 from arena.errors import ArenaError
 from arena.play.table import (
     FixedDeals,
@@ -46,7 +47,7 @@ HOSTILE = ROOT / "tests" / "hostile"
 RANDOM = ROOT / "bots" / "random_bot.py"
 VARIANT = engine.variant("jensen")
 PLAN = [(engine.deal_seed(7, 0), 0)]
-POINTS_PER_DEAL = FixedDeals(PLAN).forfeit_points(VARIANT)
+POINTS_PER_DEAL = FixedDeals(PLAN).forfeit(games.game(), VARIANT, 1).sides[0]  # seat 1's side forfeits
 FAST = TimeControl(handshake_s=3, move_s=0.3, bank_s=0.5, grace_s=0.2)
 SMALL = Limits(memory_bytes=256 << 20, cpu_seconds=6)
 """cpu_seconds: far beyond FAST's 1 s of wall time a move, so that an arena slowed by a loaded machine

@@ -10,7 +10,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # A package may import the packages listed before it, never one after it. `errors` is the one
-# exception tree every layer raises; the engine is below the arena and imports none of it.
+# exception tree every layer raises; the games interface (`games`) and the rules behind it are
+# below the arena and import none of it, and the arena reaches a game only through `games`.
 LAYERS = ["errors", "process", "protocol", "play", "results", "tournaments", "report", "cli"]
 ALLOWED = {
     "errors": set(),
@@ -102,6 +103,34 @@ def test_no_two_modules_import_each_other_in_a_circle():
     assert not circles, "import circles:\n" + "\n".join(circles)
 
 
+def rules_package(module: str) -> bool:
+    """A game's rules (engine: Zwicker's, engine.zwicken: Zwicken's, ...) or a game's adapter
+    (games.zwicker, ...): what the arena must never import. `games` and `games.api` are the one
+    interface."""
+    parts = module.split(".")
+    return parts[0] == "engine" or parts[0] == "games" and len(parts) > 1 and parts[1] != "api" \
+        and module not in GAMES_INTERFACE
+
+
+GAMES_INTERFACE = {f"games.{name}" for name in (
+    "api", "BadPosition", "BadVariant", "Board", "Game", "GameError", "IllegalMove", "Info", "Json", "Layout",
+    "Move", "Result", "State", "UnknownGame", "Variant", "game", "load", "names", "BUNDLED", "DEFAULT",
+    "oracle")}  # games.oracle: the rules oracle, written against games.api alone
+
+
+def test_the_arena_reaches_a_game_only_through_the_games_interface():
+    wrong = [f"{name} imports {t}" for name, path in modules("arena").items()
+             for t in imports(path, name) if rules_package(t)]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_games_interface_imports_no_game_and_nothing_of_the_arena():
+    for path in (ROOT / "games" / "api.py", ROOT / "games" / "__init__.py"):
+        name = "games" if path.name == "__init__.py" else "games.api"
+        found = imports(path, name)
+        assert not [t for t in found if t.split(".")[0] in ("engine", "arena")], f"{path.name}: {found}"
+
+
 def test_the_checks_see_a_wrong_import(tmp_path):
     """The walk finds imports inside functions and `from package import module` forms."""
     path = tmp_path / "m.py"
@@ -109,3 +138,6 @@ def test_the_checks_see_a_wrong_import(tmp_path):
     found = imports(path, "arena.play.m")
     assert {"arena.results.read", "arena.cli"} <= found
     assert layer("arena.results.read") not in ALLOWED["play"]
+    path.write_text("def f():\n    import engine.moves\n    from games import zwicker, State\n")
+    found = imports(path, "arena.play.m")
+    assert [t for t in sorted(found) if rules_package(t)] == ["engine.moves", "games.zwicker"]

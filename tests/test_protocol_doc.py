@@ -52,7 +52,8 @@ async def test_every_arena_message_example_is_what_the_arena_sends():
     docs, real = examples(), await real_messages()
     for kind in ("hello", "deal", "act", "bye"):
         assert docs[kind] == real[kind], f"the `{kind}` example differs from the arena's message"
-    assert docs["hello"]["variant"] == engine.variant("jensen").describe()
+    assert docs["hello"]["variant"] == {**engine.variant("jensen").describe(), "game": "zwicker"}
+    assert docs["hello"]["game"] == "zwicker"
     end, real_end = docs["deal_end"], real["deal_end"]
     assert end.keys() == real_end.keys()
     assert {k: v for k, v in end.items() if k != "moves"} == {k: v for k, v in real_end.items() if k != "moves"}

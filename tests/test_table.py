@@ -114,7 +114,9 @@ async def test_each_seat_is_told_exactly_the_protocol_sequence():
         assert (hello["protocol"], hello["seat"], hello["side"], hello["partners"], hello["partner"]) == \
             (1, seat, seat % 2, [(seat + 2) % 4], (seat + 2) % 4)
         assert hello["seed"] == seat_seed(5, seat)
-        assert hello["variant"] == engine.variant("jensen").describe()
+        # Protocol 1 unchanged: the game is named in two new fields, nothing else moved.
+        assert hello["game"] == hello["variant"]["game"] == "zwicker"
+        assert hello["variant"] == {**engine.variant("jensen").describe(), "game": "zwicker"}
         assert hello["time"] == {"handshake_ms": 10000, "move_ms": 1000, "bank_ms": 10000}
         assert (hello["match_id"], hello["table_id"]) == ("m1", "t1")
         assert bot.received[-1] == {"type": "bye", "reason": "end", "detail": ""}

@@ -18,6 +18,7 @@ import pytest
 import trio
 
 import engine
+import games
 from arena.errors import ArenaError
 from arena.play import room
 from arena.play.table import FixedDeals, play_table
@@ -58,19 +59,35 @@ def test_every_match_is_played_in_two_rooms_with_the_sides_swapped():
 
 
 def test_a_room_plan_chains_the_boards_plans():
-    v = engine.variant("jensen", target=40)
+    g = games.game("zwicker")
+    v = g.variant("jensen:target=40")
+
+    def finish(planned):  # the deal played to its end, every seat playing its first legal move
+        seed, dealer, carry = planned
+        s = g.deal(v, seed, dealer, carry)
+        while not s.is_over:
+            s = s.apply(s.legal_moves(1000)[0][0])
+        return s
+
     fixed = room.RoomPlan([FixedDeals([(11, 0)]), FixedDeals([(12, 1)])])
-    assert fixed.next_deal([]) == (11, 0) and fixed.next_deal([[30, 0]]) == (12, 1)
-    assert fixed.next_deal([[30, 0], [10, 20]]) is None
-    assert fixed.split([[30, 0]]) == ([1], True)
-    games = room.RoomPlan([room.GamePlan(v, 5, 0), room.GamePlan(v, 6, 1)])
+    assert fixed.next_deal([]) == (11, 0, None)
+    one = finish(fixed.next_deal([]))
+    assert fixed.next_deal([one]) == (12, 1, None)
+    assert fixed.next_deal([one, one]) is None
+    assert fixed.split([one]) == ([1], True)
+    plans = room.RoomPlan([room.GamePlan(v, 5, 0), room.GamePlan(v, 6, 1)])
     first = room.GamePlan(v, 5, 0)
-    assert games.next_deal([]) == first.next_deal([])
-    assert games.next_deal([[20, 10]]) == first.next_deal([[20, 10]])  # game 1 goes on
-    second = games.next_deal([[20, 10], [25, 5]])  # side 0 reached 40: game 2 starts
-    assert second == room.GamePlan(v, 6, 1).next_deal([])
-    assert games.split([[20, 10], [25, 5], [3, 4]]) == ([2, 1], False)
-    assert games.forfeit_points(v) == 80
+    game = engine.Game.new(v, 5, 0)  # the engine's own game to the target decides
+    finished = []
+    while not game.is_over:
+        assert plans.next_deal(finished) == first.next_deal(finished) == (game.deal_seed, game.dealer, None)
+        finished.append(finish(plans.next_deal(finished)))
+        game = game.after_deal(list(finished[-1].result().sides))
+    assert first.next_deal(finished) is None
+    assert plans.next_deal(finished) == room.GamePlan(v, 6, 1).next_deal([])  # game 2 starts
+    more = finished + [finish(plans.next_deal(finished))]
+    assert plans.split(more) == ([len(finished), 1], False)
+    assert plans.forfeit(g, v, 1).sides == (80, 0)
 
 
 def test_variant_option_text():

@@ -17,6 +17,7 @@ import typer
 import typer.core
 
 from arena.errors import ArenaError, json_visible, leaves, visible
+from games import GameError
 
 FIRST_HOUR = {
     "arena": {
@@ -159,7 +160,7 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:  # `arena export ... | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)
-    except (ArenaError, ValueError, OSError) as exc:
+    except (ArenaError, GameError, ValueError, OSError) as exc:
         echo(f"arena: error: {visible(exc)}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:

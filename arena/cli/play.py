@@ -7,7 +7,7 @@ from pathlib import Path
 import trio
 import typer
 
-import engine
+import games
 from arena.cli import app, bot_app, echo, echo_json
 from arena.errors import ArenaError, visible
 from arena.results.schema import default_db_path
@@ -39,8 +39,17 @@ def _time_control(move_ms: int, bank_ms: int, handshake_ms: int, tempo: str = "f
 
 
 SANDBOX_HELP = "How to confine the bots: fork, bwrap, rlimit or none (rlimit and none do not isolate partners)."
-VARIANT_HELP = (f"A preset ({', '.join(engine.PRESETS)}), a preset with options (jensen:target=51,all_tens=true) "
-                "or a JSON object (docs/rules.md lists the options).")
+VARIANT_HELP = (f"A preset ({', '.join(games.game('zwicker').info.presets)}; zwicken: "
+                f"{', '.join(games.game('zwicken').info.presets)}), a preset with options "
+                "(jensen:target=51,all_tens=true) or a JSON object (docs/rules.md, docs/zwicken-rules.md list the options).")
+GAME_HELP = "The game to play (installed: zwicker, and any the 'zwicker_arena.games' entry points add)."
+
+
+def _game_variant(variant: str, game: str) -> dict:
+    """--variant read by --game's rules; the Zwicker default "jensen" means another game's own default."""
+    return parse_variant(variant if game == "zwicker" or variant != "jensen" else None, game)
+
+
 DB_HELP = "The database registered names are looked up in (default: $ARENA_DB, else results/arena.db)."
 
 
@@ -53,6 +62,7 @@ def play(
     seed: int | None = typer.Option(None, "--seed", help="Master seed: board k is dealt from deal_seed(seed, k) "
                                     "[default: a random one, printed]", show_default=False),
     variant: str = typer.Option("jensen", "--variant", help=VARIANT_HELP),
+    game: str = typer.Option("zwicker", "--game", help=GAME_HELP),
     sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP + " [default: the best available]"),
     move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),
     bank_ms: int = typer.Option(10000, "--bank-ms", help="Time bank per seat and table, in milliseconds."),
@@ -71,11 +81,11 @@ def play(
     """
     from arena.play.match import format_match, play_match
 
+    v = _game_variant(variant, game)
     commands = [_command(bot_a, db), _command(bot_b, db)]
-    v = engine.variant(parse_variant(variant))
     tc = _time_control(move_ms, bank_ms, handshake_ms, tempo)
     result = trio.run(lambda: play_match(*commands, boards=boards, seed=seed, variant=v, time_control=tc,
-                                         sandbox=sandbox or _default_sandbox()))
+                                         sandbox=sandbox or _default_sandbox(), game=game))
     result.bots = [bot_a, bot_b]
     if as_json:
         echo_json(result.to_dict())
@@ -123,6 +133,7 @@ def check(
     deals: int = typer.Option(2, "--deals", help="Deals to play in each seat position."),
     seed: int = typer.Option(0, "--seed", help="Master seed of the deals."),
     variant: str = typer.Option("jensen", "--variant", help=VARIANT_HELP),
+    game: str = typer.Option("zwicker", "--game", help=GAME_HELP),
     sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP + " [default: the best available]"),
     move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),
     as_json: bool = typer.Option(False, "--json", help="Print the check's tables as JSON."),
@@ -137,11 +148,11 @@ def check(
     """
     from arena.play.match import check_bot, format_check
 
+    v = _game_variant(variant, game)
     command = _command(bot, db)
-    v = engine.variant(parse_variant(variant))
     tc = _time_control(move_ms, 10000, 10000)
     result = trio.run(lambda: check_bot(command, deals=deals, seed=seed, variant=v, time_control=tc,
-                                        sandbox=sandbox or _default_sandbox()))
+                                        sandbox=sandbox or _default_sandbox(), game=game))
     result.bot = bot
     if as_json:
         echo_json(result.to_dict())

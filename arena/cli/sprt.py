@@ -41,6 +41,8 @@ def sprt_cmd(
     name: Annotated[str | None, typer.Option("--name", help="The test's name (default: sprt-NEW@v-OLD@v); run "
                                              "the same command again to resume it.", show_default=False)] = None,
     variant: Annotated[str, typer.Option("--variant", help=VARIANT_HELP)] = "jensen",
+    game: Annotated[str, typer.Option("--game", help="The game to play (installed: zwicker, and any the "
+                                      "'zwicker_arena.games' entry points add).")] = "zwicker",
     seed: Annotated[int | None, typer.Option("--seed", help="The master seed of the deals (0 to 2**64-1); "
                                                            "default: a random one, printed and stored.")] = None,
     fmt: Annotated[str, typer.Option("--format", help="deal: a board is one deal; game: one game to the target.")]
@@ -74,7 +76,8 @@ def sprt_cmd(
         time_control = TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000, tempo=tempo)
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
-    settings = runner.Settings(variant=runner.parse_variant(variant), seed=seed, format=fmt, time_control=time_control)
+    settings = runner.Settings(variant=runner.parse_variant(variant if game == "zwicker" or variant != "jensen" else None, game),
+                               seed=seed, format=fmt, game=game, time_control=time_control)
     with _open(db, create=True) as database:
         tid = sprt_run.prepare(database, name, new, old, test, max_boards=max_boards, batch=batch,
                                settings=settings, sandbox=mode)

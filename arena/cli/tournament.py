@@ -13,7 +13,6 @@ from typing import Annotated
 import trio
 import typer
 
-import engine
 from arena.cli import app, echo, echo_json, tournament_app
 from arena.cli.play import VARIANT_HELP
 from arena.cli.results import DbOption, _open, standings_text
@@ -42,6 +41,8 @@ def tournament_run(
                                            "(latest versions).")] = False,
     boards: Annotated[int, typer.Option("--boards", help="Boards per match.")] = 8,
     variant: Annotated[str, typer.Option("--variant", help=VARIANT_HELP)] = "jensen",
+    game: Annotated[str, typer.Option("--game", help="The game to play (installed: zwicker, and any the "
+                                      "'zwicker_arena.games' entry points add).")] = "zwicker",
     seed: Annotated[int | None, typer.Option(
         "--seed", help="The master seed (0 to 2**64-1; default: a random one, printed and stored).",
         show_default=False)] = None,
@@ -118,7 +119,8 @@ def tournament_run(
             specs = [f"{b['name']}@{b['version']}" for b in _latest(enabled)] if all_bots else bots.split(",")
             if all_bots and not specs:
                 raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")
-            settings = runner.Settings(boards=boards, variant=runner.parse_variant(variant), seed=seed, format=fmt,
+            settings = runner.Settings(boards=boards, variant=runner.parse_variant(_variant(ctx, variant, game), game),
+                                   seed=seed, format=fmt, game=game,
                                    partners=partners, gauntlet=gauntlet, pairing=pairing, rounds=rounds,
                                    time_control=_time_control(move_ms, bank_ms, tempo))
             tid = runner.prepare(database, name, specs, settings, sandbox=mode)
@@ -176,6 +178,11 @@ def _given(ctx: typer.Context, param: str) -> bool:
     return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
+def _variant(ctx: typer.Context, variant: str, game: str) -> str | None:
+    """--variant as given; left at its default, the game's own default variant."""
+    return variant if _given(ctx, "variant") or game == "zwicker" else None
+
+
 def _header(t: dict, mode: str) -> str:
     """What is about to be played, before the first board."""
     from arena.process.modes import label
@@ -185,8 +192,8 @@ def _header(t: dict, mode: str) -> str:
     done = f"; {t['boards_done']} of them stored, playing the rest" if t["boards_done"] else ""
     return (f"tournament '{t['name']}': {len(t['bots'])} bots ({names}), {t['matches']} matches x "
             f"{t['boards']} boards = {t['boards_total']} boards{done}\n"
-            f"seed {t['seed']}, {engine.variant(t['variant'])}, {t['format']} format, {t['partners']} partners, "
-            f"sandbox {label(mode)}")
+            f"seed {t['seed']}, {runner.check_game(t['game']).variant(t['variant'])}, {t['format']} format, "
+            f"{t['partners']} partners, sandbox {label(mode)}")
 
 
 def _interim(database, tid: int) -> str:
@@ -223,7 +230,7 @@ def replay_cmd(
                                           "'arena replay FILE' shows it again).")] = False,
     db: DbOption = None,
 ) -> None:
-    """Step through a stored deal in the terminal, checked move by move by the engine.
+    """Step through a stored deal in the terminal, checked move by move by its game's rules.
 
     Example: arena replay 17 --seat 2; arena replay 17 --json > deal-17.json; arena replay deal-17.json
     """

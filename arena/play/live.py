@@ -28,9 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import engine
-from engine.moves import Build
-from engine.notation import move_text
+import games
 
 EVERY_S = 1.0
 """The least time between two views of a table (a move takes far less): a spectator's page asks
@@ -41,18 +39,16 @@ def room_file(folder: str | os.PathLike[str], match_no: int, swapped: bool) -> P
     return Path(folder) / f"m{match_no}-{'swapped' if swapped else 'straight'}.json"
 
 
-def public_view(state: engine.State, moves: list[dict[str, Any]]) -> dict[str, Any]:
-    """What every seat sees of `state` (see the module's docstring), with the moves so far."""
-    rules = state.variant.rules
-    return {
-        "table": [{"build": list(u.cards), "value": u.value, "by": u.by} if type(u) is Build else u for u in state.table],
-        "hands": [len(h) for h in state.hands], "stock": len(state.stock), "taken": [len(t) for t in state.taken],
-        "zwicks": list(state.zwicks),
-        "points": [sum(rules.points[c] for c in pile) + z * rules.zwick for pile, z in zip(state.taken, state.zwicks)],
-        "to_move": None if state.is_over else state.to_move, "over": state.is_over,
-        "moves": [{"seat": m["seat"], "text": move_text(engine.Move.from_dict(m["move"])), "move": m["move"]}
-                  for m in moves],
-    }
+def public_view(game: games.Game, state: games.State, moves: list[dict[str, Any]]) -> dict[str, Any]:
+    """What every seat sees of `state` (see the module's docstring), with the moves so far: the
+    replay viewer's frame of it, each hand only as its number of cards."""
+    view = state.frame()
+    view.pop("move", None)
+    if "hands" in view:
+        view["hands"] = [len(h) for h in view["hands"]]
+    view["moves"] = [{"seat": m["seat"], "text": str(game.move_from_dict(m["move"])), "move": m["move"]}
+                     for m in moves]
+    return view
 
 
 class _Writer:
@@ -104,7 +100,10 @@ class Watch:
     `close` when the room ends. `sync`: write at once, in the caller's thread (tests)."""
 
     def __init__(self, folder: str | os.PathLike[str], room: str, match_no: int, swapped: bool,
-                 seats: list[int], every_s: float = EVERY_S, sync: bool = False) -> None:
+                 seats: list[int], every_s: float = EVERY_S, sync: bool = False,
+                 game: games.Game | None = None, variant: games.Variant | None = None) -> None:
+        self.game = game if game is not None else games.game()
+        self.variant = variant if variant is not None else self.game.variant(None)
         self.path = room_file(folder, match_no, swapped)
         self.head = {"room": room, "match_no": match_no, "swapped": swapped, "seats": list(seats)}
         self.every_s = every_s
@@ -112,7 +111,7 @@ class Watch:
         self.last = -float("inf")
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
-    def __call__(self, board: str | None, deal: int, state: engine.State, moves: list[dict[str, Any]]) -> None:
+    def __call__(self, board: str | None, deal: int, state: games.State, moves: list[dict[str, Any]]) -> None:
         """The table after a move (or at a deal's start), published unless the last one was
         less than `every_s` ago."""
         now = time.monotonic()
@@ -120,10 +119,12 @@ class Watch:
             return
         self.last = now
         m = re.search(r"/b(\d+)$", board or "")
-        v = state.variant
-        view = {**self.head, "board_no": int(m[1]) if m else None, "deal": deal, "players": v.players,
-                "seat_sides": [v.side_of(s) for s in range(v.players)], "variant": str(v), "dealer": state.dealer,
-                **public_view(state, moves),
+        v = self.variant
+        layout = self.game.layout(v)
+        view = {**self.head, "board_no": int(m[1]) if m else None, "deal": deal, "players": layout.players,
+                "seat_sides": [layout.side_of(s) for s in range(layout.players)],
+                "variant": str(v), "game": self.game.info.name, "dealer": state.to_dict().get("dealer"),
+                **public_view(self.game, state, moves),
                 "updated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")}
         if self.sync:
             write(self.path, view)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import engine
+import games
 from arena.play import seeds
 from arena.errors import visible
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
@@ -63,8 +63,8 @@ def private_copy(cmd: BotCommand) -> Iterator[BotCommand]:
 
 
 def board_deal(seed: int, board: int, players: int) -> tuple[int, int]:
-    """Board k's deal: seed engine.deal_seed(master_seed, k), dealer k mod players."""
-    return engine.deal_seed(seed, board), board % players
+    """Board k's deal: seed seeds.board_seed(master_seed, k), dealer k mod players."""
+    return seeds.board_seed(seed, board), board % players
 
 
 @dataclass
@@ -87,6 +87,7 @@ class MatchResult:
     variant: dict[str, Any]
     seed: int
     boards: list[BoardResult] = field(default_factory=list)
+    game: str = "zwicker"
 
     @property
     def totals(self) -> list[int]:
@@ -104,27 +105,33 @@ class MatchResult:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"bots": self.bots, "names": self.names, "variant": self.variant, "seed": self.seed,
+        return {"bots": self.bots, "names": self.names, "game": self.game, "variant": self.variant, "seed": self.seed,
                 "totals": self.totals, "forfeits": self.forfeits, "boards": [b.to_dict() for b in self.boards]}
 
 
-def _seats(variant: engine.Variant, first: BotCommand, second: BotCommand) -> list[BotCommand]:
-    return [first if variant.side_of(seat) == 0 else second for seat in range(variant.players)]
+def _seats(layout: games.Layout, first: BotCommand, second: BotCommand) -> list[BotCommand]:
+    return [first if layout.side_of(seat) == 0 else second for seat in range(layout.players)]
+
+
+def _rules(variant: games.Variant | str | dict[str, Any], game: games.Game | str | None) -> tuple[games.Game, games.Variant]:
+    g = game if game is not None and not isinstance(game, str) else games.game(game)
+    return g, g.variant(variant) if isinstance(variant, (str, dict)) else variant
 
 
 async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, seed: int | None = None,
-                     variant: engine.Variant | str | dict[str, Any] = "jensen",
+                     variant: games.Variant | str | dict[str, Any] = "jensen",
                      time_control: TimeControl = TimeControl(), sandbox: str = "none",
                      limits: Limits | None = None,
-                     match_id: str = "", on_board: Callable[[BoardResult], None] | None = None) -> MatchResult:
+                     match_id: str = "", on_board: Callable[[BoardResult], None] | None = None,
+                     game: games.Game | str | None = None) -> MatchResult:
     """Play `boards` boards of a duplicate match between two BotCommands; A's points come first.
 
     Without a `seed` one is drawn at random (and kept in the result); a small one is warned of.
     Each bot runs from a private copy of its files (`private_copy`).
     """
-    v = variant if isinstance(variant, engine.Variant) else engine.variant(variant)
-    if v.num_sides != 2:
-        raise ValueError(f"a match needs a variant with two sides; {v} has {v.num_sides}")
+    g, v = _rules(variant, game)
+    if g.layout(v).num_sides != 2:
+        raise ValueError(f"a match needs a variant with two sides; {v} has {g.layout(v).num_sides}")
     if boards < 1:
         raise ValueError(f"boards must be at least 1, got {boards}")
     if seed is None:
@@ -134,31 +141,34 @@ async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, s
     elif (warning := seeds.guessable_warning(seed)) is not None:
         print(warning, file=sys.stderr)
     match_id = match_id or "play"  # never the seed: the bots see it
-    result = MatchResult(bots=[str(bot_a), str(bot_b)], names=["", ""], variant=v.to_dict(), seed=seed)
+    result = MatchResult(bots=[str(bot_a), str(bot_b)], names=["", ""], variant=v.to_dict(), seed=seed,
+                         game=g.info.name)
     with ExitStack() as copies:
         bot_a, bot_b = (copies.enter_context(private_copy(bot)) for bot in (bot_a, bot_b))
-        await _play_boards(result, bot_a, bot_b, v, boards, time_control, sandbox, limits, match_id, on_board)
+        await _play_boards(result, bot_a, bot_b, g, v, boards, time_control, sandbox, limits, match_id, on_board)
     return result
 
 
-async def _play_boards(result: MatchResult, bot_a: BotCommand, bot_b: BotCommand, v: engine.Variant, boards: int,
+async def _play_boards(result: MatchResult, bot_a: BotCommand, bot_b: BotCommand, g: games.Game, v: games.Variant,
+                       boards: int,
                        time_control: TimeControl, sandbox: str, limits: Limits | None, match_id: str,
                        on_board: Callable[[BoardResult], None] | None) -> None:
     seed = result.seed
+    layout = g.layout(v)
     for k in range(boards):
         deal_seed, dealer = board_deal(seed, k, v.players)
         tables = []
-        for t, seats in enumerate((_seats(v, bot_a, bot_b), _seats(v, bot_b, bot_a))):
+        for t, seats in enumerate((_seats(layout, bot_a, bot_b), _seats(layout, bot_b, bot_a))):
             tables.append(await play_table(
                 seats, variant=v, plan=FixedDeals([(deal_seed, dealer)]), time_control=time_control,
                 sandbox=sandbox, limits=limits, match_id=match_id, table_id=f"b{k}t{t}",
-                bot_seed=table_bot_seed(seed, k, t)))
+                bot_seed=table_bot_seed(seed, k, t), game=g))
         a_points = tables[0].points[0] + tables[1].points[1]
         b_points = tables[0].points[1] + tables[1].points[0]
         board = BoardResult(k, deal_seed, dealer, tables, [a_points, b_points])
         for i, side in ((0, 0), (1, 1)):  # A's name from table 0 side 0, B's from side 1
             if not result.names[i]:
-                seat = next(s for s in range(v.players) if v.side_of(s) == side)
+                seat = layout.sides[side][0]
                 result.names[i] = tables[0].seats[seat].name
         result.boards.append(board)
         if on_board is not None:
@@ -169,7 +179,7 @@ def format_match(result: MatchResult) -> str:
     """The match as a plain-text table of boards and a total."""
     a, b = (visible(n) if n else "?" for n in result.names)  # a bot's own words: no line of theirs
     lines = [f"A = {a} ({result.bots[0]})", f"B = {b} ({result.bots[1]})",
-             f"variant {engine.variant(result.variant)}, seed {result.seed}, {len(result.boards)} boards", "",
+             f"variant {games.game(result.game).variant(result.variant)}, seed {result.seed}, {len(result.boards)} boards", "",
              f"{'board':>5} {'dealer':>6} {'table 1 A:B':>12} {'table 2 A:B':>12} {'A':>5} {'B':>5}"]
     for board in result.boards:
         t1, t2 = board.tables
@@ -217,12 +227,12 @@ class CheckResult:
 
 
 async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
-                    variant: engine.Variant | str | dict[str, Any] = "jensen",
+                    variant: games.Variant | str | dict[str, Any] = "jensen",
                     time_control: TimeControl = TimeControl(), sandbox: str = "none",
-                    limits: Limits | None = None) -> CheckResult:
+                    limits: Limits | None = None, game: games.Game | str | None = None) -> CheckResult:
     """Play `deals` seeded deals with the bot in each seat in turn, random bots in the others,
     each from a private copy."""
-    v = variant if isinstance(variant, engine.Variant) else engine.variant(variant)
+    g, v = _rules(variant, game)
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
     plan = FixedDeals([board_deal(seed, k, v.players) for k in range(deals)])
@@ -233,7 +243,7 @@ async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
             seats = [checked if s == seat else random_bot for s in range(v.players)]
             tables.append(await play_table(seats, variant=v, plan=plan, time_control=time_control,
                                            sandbox=sandbox, limits=limits, match_id="check",
-                                           table_id=f"seat{seat}", bot_seed=table_bot_seed(seed, 0, seat)))
+                                           table_id=f"seat{seat}", bot_seed=table_bot_seed(seed, 0, seat), game=g))
     return CheckResult(str(bot), tables, list(range(v.players)), sandbox)
 
 

@@ -19,33 +19,34 @@ from typing import Any
 
 import trio
 
-import engine
+import games
 from arena.errors import ArenaError
 from arena.play import live, seeds
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
 from arena.process import forking
 from arena.process.command import BotCommand, Limits
 
-MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
-
-
 class GamePlan:
-    """A whole game to the target as a table's plan: deals until `engine.Game` says it is over."""
+    """A board of several deals as a table's plan (Zwicker: a whole game to the target): deals
+    until the game's `Board` says it is over."""
 
-    def __init__(self, variant: engine.Variant, seed: int, first_dealer: int) -> None:
-        self.start = engine.Game.new(variant, seed, first_dealer)
+    def __init__(self, variant: games.Variant, seed: int, first_dealer: int, format: str = "game",
+                 game: games.Game | None = None) -> None:
+        self.game = game if game is not None else games.game()
+        self.format = format
+        self.start = self.game.board(variant, seed, first_dealer, format)
 
-    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None:
-        game = self.start
-        for points in scores_so_far:
-            game = game.after_deal(points)
-        if game.is_over or game.deals_played >= MAX_GAME_DEALS:
+    def next_deal(self, finished: Sequence[games.State]) -> tuple[int, int, games.Json] | None:
+        board = self.start
+        for final in finished:
+            board = board.after(final)
+        if board.is_over:
             return None
-        return game.deal_seed, game.dealer
+        return board.deal_seed, board.dealer, board.carry()
 
-    def forfeit_points(self, variant: engine.Variant) -> int:
-        """A forfeited game is lost by the target score."""
-        return variant.target
+    def forfeit(self, game: games.Game, variant: games.Variant, seat: int) -> games.Result:
+        """The game's forfeit of a board (Zwicker: a game is lost by the target score)."""
+        return game.forfeit(variant, self.format, seat)
 
 
 @dataclass(frozen=True)
@@ -67,13 +68,13 @@ class RoomPlan:
         self.boards = list(boards) or [f"{room}/{k}" for k in range(len(self.plans))]
         self.watch = watch  # called by the table after each move: a spectator's view (arena.play.live)
 
-    def locate(self, scores: list[list[int]]) -> tuple[str, int]:
-        """The board of the deal that follows the finished deals `scores`, and its number within
-        that board."""
+    def locate(self, scores: Sequence[Any]) -> tuple[str, int]:
+        """The board of the deal that follows the finished deals `scores` (their final states),
+        and its number within that board."""
         counts, finished = self.split(scores)
         return (self.boards[len(counts)], 0) if finished else (self.boards[len(counts) - 1], counts[-1])
 
-    def split(self, scores: list[list[int]]) -> tuple[list[int], bool]:
+    def split(self, scores: Sequence[Any]) -> tuple[list[int], bool]:
         """Deals per board for the finished deals `scores` (board by board, as far as they go),
         and whether the last board counted is finished."""
         counts: list[int] = []
@@ -89,7 +90,7 @@ class RoomPlan:
                 return counts, finished
         return counts, True
 
-    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None:
+    def next_deal(self, scores_so_far: Sequence[Any]) -> tuple[int, int, games.Json] | None:
         used = 0
         for plan in self.plans:
             k = 0
@@ -100,12 +101,13 @@ class RoomPlan:
             used += k
         return None
 
-    def forfeit_points(self, variant: engine.Variant) -> int:
-        return sum(plan.forfeit_points(variant) for plan in self.plans)
+    def forfeit(self, game: games.Game, variant: games.Variant, seat: int) -> games.Result:
+        parts = [plan.forfeit(game, variant, seat) for plan in self.plans]
+        return games.Result(*(tuple(map(sum, zip(*(getattr(p, f) for p in parts)))) for f in ("seats", "sides")))
 
 
 def board_seed(master_seed: int, board_no: int) -> int:
-    return engine.deal_seed(master_seed, board_no)
+    return seeds.board_seed(master_seed, board_no)
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,13 @@ class Job:
     sandbox: str = "none"
     limits: Limits | None = None
     live: str | None = None  # the folder where each room publishes its table's public view (arena.play.live)
+    game: str = "zwicker"
+
+    @property
+    def rules(self) -> tuple[games.Game, games.Variant]:
+        """The game and its variant."""
+        g = games.game(self.game)
+        return g, g.variant(self.variant)
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -129,6 +138,7 @@ class Job:
             "commands": [[bot_id, list(c.argv), str(c.workdir), c.kind] for bot_id, c in self.commands.items()],
             "time_control": dataclasses.asdict(self.time_control), "sandbox": self.sandbox,
             "limits": None if self.limits is None else dataclasses.asdict(self.limits), "live": self.live,
+            "game": self.game,
         }
 
     @classmethod
@@ -139,15 +149,17 @@ class Job:
                       for bot_id, argv, workdir, kind in data["commands"]},
             time_control=TimeControl(**data["time_control"]), sandbox=data["sandbox"],
             limits=None if data["limits"] is None else Limits(**data["limits"]), live=data.get("live"),
+            game=data.get("game", "zwicker"),
         )
 
-    def board_plan(self, v: engine.Variant, board_no: int) -> Any:
-        """A board's own plan: one seeded deal, or a game; the dealer rotates with the board."""
+    def board_plan(self, v: games.Variant, board_no: int) -> Any:
+        """A board's own plan: one seeded deal, or a board of the game's format; the dealer
+        rotates with the board."""
         seed = board_seed(self.seed, board_no)
         dealer = board_no % v.players
-        if self.format == "game":
-            return GamePlan(v, seed, dealer)
-        return FixedDeals([(seed, dealer)])
+        if self.format == "deal":
+            return FixedDeals([(seed, dealer)])
+        return GamePlan(v, seed, dealer, self.format, games.game(self.game))
 
 
 Store = Callable[[Room, list[int], list[dict]], Awaitable[None]]
@@ -164,7 +176,7 @@ async def play_rooms(job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: 
     server (sandbox "fork") serves them all.
     """
     turns = trio.Semaphore(playing)  # held by a room from its first deal to its last
-    v = engine.variant(job.variant)
+    game, v = job.rules
 
     async def worker(receive: trio.MemoryReceiveChannel[Room]) -> None:
         async with receive:
@@ -177,7 +189,7 @@ async def play_rooms(job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: 
                 nursery.start_soon(worker, rooms.clone())
 
 
-async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn: Any = None) -> None:
+async def play_room(job: Job, v: games.Variant, room: Room, store: Store, turn: Any = None) -> None:
     """One room's boards, each stored (handed to `store`) as soon as it ends, so that a kill
     loses at most the board being played; the room's last board goes with the seats' stderr
     when the processes are gone. A fault ends the room's processes, and fresh ones play the
@@ -185,7 +197,8 @@ async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn:
     left = list(room.boards)
     key = seeds.bot_key(job.seed)
     watch = None if job.live is None else live.Watch(job.live, f"{job.name}/m{room.match_no}", room.match_no,
-                                                     room.swapped, list(room.seats))
+                                                     room.swapped, list(room.seats), game=games.game(job.game),
+                                                     variant=v)
     try:
         await _play_room(job, v, room, store, turn, left, key, watch)
     finally:
@@ -193,8 +206,9 @@ async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn:
             watch.close()
 
 
-async def _play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn: Any, left: list[int], key: bytes,
+async def _play_room(job: Job, v: games.Variant, room: Room, store: Store, turn: Any, left: list[int], key: bytes,
                      watch: live.Watch | None) -> None:
+    game = games.game(job.game)
     while left:
         plans = [job.board_plan(v, b) for b in left]
         name = f"{job.name}/m{room.match_no}/{'swapped' if room.swapped else 'straight'}"
@@ -213,10 +227,10 @@ async def _play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn
 
         async def on_deal(so_far: TableResult) -> None:
             nonlocal first
-            rest = dataclasses.replace(so_far, deals=so_far.deals[first:])  # the boards not handed on
+            rest = dataclasses.replace(so_far, deals=so_far.deals[first:], finals=so_far.finals[first:])  # not handed on
             ended = boards_ended(rest, plans[stored:])
             if ended and stored + ended < len(plans):
-                records = split_result(rest, plans[stored:], v)[:ended]
+                records = split_result(rest, plans[stored:], v, game)[:ended]
                 first += sum(len(r["deals"]) for r in records)
                 await hand_on(records, stored + ended)
 
@@ -229,26 +243,29 @@ async def _play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn
             # the room's: the same for its fresh processes after a fault or a resume, so that a
             # bot seeding its generator by board (botkit does) plays each board as it would have
             bot_seed=seeds.table_seed(key, room.match_no, int(room.swapped)),
-            turn=turn, on_deal=on_deal)
-        records = split_result(result, plans, v)
+            turn=turn, on_deal=on_deal, game=game)
+        records = split_result(result, plans, v, game)
         await hand_on(records[stored:], len(records))
         left = left[len(records):]
 
 
 def boards_ended(result: TableResult, plans: Sequence[Any]) -> int:
     """How many of the plans' boards the table has finished so far."""
-    scores = [d["points"] for d in result.deals if d["complete"]]
+    scores = result.finals
     if not scores:
         return 0
     counts, finished = RoomPlan(plans).split(scores)
     return len(counts) if finished else len(counts) - 1
 
 
-def split_result(result: TableResult, plans: Sequence[Any], v: engine.Variant) -> list[dict]:
+def split_result(result: TableResult, plans: Sequence[Any], v: games.Variant,
+                 game: games.Game | None = None) -> list[dict]:
     """A room's result as one stored table record per board played (the last one forfeited if
     the room ended on a fault). The seats' stderr goes with the room's last record."""
+    game = game if game is not None else games.game()
+    sides = game.layout(v).num_sides
     deals = result.deals
-    scores = [d["points"] for d in deals if d["complete"]]
+    scores = result.finals
     counts, finished = RoomPlan(plans).split(scores) if scores else ([], True)
     if result.forfeit is not None and finished:
         counts.append(0)  # the fault came before the next board's first deal ended
@@ -273,10 +290,9 @@ def split_result(result: TableResult, plans: Sequence[Any], v: engine.Variant) -
                 "think_ms_total": round(sum(mine), 3), "think_ms_max": round(max(mine, default=0.0), 3),
             })
         if forfeit is not None:
-            award = plans[i].forfeit_points(v)
-            points = [0 if s == forfeit["side"] else award for s in range(v.num_sides)]
+            points = list(plans[i].forfeit(game, v, forfeit["seat"]).sides)
         else:
-            points = [sum(d["points"][s] for d in board_deals) for s in range(v.num_sides)]
+            points = [sum(d["points"][s] for d in board_deals) for s in range(sides)]
         share = sum(len(d["moves"]) for d in board_deals) / moves_total
         records.append({
             "seats": seats, "points": points, "forfeit": forfeit,

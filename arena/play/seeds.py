@@ -1,7 +1,8 @@
 """The seeds of a match or tournament: the deals' (public) and the bots' (keyed).
 
-A board's deal seed is `engine.deal_seed(master, k)`, a public procedure (protocol.md section
-10), so the deals replay from the master seed alone. The `hello` seed a bot gets must not lead
+A board's seed is `board_seed(master, k)`, a public procedure (protocol.md section 10; the
+same as Zwicker's `engine.deal_seed`, docs/rules.md section 7, so every game's boards replay from
+the master seed alone and Zwicker's are what they always were). The `hello` seed a bot gets must not lead
 back to them: it comes from a key derived from the master seed under a tag of its own
 (`bot_key`), through HMAC-SHA256, so a bot that sees its seed, `match_id` and `table_id` can
 find neither the key nor the master seed nor a deal seed except by trying every master seed.
@@ -15,9 +16,21 @@ import hashlib
 import hmac
 import secrets
 
+_BOARD_SEED_TAG = b"zwicker-deal-seed"
 _BOT_KEY_TAG = b"zwicker-bot-key"  # never the deal seeds' tag ("zwicker-deal-seed"), nor sent to a bot
 _TABLE_TAG = b"zwicker-bot-table"
 GUESSABLE_BELOW = 2**48  # a master seed below this falls to a bot's brute force in hours at most
+
+
+def board_seed(master_seed: int, k: int) -> int:
+    """The seed of board k under a master seed: the first 8 bytes of
+    SHA-256("zwicker-deal-seed" + master as 8 bytes big-endian + k as 8 bytes big-endian)."""
+    if type(master_seed) is not int or not 0 <= master_seed < 2**64:
+        raise ValueError(f"master seed must be 0 <= seed < 2**64, got {master_seed!r}")
+    if type(k) is not int or not 0 <= k < 2**64:
+        raise ValueError(f"board number must be 0 <= k < 2**64, got {k!r}")
+    digest = hashlib.sha256(_BOARD_SEED_TAG + master_seed.to_bytes(8, "big") + k.to_bytes(8, "big")).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def draw_master_seed() -> int:

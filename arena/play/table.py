@@ -2,8 +2,9 @@
 
 `play_table` starts the seats' processes (through `arena.process.lifecycle.open_bots`) and hands their
 pipes to `run_table`, which speaks the protocol over any trio streams (tests use in-memory
-streams and trio's autojump clock). Deadlines are trio cancel scopes here, never in the engine.
-The first fault ends the table's play; the faulting seat's side forfeits (protocol.md, "Faults").
+streams and trio's autojump clock). Deadlines are trio cancel scopes here, never in the rules.
+The game is reached only through `games` (its rules check every move), so the table plays any
+game that the interface can host. The first fault ends the table's play; the faulting seat's side forfeits (protocol.md, "Faults").
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from typing import Any, Protocol
 
 import trio
 
-import engine
-import engine.moves
+import games
 from arena.errors import BotCrashed, BotFault, IllegalMoveFault
 from arena.process import forking
 from arena.process.command import BotCommand, Limits
@@ -68,11 +68,13 @@ def _ms(seconds: float) -> int:
 
 
 class Plan(Protocol):
-    """Which deals a table plays: asked before each deal with the points of the deals so far."""
+    """Which deals a table plays: asked before each deal with the deals finished so far (their
+    final states). A deal is named as storage keeps it: (seed, dealer, carry), the carry being
+    what its board carried into it (None: nothing; `games.api.Game.deal`)."""
 
-    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None: ...
+    def next_deal(self, finished: Sequence[games.State]) -> tuple[int, int, games.Json] | None: ...
 
-    def forfeit_points(self, variant: engine.Variant) -> int: ...
+    def forfeit(self, game: games.Game, variant: games.Variant, seat: int) -> games.Result: ...
 
 
 class FixedDeals:
@@ -83,13 +85,14 @@ class FixedDeals:
         if not self.deals:
             raise ValueError("a table needs at least one deal")
 
-    def next_deal(self, scores_so_far: list[list[int]]) -> tuple[int, int] | None:
-        k = len(scores_so_far)
-        return self.deals[k] if k < len(self.deals) else None
+    def next_deal(self, finished: Sequence[games.State]) -> tuple[int, int, games.Json] | None:
+        k = len(finished)
+        return (*self.deals[k], None) if k < len(self.deals) else None
 
-    def forfeit_points(self, variant: engine.Variant) -> int:
-        """The variant's points per deal without Zwicks, for every deal the table was to play."""
-        return variant.describe()["points_per_deal"] * len(self.deals)
+    def forfeit(self, game: games.Game, variant: games.Variant, seat: int) -> games.Result:
+        """The game's award for every deal the table was to play (Zwicker: the variant's points
+        per deal without Zwicks, each)."""
+        return game.forfeit(variant, None, seat, len(self.deals))
 
 
 @dataclass
@@ -124,6 +127,7 @@ class TableResult:
     duration_s: float
     move_times_ms: list[list[float]] = field(default_factory=list)  # per seat, for reports
     sandbox: str | None = None  # the mode its bots ran in (play_table); None: the caller's processes
+    finals: list[Any] = field(default_factory=list)  # each finished deal's last state (not plain data)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -150,15 +154,15 @@ def seat_seed(bot_seed: int, seat: int) -> int:
 class _Table:
     """The state of one table's play; `run` is the whole protocol from hello to bye."""
 
-    def __init__(self, conns: Sequence[Connection | None], variant: engine.Variant, plan: Plan,
+    def __init__(self, conns: Sequence[Connection | None], game: games.Game, variant: games.Variant, plan: Plan,
                  time_control: TimeControl, match_id: str, table_id: str, bot_seed: int) -> None:
         if len(conns) != variant.players:
-            raise ValueError(f"{variant.preset} with {variant.players} players needs {variant.players} seats, "
+            raise ValueError(f"{variant} with {variant.players} players needs {variant.players} seats, "
                              f"got {len(conns)}")
         if not 0 <= bot_seed < 2**64:
             raise ValueError(f"bot_seed must be 0 <= seed < 2**64, got {bot_seed}")
         self.conns = list(conns)
-        self.variant = variant
+        self.game, self.variant, self.layout = game, variant, game.layout(variant)
         self.plan = plan
         self.tc = time_control
         self.match_id, self.table_id, self.bot_seed = match_id, table_id, bot_seed
@@ -168,6 +172,7 @@ class _Table:
         self.bank = [time_control.bank_s] * n
         self.move_ms = _ms(time_control.move_s)
         self.deals: list[dict[str, Any]] = []
+        self.finals: list[games.State] = []
         self.fault: tuple[int, BotFault] | None = None
         self.started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
         self.wall_start = time.perf_counter()
@@ -190,15 +195,15 @@ class _Table:
         await self.say_bye()
 
     async def handshake(self, deadline: float) -> None:
-        describe = self.variant.describe()
+        describe = self.game.describe(self.variant)
         tc = self.tc.to_dict()
         limit_text = f"the handshake limit of {self.tc.handshake_s:g} s"
         start = trio.current_time()
 
         async def shake(seat: int, conn: Connection, cancel: trio.CancelScope) -> None:
-            side = self.variant.side_of(seat)
-            partners = [s for s in range(self.variant.players) if s != seat and self.variant.side_of(s) == side]
-            hello = messages.hello(seat=seat, side=side, partners=partners, variant=describe,
+            side = self.layout.side_of(seat)
+            partners = list(self.layout.partners(seat))
+            hello = messages.hello(game=self.game.info.name, seat=seat, side=side, partners=partners, variant=describe,
                                    time_control=tc, match_id=self.match_id, table_id=self.table_id,
                                    seed=seat_seed(self.bot_seed, seat))
             try:
@@ -218,21 +223,21 @@ class _Table:
                     nursery.start_soon(shake, seat, conn, nursery.cancel_scope)
 
     async def play(self) -> None:
-        scores: list[list[int]] = []
-        totals = [0] * self.variant.num_sides
+        finished = self.finals
+        totals = [0] * self.layout.num_sides
         # Which board a deal belongs to (a room's processes play several): the plan says, if it can.
         locate = getattr(self.plan, "locate", None)
         room = getattr(self.plan, "room", "") or self.table_id
         watch = getattr(self.plan, "watch", None)  # a spectator's public view (arena.play.live), if any
         board, board_totals = None, totals
-        while (planned := self.plan.next_deal([list(s) for s in scores])) is not None:
-            seed, dealer = planned
+        while (planned := self.plan.next_deal(list(finished))) is not None:
+            seed, dealer, carry = planned
             number = len(self.deals)
-            this_board, board_deal = locate(scores) if locate else (self.table_id, number)
+            this_board, board_deal = locate(finished) if locate else (self.table_id, number)
             if this_board != board:
-                board, board_totals = this_board, [0] * self.variant.num_sides
+                board, board_totals = this_board, [0] * self.layout.num_sides
             await trio.lowlevel.checkpoint()  # replies read straight off a pipe need not yield
-            state = engine.deal(self.variant, seed, dealer)
+            state = self.game.deal(self.variant, seed, dealer, carry)
             record: dict[str, Any] = {"number": number, "seed": seed, "dealer": dealer, "points": None,
                                       "breakdown": None, "moves": [], "complete": False}
             self.deals.append(record)
@@ -252,9 +257,10 @@ class _Table:
                 history.append({"seat": seat, **move_dict})
                 if watch is not None:
                     watch(board, board_deal, state, record["moves"])
-            points = state.score()
-            record["points"], record["breakdown"], record["complete"] = points, state.breakdown(), True
-            scores.append(points)
+            outcome = state.result()
+            points = list(outcome.sides)
+            record["points"], record["breakdown"], record["complete"] = points, outcome.detail, True
+            finished.append(state)
             totals = [t + p for t, p in zip(totals, points)]
             board_totals = [t + p for t, p in zip(board_totals, points)]
             message = messages.pack_deal_end(number=number, points=points, breakdown=record["breakdown"],
@@ -276,15 +282,15 @@ class _Table:
         except BotFault as exc:
             raise _SeatFault(seat, exc) from None
 
-    async def ask(self, seat: int, number: int, state: engine.State,
-                  history: messages.History) -> tuple[engine.Move, float, int | None]:
+    async def ask(self, seat: int, number: int, state: games.State,
+                  history: messages.History) -> tuple[games.Move, float, int | None]:
         """Send `act` to the seat to move and return its checked move, reply time in ms and the
         move's index in the list sent (None for a capture named outside a cut list).
 
         `history` is the deal's move list so far, kept (encoded) by `play`, so that each act
         neither rebuilds nor re-encodes the whole list.
         """
-        legal, complete = state.listed_moves(LEGAL_CAP)
+        legal, complete = state.legal_moves(LEGAL_CAP)
         bank = self.bank[seat]
         message = messages.pack_act(number=number, observation=state.observation(seat, moves=False),
                                     history=history, legal=legal, move_ms=self.move_ms, bank_ms=_ms(bank),
@@ -335,7 +341,7 @@ class _Table:
 
     # -- the result ------------------------------------------------------------------------
     def result(self) -> TableResult:
-        sides = self.variant.num_sides
+        sides = self.layout.num_sides
         points = [0] * sides
         for deal in self.deals:
             if deal["complete"]:
@@ -344,13 +350,12 @@ class _Table:
         if self.fault is not None:
             seat, exc = self.fault
             self.seats[seat].status, self.seats[seat].detail = exc.status, exc.detail
-            side = self.variant.side_of(seat)
+            side = self.layout.side_of(seat)
             forfeit = {"side": side, "seat": seat, "status": exc.status, "detail": exc.detail}
-            award = self.plan.forfeit_points(self.variant)
-            points = [0 if s == side else award for s in range(sides)]
+            points = list(self.plan.forfeit(self.game, self.variant, seat).sides)
         return TableResult(seats=self.seats, points=points, forfeit=forfeit, deals=self.deals,
                            started=self.started, duration_s=time.perf_counter() - self.wall_start,
-                           move_times_ms=self.move_times)
+                           move_times_ms=self.move_times, finals=self.finals)
 
 
 class _MoveLimit:
@@ -378,7 +383,7 @@ class _SeatFault(Exception):
 LEGAL_CAP = 1000
 
 
-def _resolve(reply: MoveReply, legal: list[engine.Move], state: engine.State) -> engine.Move:
+def _resolve(reply: MoveReply, legal: list[games.Move], state: games.State) -> games.Move:
     """The legal move a reply names; anything else is an IllegalMoveFault saying why."""
     chosen = None
     if reply.index is not None:
@@ -387,14 +392,13 @@ def _resolve(reply: MoveReply, legal: list[engine.Move], state: engine.State) ->
         chosen = legal[reply.index]
     if reply.move is not None:
         try:
-            named = engine.Move.from_dict(reply.move)
-            checked = engine.moves.check(state, named)  # the rules themselves, not the (maybe cut) list
-        except engine.EngineError as exc:
+            checked = state.check(reply.move)  # the rules themselves, not the (maybe cut) list
+        except games.GameError as exc:
             raise IllegalMoveFault(f"move {_short(reply.move)} is not legal: {exc}") from None
         if chosen is not None and chosen.key != checked.key:
             raise IllegalMoveFault(f"index {reply.index} ({chosen}) and move {_short(reply.move)} disagree")
         if chosen is None:
-            chosen = named if named.type == "capture" and named.value is not None else checked
+            chosen = checked
     assert chosen is not None
     return chosen
 
@@ -404,27 +408,30 @@ def _short(obj: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def _variant(variant: engine.Variant | str | dict[str, Any]) -> engine.Variant:
-    return variant if isinstance(variant, engine.Variant) else engine.variant(variant)
+def _variant(variant: games.Variant | str | dict[str, Any], game: games.Game | str | None) -> tuple[games.Game, games.Variant]:
+    """The game (by name; default zwicker) and its variant (a spec, or already made)."""
+    g = game if game is not None and not isinstance(game, str) else games.game(game)
+    return g, g.variant(variant) if variant is None or isinstance(variant, (str, dict)) else variant
 
 
-async def run_table(connections: Sequence[Connection], *, variant: engine.Variant | str | dict[str, Any],
+async def run_table(connections: Sequence[Connection], *, variant: games.Variant | str | dict[str, Any],
                     plan: Plan, time_control: TimeControl = TimeControl(), match_id: str = "",
                     table_id: str = "", bot_seed: int = 0,
-                    handshake_deadline: float | None = None) -> TableResult:
+                    handshake_deadline: float | None = None, game: games.Game | str | None = None) -> TableResult:
     """Play a table over already-open connections (one per seat); the processes are the caller's."""
-    table = _Table(connections, _variant(variant), plan, time_control, match_id, table_id, bot_seed)
+    table = _Table(connections, *_variant(variant, game), plan, time_control, match_id, table_id, bot_seed)
     if handshake_deadline is None:
         handshake_deadline = trio.current_time() + time_control.handshake_s
     await table.run(handshake_deadline)
     return table.result()
 
 
-async def play_table(seats: Sequence[BotCommand], *, variant: engine.Variant | str | dict[str, Any],
+async def play_table(seats: Sequence[BotCommand], *, variant: games.Variant | str | dict[str, Any],
                      plan: Plan, time_control: TimeControl = TimeControl(), sandbox: str = "none",
                      limits: Limits | None = None, match_id: str = "", table_id: str = "",
                      bot_seed: int = 0, turn: AbstractAsyncContextManager[Any] | None = None,
-                     on_deal: Callable[[TableResult], Awaitable[None]] | None = None) -> TableResult:
+                     on_deal: Callable[[TableResult], Awaitable[None]] | None = None,
+                     game: games.Game | str | None = None) -> TableResult:
     """Start one process per seat (a BotCommand each), play the plan, and kill every process.
 
     Returns the table's result with each seat's status, its stderr (bounded) and every move.
@@ -434,7 +441,7 @@ async def play_table(seats: Sequence[BotCommand], *, variant: engine.Variant | s
     so far (no fault, no stderr yet).
     """
     limits = limits if limits is not None else Limits()
-    table = _Table([None] * len(seats), _variant(variant), plan, time_control, match_id, table_id, bot_seed)
+    table = _Table([None] * len(seats), *_variant(variant, game), plan, time_control, match_id, table_id, bot_seed)
     table.on_deal = on_deal
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(forking.serving(sandbox))  # the run's server, or one for this table

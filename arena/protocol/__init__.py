@@ -2,6 +2,6 @@
 
 `messages` holds the records and the bounded msgpack codec; `connection` is one bot's end of the
 protocol, written against trio streams rather than a process.
-May import: `arena.errors` and `engine`; not `arena.process`, so that tests can run it over
+May import: `arena.errors` and `games`; not `arena.process`, so that tests can run it over
 in-memory streams.
 """

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import msgpack
 
 from arena.errors import ProtocolError
-from engine import Move
+from games import Move
 
 PROTOCOL_VERSION = 1
 MAX_BOT_MESSAGE = 64 * 1024
@@ -237,10 +237,12 @@ def parse_reply(msg: dict[str, Any], expected: str) -> Ready | MoveReply:
 
 
 def hello(*, seat: int, side: int, partners: list[int], variant: dict[str, Any],
-          time_control: dict[str, int], match_id: str, table_id: str, seed: int) -> dict[str, Any]:
+          time_control: dict[str, int], match_id: str, table_id: str, seed: int,
+          game: str = "zwicker") -> dict[str, Any]:
     return {
         "type": "hello",
         "protocol": PROTOCOL_VERSION,
+        "game": game,
         "seat": seat,
         "side": side,
         "partner": partners[0] if partners else None,
@@ -287,7 +289,7 @@ _ACT_KEYS = (_packer.pack_map_header(6) + _packer.pack("type") + _packer.pack("a
 
 
 def pack_moves(moves: Sequence[Move]) -> bytes:
-    """A list of engine moves as a msgpack array of their dicts."""
+    """A list of a game's moves as a msgpack array of their dicts."""
     return _packer.pack([move.to_dict() for move in moves])
 
 

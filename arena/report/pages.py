@@ -21,7 +21,7 @@ from typing import Any
 
 import sqlite_utils
 
-import engine
+import games
 
 from arena.errors import ArenaError
 from arena.report.frames import deal_page
@@ -34,18 +34,18 @@ def _brief(t: dict) -> dict[str, Any]:
     """A tournament without its bots: what every page's header shows."""
     return {
         "id": t["id"], "name": t["name"], "status": t["status"], "seed": str(t["seed"]),
-        "variant": t["variant"], "variant_text": _variant_text(t["variant"]), "format": t["format"], "partners": t["partners"], "boards": t["boards"],
+        "variant": t["variant"], "variant_text": _variant_text(t["variant"], t.get("game")), "format": t["format"], "partners": t["partners"], "boards": t["boards"],
         "settings": t["settings"], "created": t["created"], "started": t["started"], "finished": t["finished"],
         "matches": t["matches"], "boards_done": t["boards_done"], "boards_total": t["boards_total"],
         "tables_done": t["tables_done"], "bots": len(t["bots"]),
     }
 
 
-def _variant_text(variant: dict) -> str:
+def _variant_text(variant: dict, game: str | None = None) -> str:
     """The variant as the CLI names it: the preset and only the options that differ from it."""
     try:
-        return str(engine.variant(variant))
-    except engine.VariantError:
+        return str(games.load(variant, game)[1])
+    except games.GameError:
         return str(variant.get("preset", "?"))
 
 

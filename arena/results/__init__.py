@@ -5,6 +5,6 @@
 CSV and JSON; `compact` stores a deal as its seed and move indices; `sprt_tests` keeps SPRT
 tests; `lock` is a tournament's run lock; `web_queries` serves the browser pages. `ratings` and `sprt` are pure statistics; `replay`
 renders a stored deal.
-May import: `arena.errors` and `engine`; nothing that plays, so a reader of results never
+May import: `arena.errors` and `games`; nothing that plays, so a reader of results never
 starts a process.
 """

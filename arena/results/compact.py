@@ -2,10 +2,12 @@
 
 A deal is fully reproducible from (variant, seed, dealer) plus its moves (docs/rules.md), and
 every move the arena stores was taken from the list of legal moves it sent the bot (the `act`'s
-`legal`, `state.listed_moves(CAP)`): so a move is stored as its index there, usually one byte,
+`legal`, `state.legal_moves(CAP)`): so a move is stored as its index there, usually one byte,
 and its think time in whole microseconds (the records' ms have three decimals), one or two
-bytes. The seat to move, the points' breakdown and the moves' dicts are recomputed by replaying
-the deal through the engine (`decode`, about 3 ms per jensen deal), which also checks the record.
+bytes. The seat to move, the deal's result and the moves' dicts are recomputed by replaying
+the deal through its game's rules (`decode`, about 3 ms per jensen deal), which also checks the
+record. Every function takes the game (`games.Game`; None: Zwicker, the game of every
+tournament stored before there were games) and its variant.
 A jensen deal of about 50 moves takes some 150 bytes of play instead of some 3 KB of JSON.
 
 `play` (a BLOB) is: a format byte (1), the number of moves (varint), then per move a varint
@@ -28,7 +30,7 @@ from typing import Any
 import msgpack
 import sqlite_utils
 
-import engine
+import games
 
 FORMAT = 1
 CAP = 1000
@@ -80,24 +82,28 @@ def _micros(ms: float | None) -> int:
     return 0 if ms is None else round(ms * 1000) + 1
 
 
-def encode(variant: engine.Variant, seed: int, dealer: int, moves: list[dict]) -> bytes:
+def _game(game: games.Game | None) -> games.Game:
+    return games.game() if game is None else game
+
+
+def encode(variant: games.Variant, seed: int, dealer: int, moves: list[dict], game: games.Game | None = None) -> bytes:
     """A deal's moves ({"seat", "move", "ms"}, and "i": its index among the listed moves when the
     arena knows it) as the `play` BLOB. Without "i" the deal is replayed to find the indices; a
     move that is not in the list (or does not replay) is stored whole."""
     out = bytearray([FORMAT])
     _varint(out, len(moves))
     replaying = any(m.get("i") is None for m in moves)  # then every index is found by replaying
-    state: engine.State | None = engine.deal(variant, seed, dealer) if replaying else None
+    state: games.State | None = _game(game).deal(variant, seed, dealer) if replaying else None
     for m in moves:
         index = m.get("i")
         if replaying:
-            index = None if state is None else _index(state, m)
+            index = None if state is None else _index(state, m, _game(game))
             if state is not None and index is None and (state.is_over or m["seat"] != state.to_move):
                 state = None  # an old record that does not replay: the rest stored whole
             elif state is not None:
                 try:
-                    state = state.apply(state.listed_moves(CAP)[0][index] if index is not None else m["move"])
-                except (engine.EngineError, ValueError, KeyError, TypeError):
+                    state = state.apply(state.legal_moves(CAP)[0][index] if index is not None else m["move"])
+                except (games.GameError, ValueError, KeyError, TypeError):
                     state, index = None, None
         if index is not None:
             _varint(out, index + 1)
@@ -112,33 +118,33 @@ def encode(variant: engine.Variant, seed: int, dealer: int, moves: list[dict]) -
     return bytes(out)
 
 
-def _index(state: engine.State, m: dict) -> int | None:
+def _index(state: games.State, m: dict, game: games.Game) -> int | None:
     if state.is_over or m["seat"] != state.to_move:
         return None
     try:
-        move = engine.Move.from_dict(m["move"])
-    except (engine.EngineError, ValueError, KeyError, TypeError):
+        move = game.move_from_dict(m["move"])
+    except (games.GameError, ValueError, KeyError, TypeError):
         return None
-    legal, _complete = state.listed_moves(CAP)
+    legal, _complete = state.legal_moves(CAP)
     for k, candidate in enumerate(legal):
         if candidate == move:
             return k
     return None
 
 
-def decode(variant: engine.Variant, seed: int, dealer: int, play: bytes) -> dict[str, Any]:
-    """The moves ({"seat", "move", "ms"}) and, for a finished deal, its points and breakdown,
-    by replaying the deal."""
+def decode(variant: games.Variant, seed: int, dealer: int, play: bytes, game: games.Game | None = None) -> dict[str, Any]:
+    """The moves ({"seat", "move", "ms"}) and, for a finished deal, its points (per side) and
+    breakdown (the game's deal result), by replaying the deal."""
     if not play or play[0] != FORMAT:
         raise ValueError(f"not a compact deal of format {FORMAT}")
     count, at = _read_varint(play, 1)
-    state: engine.State | None = engine.deal(variant, seed, dealer)
+    state: games.State | None = _game(game).deal(variant, seed, dealer)
     moves = []
     for _ in range(count):
         v, at = _read_varint(play, at)
         if v:
             assert state is not None, "an index after a move that did not replay"
-            move = state.listed_moves(CAP)[0][v - 1]
+            move = state.legal_moves(CAP)[0][v - 1]
             moves.append({"seat": state.to_move, "move": move.to_dict()})
             state = state.apply(move)
         else:
@@ -150,47 +156,50 @@ def decode(variant: engine.Variant, seed: int, dealer: int, play: bytes) -> dict
             if state is not None:
                 try:
                     state = state.apply(move_dict) if seat == state.to_move and not state.is_over else None
-                except (engine.EngineError, ValueError, KeyError, TypeError):
+                except (games.GameError, ValueError, KeyError, TypeError):
                     state = None
     for m in moves:
         us, at = _read_varint(play, at)
         m["ms"] = None if us == 0 else (us - 1) / 1000
-    over = state is not None and state.is_over
-    return {"moves": moves, "points": state.score() if over else None,
-            "breakdown": state.breakdown() if over else None}
+    result = state.result() if state is not None and state.is_over else None
+    return {"moves": moves, "points": None if result is None else list(result.sides),
+            "breakdown": None if result is None else result.detail}
 
 
 # -- the SQL ------------------------------------------------------------------------------------
 
 
-def insert(db: sqlite_utils.Database, table_id: int, variant: engine.Variant, deals: Iterable[dict]) -> None:
+def insert(db: sqlite_utils.Database, table_id: int, variant: games.Variant, deals: Iterable[dict],
+           game: games.Game | None = None) -> None:
     """Store a table's deals (inside the caller's transaction)."""
     db.conn.executemany(
         f"INSERT INTO {DEALS} (table_id, deal_no, seed, dealer, points, complete, play) VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(table_id, d["number"], str(d["seed"]), d["dealer"], None if d["points"] is None else json.dumps(d["points"]),
-          int(bool(d.get("complete", True))), encode(variant, int(d["seed"]), d["dealer"], d["moves"]))
+          int(bool(d.get("complete", True))), encode(variant, int(d["seed"]), d["dealer"], d["moves"], game))
          for d in deals],
     )
 
 
-def _row(variant: engine.Variant, row: dict) -> dict[str, Any]:
-    played = decode(variant, int(row["seed"]), row["dealer"], row["play"])
+def _row(variant: games.Variant, row: dict, game: games.Game | None = None) -> dict[str, Any]:
+    played = decode(variant, int(row["seed"]), row["dealer"], row["play"], game)
     points = None if row["points"] is None else json.loads(row["points"])
     return {"id": row["id"], "table_id": row["table_id"], "number": row["deal_no"], "seed": int(row["seed"]),
             "dealer": row["dealer"], "points": points, "breakdown": played["breakdown"], "moves": played["moves"],
             "complete": bool(row["complete"])}
 
 
-def deal(db: sqlite_utils.Database, deal_id: int, variant: engine.Variant) -> dict[str, Any] | None:
+def deal(db: sqlite_utils.Database, deal_id: int, variant: games.Variant,
+         game: games.Game | None = None) -> dict[str, Any] | None:
     """One stored deal, decoded; None if there is none with that id."""
     rows = list(db.query(f"SELECT * FROM {DEALS} WHERE id = ?", [deal_id]))
-    return _row(variant, rows[0]) if rows else None
+    return _row(variant, rows[0], game) if rows else None
 
 
-def table_deals(db: sqlite_utils.Database, table_id: int, variant: engine.Variant) -> Iterator[dict[str, Any]]:
+def table_deals(db: sqlite_utils.Database, table_id: int, variant: games.Variant,
+                game: games.Game | None = None) -> Iterator[dict[str, Any]]:
     """A table's deals in order, decoded."""
     for row in db.query(f"SELECT * FROM {DEALS} WHERE table_id = ? ORDER BY deal_no", [table_id]):
-        yield _row(variant, row)
+        yield _row(variant, row, game)
 
 
 # -- the migration ------------------------------------------------------------------------------
@@ -201,7 +210,7 @@ def migrate(db: sqlite_utils.Database) -> None:
     ids; deals that do not replay keep their moves whole. A one-off cost of about 3 ms per deal."""
     db.execute(f"ALTER TABLE {DEALS} RENAME TO {DEALS}_json")
     db.execute(CREATE)
-    variants: dict[int, engine.Variant] = {}
+    variants: dict[int, games.Variant] = {}
     rows = db.execute(
         f"SELECT d.id, d.table_id, d.deal_no, d.seed, d.dealer, d.points, d.complete, d.moves, m.tournament_id"
         f" FROM {DEALS}_json d JOIN {TABLES} t ON t.id = d.table_id JOIN {MATCHES} m ON m.id = t.match_id"
@@ -210,7 +219,7 @@ def migrate(db: sqlite_utils.Database) -> None:
     for deal_id, table_id, number, seed, dealer, points, complete, moves, tid in rows:
         if tid not in variants:
             (text,) = db.execute(f"SELECT variant FROM {TOURNAMENTS} WHERE id = ?", [tid]).fetchone()
-            variants[tid] = engine.variant(json.loads(text))
+            variants[tid] = games.game().variant(json.loads(text))  # before there were games: zwicker
         kept_points = None if points is None or json.loads(points) is None else points
         batch.append((deal_id, table_id, number, seed, dealer, kept_points, complete,
                       encode(variants[tid], int(seed), dealer, json.loads(moves))))

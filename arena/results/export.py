@@ -16,7 +16,7 @@ import sqlite_utils
 
 from arena.errors import json_visible
 
-import engine
+import games
 from arena.results import compact
 from arena.results.read import (
     _bot_labels,
@@ -97,7 +97,9 @@ def export_csv(db: sqlite_utils.Database, tid: int) -> str:
 def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
     """Every played table with its seats and deals, one at a time, in canonical order."""
     labels = _bot_labels(db, tid)
-    variant = engine.variant(get_tournament(db, tid)["variant"])
+    t = get_tournament(db, tid)
+    game = games.game(t["game"])
+    variant = game.variant(t["variant"])
     for tr in db.query(
         "SELECT t.*, m.match_no FROM board_tables t JOIN matches m ON m.id = t.match_id"
         " WHERE m.tournament_id = ? ORDER BY m.match_no, t.board_no, t.swapped",
@@ -121,7 +123,7 @@ def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
                     "points": d["points"], "breakdown": d["breakdown"], "moves": d["moves"],
                     "complete": d["complete"],
                 }
-                for d in compact.table_deals(db, tr["id"], variant)
+                for d in compact.table_deals(db, tr["id"], variant, game)
             ],
         }
 

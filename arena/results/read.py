@@ -12,7 +12,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-import engine
+import games
 from arena.errors import ArenaError
 from arena.results import compact
 from arena.results import ratings as _ratings
@@ -503,7 +503,7 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
     """Everything needed to replay a stored deal: variant, seed, dealer, moves, seats, bots."""
     rows = list(db.query(
         "SELECT d.*, t.id AS table_id, t.board_no, t.swapped, t.side0_points, t.side1_points, t.forfeit,"
-        " m.match_no, m.tournament_id, tn.name AS tournament, tn.variant, tn.format"
+        " m.match_no, m.tournament_id, tn.name AS tournament, tn.variant, tn.format, tn.game"
         " FROM deals d JOIN board_tables t ON t.id = d.table_id JOIN matches m ON m.id = t.match_id"
         " JOIN tournaments tn ON tn.id = m.tournament_id WHERE d.id = ?",
         [deal_id],
@@ -513,7 +513,8 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
         known = f"deal ids run 1..{top}" if top else "no deals stored yet"
         raise ArenaError(f"unknown deal {deal_id} ({known})")
     d = rows[0]
-    played = compact.deal(db, deal_id, engine.variant(json.loads(d["variant"])))
+    game = games.game(d["game"])
+    played = compact.deal(db, deal_id, game.variant(json.loads(d["variant"])), game)
     assert played is not None
     seats = [
         {
@@ -529,7 +530,7 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
     ]
     return {
         "id": d["id"], "tournament": d["tournament"], "tournament_id": d["tournament_id"],
-        "format": d["format"], "match_no": d["match_no"], "board_no": d["board_no"],
+        "format": d["format"], "game": d["game"], "match_no": d["match_no"], "board_no": d["board_no"],
         "swapped": bool(d["swapped"]), "table_id": d["table_id"], "number": d["deal_no"],
         "variant": json.loads(d["variant"]), "seed": int(d["seed"]), "dealer": d["dealer"],
         "points": played["points"], "breakdown": played["breakdown"],

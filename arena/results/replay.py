@@ -2,7 +2,8 @@
 
 The document carries everything needed to reproduce the deal (variant, seed, dealer, the moves
 with their timings) plus who sat where and how each seat ended; `render` re-applies every move
-with the engine, so a replay is also a check of the stored record.
+with the game's rules (through `games`), so a replay is also a check of the stored record. A
+document names its game (`game`; one without it is Zwicker's, as every document was before).
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from typing import Any
 
 import sqlite_utils
 
-import engine
+import games
 from arena.errors import ArenaError, visible
 from arena.results import read
-from engine.notation import move_text, unit_text
 
 SCHEMA = "zwicker-replay/1"
 
@@ -25,9 +25,11 @@ SCHEMA = "zwicker-replay/1"
 def document(db: sqlite_utils.Database, deal_id: int) -> dict[str, Any]:
     """The replay document of a stored deal."""
     d = read.get_deal(db, deal_id)
+    game = games.game(d["game"])
     return {
         "schema": SCHEMA,
-        "engine": engine.__version__,
+        "engine": game.info.version,
+        "game": game.info.name,
         "deal_id": d["id"],
         "tournament": d["tournament"],
         "match": d["match_no"], "board": d["board_no"], "swapped": d["swapped"], "number": d["number"],
@@ -56,43 +58,43 @@ def render(doc: dict[str, Any], seat: int | None = None) -> Iterator[str]:
     """Frames of text, one per move: what the whole table (or only `seat`) could see."""
     if doc.get("schema") != SCHEMA:
         raise ArenaError(f"not a replay document of schema {SCHEMA}: {doc.get('schema')!r}")
-    state = engine.deal(doc["variant"], int(doc["seed"]), doc["dealer"])  # a string in JSON (above 2**53)
-    n = state.variant.players
+    game, variant = rules(doc)
+    try:
+        state = game.deal(variant, int(doc["seed"]), doc["dealer"])  # a string in JSON (above 2**53)
+    except (games.GameError, ValueError, TypeError) as exc:
+        raise ArenaError(f"not a deal of {game.info.name}: {exc}") from None
+    n = variant.players
     if seat is not None and not 0 <= seat < n:
         raise ArenaError(f"--seat must be 0..{n - 1}, got {seat}")
     who = {s["seat"]: s["bot"] for s in doc["seats"]}
     yield (f"deal {doc['deal_id']} of tournament '{doc['tournament']}': match {doc['match']}, board {doc['board']}"
-           f"{' (sides swapped)' if doc['swapped'] else ''}, {engine.variant(doc['variant'])}, seed {doc['seed']}, "
+           f"{' (sides swapped)' if doc['swapped'] else ''}, {variant}, seed {doc['seed']}, "
            f"dealer {doc['dealer']}")
     yield "seats: " + ", ".join(f"{s}={who.get(s, '?')}" for s in range(n))
     for k, record in enumerate(doc["moves"]):
-        yield _frame(state, seat)
-        move = engine.Move.from_dict(record["move"])
+        yield state.text(seat)
         try:
+            move = game.move_from_dict(record["move"])
             after = state.apply(move)
-        except engine.IllegalMove as exc:
+        except games.IllegalMove as exc:
             raise ArenaError(f"stored move {k} does not replay: {exc}") from None
         timing = f" ({record['ms']:.1f} ms)" if record.get("ms") is not None else ""
-        yield f"  move {k + 1}: seat {record['seat']} ({who.get(record['seat'], '?')}) plays {move_text(move)}{timing}"
+        yield f"  move {k + 1}: seat {record['seat']} ({who.get(record['seat'], '?')}) plays {move}{timing}"
         state = after
-    yield _frame(state, seat)
+    yield state.text(seat)
     if state.is_over:
-        yield f"score: {state.score()}  (stored: {doc['points']})"
+        yield f"score: {list(state.result().sides)}  (stored: {doc['points']})"
     else:
         yield f"the deal stopped here: {_forfeit_text(doc)}"
 
 
-def _frame(state: engine.State, seat: int | None) -> str:
-    table = " ".join(unit_text(u) for u in state.table) or "-"
-    lines = [f"table: {table}   stock: {len(state.stock)}   taken: {[len(t) for t in state.taken]}"
-             f"   zwicks: {list(state.zwicks)}"]
-    for s, hand in enumerate(state.hands):
-        if seat is None or s == seat:
-            mark = " <- to move" if s == state.to_move and not state.is_over else ""
-            lines.append(f"  hand {s}: {' '.join(hand) or '-'}{mark}")
-        else:
-            lines.append(f"  hand {s}: {len(hand)} cards")
-    return "\n".join(lines)
+def rules(doc: dict[str, Any]) -> tuple[games.Game, games.Variant]:
+    """A replay document's game (Zwicker when it names none) and variant."""
+    try:
+        game = games.game(doc.get("game"))
+        return game, game.variant(doc["variant"])
+    except games.GameError as exc:
+        raise ArenaError(f"replay: {exc}") from None
 
 
 def _forfeit_text(doc: dict[str, Any]) -> str:

@@ -354,6 +354,13 @@ def _m0007_compact_deals(db: sqlite_utils.Database) -> None:
     compact.migrate(db)
 
 
+@migrations(name="0008_tournament_game")
+def _m0008_tournament_game(db: sqlite_utils.Database) -> None:
+    """The game each tournament plays, by its registry name (`games.game(name)`); every
+    tournament stored before there were games played Zwicker."""
+    db.execute("ALTER TABLE tournaments ADD COLUMN game TEXT NOT NULL DEFAULT 'zwicker'")
+
+
 # --------------------------------------------------------------------------------------------
 # Opening
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-import engine
+import games
 from arena.errors import SEAT_STATUSES, ArenaError
 from arena.results import compact
 from arena.results.read import BOOTSTRAP, _match, compute_ratings, rating_pool
@@ -44,6 +44,7 @@ def create_tournament(
     settings: dict,
     bot_ids: Iterable[int],
     matches: list[tuple[list[int], list[int]]],
+    game: str = "zwicker",
 ) -> int:
     """Store a tournament and its schedule (match k is `matches[k - 1]`, team A then team B)."""
     if not name or not name.strip():
@@ -70,8 +71,8 @@ def create_tournament(
     with db.atomic():
         tid = db.execute(
             "INSERT INTO tournaments (name, seed, variant, format, partners, boards_per_match, settings,"
-            " status, created) VALUES (?, ?, ?, ?, ?, ?, ?, 'created', ?)",
-            [name, str(seed), _dumps(variant), format, partners, boards, _dumps(settings), _now()],
+            " status, created, game) VALUES (?, ?, ?, ?, ?, ?, ?, 'created', ?, ?)",
+            [name, str(seed), _dumps(variant), format, partners, boards, _dumps(settings), _now(), game],
         ).lastrowid
         for bot_id in bot_ids:
             db.execute("INSERT INTO tournament_bots VALUES (?, ?)", [tid, bot_id])
@@ -228,7 +229,8 @@ def record_table(
                     for s in table["seats"]
                 ],
             )
-            compact.insert(db, table_id, _variant(db, tid), table["deals"])
+            variant, game = _variant(db, tid)
+            compact.insert(db, table_id, variant, table["deals"], game)
             _complete_board(db, match["id"], board_no)
     except sqlite3.IntegrityError as exc:
         if db.execute(
@@ -242,14 +244,15 @@ def record_table(
     return table_id
 
 
-def _variant(db: sqlite_utils.Database, tid: int) -> engine.Variant:
-    (text,) = db.execute("SELECT variant FROM tournaments WHERE id = ?", [tid]).fetchone()
-    return _parse_variant(text)
+def _variant(db: sqlite_utils.Database, tid: int) -> tuple[games.Variant, games.Game]:
+    (text, game) = db.execute("SELECT variant, game FROM tournaments WHERE id = ?", [tid]).fetchone()
+    return _parse_variant(text, game)
 
 
 @functools.lru_cache(maxsize=64)
-def _parse_variant(text: str) -> engine.Variant:
-    return engine.variant(json.loads(text))
+def _parse_variant(text: str, game: str = "zwicker") -> tuple[games.Variant, games.Game]:
+    g = games.game(game)
+    return g.variant(json.loads(text)), g
 
 
 def _complete_board(db: sqlite_utils.Database, match_id: int, board_no: int) -> None:

@@ -8,5 +8,5 @@ draws Swiss rounds from the stored results; `cluster` plays rooms as Dask tasks 
 This layer drives the ones below it: it plays rooms (`arena.play`) and writes their results
 (`arena.results`).
 May import: `arena.play`, `arena.results`, `arena.process`, `arena.protocol`, `arena.errors`,
-`engine`.
+`games`.
 """

@@ -37,7 +37,6 @@ from typing import Any
 
 import trio
 
-import engine
 from arena.errors import ArenaError
 from arena.play.room import Job, Room, play_room
 from arena.play.table import TimeControl
@@ -175,7 +174,7 @@ class _Loop:
             async def keep(_room: Room, boards: list[int], records: list[dict]) -> None:
                 segments.append((boards, records))
 
-            await play_room(job, engine.variant(job.variant), room, keep, self._turns)
+            await play_room(job, job.rules[1], room, keep, self._turns)
             return segments
 
         return trio.from_thread.run(one, trio_token=self._token)
@@ -218,7 +217,7 @@ def play_room_task(job: dict[str, Any], room: tuple, bundles: dict[str, bytes]) 
             commands[spec["id"]] = bot_command({**spec, "path": str(path)})
     played = Job(name=job["name"], seed=job["seed"], variant=job["variant"], format=job["format"],
                  commands=commands, time_control=TimeControl(**job["time_control"]), sandbox=mode,
-                 limits=None if job["limits"] is None else Limits(**job["limits"]))
+                 limits=None if job["limits"] is None else Limits(**job["limits"]), game=job.get("game", "zwicker"))
     segments = _loop(mode).play(played, Room(room[0], room[1], tuple(room[2]), tuple(room[3])))
     return {"mode": mode, "worker": distributed.get_worker().address, "segments": segments}
 
@@ -228,7 +227,7 @@ def play_room_task(job: dict[str, Any], room: tuple, bundles: dict[str, bytes]) 
 
 def job_data(t: dict, bots: Sequence[dict], sandbox: str | None, limits: Limits | None) -> dict[str, Any]:
     """The tournament's part of every room task: plain data, bots by content hash."""
-    return {"name": t["name"], "seed": t["seed"], "variant": t["variant"], "format": t["format"],
+    return {"name": t["name"], "seed": t["seed"], "variant": t["variant"], "format": t["format"], "game": t["game"],
             "time_control": t["settings"].get("time_control", {}), "sandbox": sandbox,
             "limits": None if limits is None else dataclasses.asdict(limits), "bots": [bot_spec(b) for b in bots],
             "paths": {b["sha256"]: b["path"] for b in bots}}

@@ -39,7 +39,7 @@ from typing import Any
 import sqlite_utils
 import trio
 
-import engine
+import games
 from arena.errors import ArenaError
 from arena.play import seeds
 from arena.play.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms  # noqa: F401  (plans: also as tournament.*)
@@ -66,7 +66,7 @@ class Settings:
     """What decides a tournament's results; stored, and compared when a run is resumed."""
 
     boards: int = 8
-    variant: dict[str, Any] = field(default_factory=lambda: engine.variant().to_dict())
+    variant: dict[str, Any] = field(default_factory=lambda: games.game().variant().to_dict())
     seed: int | None = None  # None: a random one when the tournament is created (seeds.draw_master_seed)
     format: str = "deal"
     partners: str = "clone"
@@ -74,8 +74,10 @@ class Settings:
     time_control: TimeControl = TimeControl()
     pairing: str = "roundrobin"  # or "swiss" (arena.tournaments.swiss), with `rounds`
     rounds: int | None = None  # Swiss rounds (None: swiss.default_rounds)
+    game: str = "zwicker"  # the game's registry name (games.game)
 
     def __post_init__(self) -> None:
+        check_game(self.game)
         if type(self.boards) is not int or self.boards < 1:
             raise ArenaError(f"--boards must be at least 1, got {self.boards!r}")
         if self.seed is not None and (type(self.seed) is not int or not 0 <= self.seed < 2**64):
@@ -92,41 +94,28 @@ class Settings:
             raise ArenaError(f"--rounds is for --pairing swiss and must be at least 1, got {self.rounds!r}")
 
     @property
-    def engine_variant(self) -> engine.Variant:
-        return engine.variant(self.variant)
+    def engine_variant(self) -> games.Variant:
+        """The variant as the game's value (games.Variant)."""
+        return games.game(self.game).variant(self.variant)
 
 
-def parse_variant(text: str | None) -> dict[str, Any]:
-    """The one `--variant` syntax of every command, as the variant dict: a preset (`jensen`), a
-    preset and options (`jensen:target=51,all_tens=true`; values read as JSON, else as text), or
-    a JSON object (`{"preset": "jensen", "target": 51}`)."""
-    text = (text or "").strip()
-    if not text:
-        return engine.variant().to_dict()
-    if text.startswith("{"):
-        try:
-            spec: Any = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ArenaError(f"--variant: not valid JSON: {exc}") from None
-        try:
-            return engine.variant(spec).to_dict()
-        except (ValueError, TypeError) as exc:
-            raise ArenaError(f"--variant: {exc}") from None
-    preset, _, rest = text.partition(":")
-    options: dict[str, Any] = {}
-    for item in filter(None, rest.split(",")):
-        key, sep, raw = item.partition("=")
-        if not sep:
-            raise ArenaError(f"--variant: expected option=value, got {item!r} (e.g. jensen:target=51)")
-        raw = raw.strip()
-        try:
-            value: Any = json.loads(raw.lower() if raw.lower() in ("true", "false", "null") else raw)
-        except json.JSONDecodeError:
-            value = raw
-        options[key.strip()] = value
+def check_game(name: str | None) -> games.Game:
+    """The game called `name` (`--game`; None: zwicker), or one line saying which games there are."""
     try:
-        return engine.variant(preset.strip(), **options).to_dict()
-    except (ValueError, TypeError) as exc:
+        return games.game(name)
+    except games.GameError as exc:
+        raise ArenaError(f"--game: {exc}") from None
+
+
+def parse_variant(text: str | None, game: str | None = None) -> dict[str, Any]:
+    """The one `--variant` syntax of every command, as the variant dict, read by the game
+    (`--game`, default zwicker). Zwicker's: a preset (`jensen`), a preset and options
+    (`jensen:target=51,all_tens=true`; values read as JSON, else as text), or a JSON object
+    (`{"preset": "jensen", "target": 51}`)."""
+    g = check_game(game)
+    try:
+        return g.variant((text or "").strip() or None).to_dict()
+    except (games.GameError, ValueError, TypeError) as exc:
         raise ArenaError(f"--variant: {exc}") from None
 
 
@@ -194,7 +183,7 @@ async def answers_hello(command: BotCommand, *, sandbox: str = "none", handshake
     says whether it started and answered `hello` (handshake_ms set) and how it did after."""
     from arena.play.match import RANDOM_BOT, board_deal
 
-    v = engine.variant()
+    v = games.game().variant()
     seats = [command] + [BotCommand.from_spec(str(RANDOM_BOT))] * (v.players - 1)
     table = await play_table(seats, variant=v, plan=FixedDeals([board_deal(0, 0, v.players)]),
                              time_control=TimeControl(handshake_s=handshake_s), sandbox=sandbox,
@@ -409,7 +398,7 @@ def _check_same(stored: dict, settings: Settings, bot_ids: list[int] | None, gau
     name = stored["name"]
     seed = stored["seed"] if settings.seed is None else settings.seed  # none given: the stored one
     want = {"seed": seed, "variant": settings.variant, "format": settings.format,
-            "partners": settings.partners, "boards": settings.boards}
+            "partners": settings.partners, "boards": settings.boards, "game": settings.game}
     for key, value in want.items():
         if stored[key] != value:
             raise ArenaError(f"tournament '{name}' exists with {key}={stored[key]!r}, not {value!r}: "
@@ -431,7 +420,7 @@ def _check_same(stored: dict, settings: Settings, bot_ids: list[int] | None, gau
                          "to continue it, or choose another --name")
 
 
-RESUME_FIXED = ("boards", "variant", "seed", "format", "partners", "gauntlet", "move_ms", "bank_ms", "pairing", "rounds")
+RESUME_FIXED = ("boards", "variant", "game", "seed", "format", "partners", "gauntlet", "move_ms", "bank_ms", "pairing", "rounds")
 """What decides a tournament's results: a resume plays on with the stored values, never others."""
 
 
@@ -491,7 +480,7 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
     return write.create_tournament(
         db, name, seed=seed, variant=settings.variant, format=settings.format,
         partners=settings.partners, boards=settings.boards, settings=stored_settings,
-        bot_ids=ids, matches=matches)
+        bot_ids=ids, matches=matches, game=settings.game)
 
 
 async def run(db: sqlite_utils.Database, tid: int, **options: Any) -> dict:
@@ -536,7 +525,7 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
                on_room: Callable[[Room, list[int]], None] | None, shard_reports: list[dict] | None,
                rate: bool) -> dict:
     t = read.get_tournament(db, tid)
-    v = engine.variant(t["variant"])
+    v = games.game(t["game"]).variant(t["variant"])
     matches = [(m["team_a"], m["team_b"]) for m in read.schedule(db, tid)]
     done = read.done_tables(db, tid)
     todo = rooms(matches, t["boards"], v.players, done)
@@ -548,7 +537,7 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
     job = Job(name=t["name"], seed=t["seed"], variant=t["variant"], format=t["format"],
               commands={b["id"]: bot_command(registry.get_bot(db, b["id"])) for b in t["bots"]},
               time_control=TimeControl(**t["settings"].get("time_control", {})), sandbox=sandbox, limits=limits,
-              live=None if db_path(db) is None else str(live.folder(db_path(db), tid)))
+              live=None if db_path(db) is None else str(live.folder(db_path(db), tid)), game=t["game"])
     if job.live is not None:
         live.clear(job.live)  # what a killed run's rooms left
     concurrency = max(1, concurrency or os.cpu_count() or 1)
@@ -601,7 +590,7 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
 
     t = read.get_tournament(db, tid)
     sweep_orphans()
-    v = engine.variant(t["variant"])
+    v = games.game(t["game"]).variant(t["variant"])
     matches = [(m["team_a"], m["team_b"]) for m in read.schedule(db, tid)]
     bots = [registry.get_bot(db, b["id"]) for b in t["bots"]]
     for row in bots:
