@@ -99,6 +99,22 @@ class ZwickenState:
     def text(self, seat: int | None = None) -> str:
         return zw.position_text(self.rules, seat)
 
+    def frame(self, before: "ZwickenState | None" = None, move: Any = None) -> Json:
+        """What a viewer draws of this attempt: the position's public keys, every hand but a
+        passed one (a passed hand is never shown, not even after the deal), the stock as its
+        size; with `before` and `move`, the move that led here in its plain and text forms."""
+        p = zw.to_dict(self.rules)
+        hands = [[] if d == "pass" else list(h) for h, d in zip(p["hands"], p["decisions"])]
+        out: dict[str, Any] = {k: p[k] for k in ("dealer", "phase", "to_move", "method", "turned", "exposed",
+                                                  "trump", "stake", "pot", "balances", "decisions", "leader",
+                                                  "trick", "tricks")}
+        out.update(hands=hands, hand_sizes=[len(h) for h in p["hands"]], stock=len(p["stock"]),
+                   over=self.rules.is_over)
+        if before is not None and move is not None:
+            m = move if isinstance(move, zw.Move) else zw.Move.from_dict(move)
+            out["move"] = {"text": str(m), **m.to_dict()}
+        return out
+
 
 class ZwickenBoard:
     """A session of deals (wraps `engine.zwicken.Board`, which `.rules` gives)."""
@@ -118,6 +134,15 @@ class ZwickenBoard:
     @property
     def deals_played(self) -> int:
         return self.rules.deals_played
+
+    @property
+    def deal_seed(self) -> int:
+        """The next attempt's shuffle seed (section 8), stored with it."""
+        return self.rules.shuffle_seed()
+
+    @property
+    def dealer(self) -> int:
+        return self.rules.dealer
 
     def deal(self) -> ZwickenState:
         with _errors():
@@ -179,6 +204,20 @@ class ZwickenGame:
                     raise zw.ZwickenError("carry: needed to resume a board after its first deal")
                 return ZwickenBoard(zw.Board.new(variant, seed, first_dealer))
             return ZwickenBoard(zw.Board.resume(variant, seed, first_dealer, carry, deal_no))
+
+    def deal(self, variant: zw.Variant, seed: int, dealer: int, carry: Json = None) -> ZwickenState:
+        """One stored attempt alone: its shuffle seed and dealer, and the board's carry before it
+        (None: a board's first attempt). Its observations' `history` is empty: the earlier
+        attempts are not part of one deal."""
+        with _errors():
+            c = carry if carry is not None else {"deal": 0, "attempt": 0, "pot": 0, "playout": False,
+                                                 "balances": [0] * variant.players}
+            try:
+                return ZwickenState(zw.opening(variant, seed, dealer, deal_no=c["deal"], attempt=c["attempt"],
+                                               playout=bool(c.get("playout", False)), carry_in=c["pot"],
+                                               balances=tuple(c["balances"]), history=()))
+            except (KeyError, TypeError):
+                raise zw.ZwickenError(f"carry: expected deal, attempt, balances, pot: {carry!r}") from None
 
     def forfeit(self, variant: zw.Variant, format: str | None, seat: int, deals: int = 1) -> Result:
         """Section 6: the faulting seat pays `forfeit` chips to every other seat."""

@@ -54,7 +54,9 @@ def test_random_boards_play_to_the_end_through_the_interface(game, variant):
         deals = []
         while not board.is_over:
             state = board.deal()
-            assert game.deal(variant, board.deal_seed, board.dealer, board.carry()) == state
+            # one deal rebuilt alone, as storage does: the same position (the board's earlier
+            # deals, which a Zwicken observation's history shows, are not part of one deal)
+            assert game.deal(variant, board.deal_seed, board.dealer, board.carry()).to_dict() == state.to_dict()
             while not state.is_over:
                 seat = state.to_move
                 legal, complete = state.legal_moves(1000)
@@ -62,14 +64,14 @@ def test_random_boards_play_to_the_end_through_the_interface(game, variant):
                 if complete:
                     assert legal == state.legal_moves()[0]
                 position = plain(state.to_dict())
-                assert game.state_from_dict(position) == state
+                assert plain(game.state_from_dict(position).to_dict()) == position
                 obs = plain(state.observation(seat))
                 assert plain(state.observation(seat, moves=False)).items() <= obs.items()
                 move = rng.choice(legal)
                 checked = state.check(plain(move.to_dict()))
                 assert checked.to_dict() == move.to_dict()
                 after = state.apply(move.to_dict() if rng.random() < 0.5 else move)
-                assert game.state_from_dict(position) == state, "apply changed its input"
+                assert plain(state.to_dict()) == position, "apply changed its input"
                 assert isinstance(plain(after.frame(state, move)), dict)
                 state = after
             assert state.to_move is None
