@@ -11,8 +11,10 @@ protocol): the test starts both bots. Bit k of the number is "is page 2 of the k
                     which nobody has loaded, so that the 0 bits need no dropping (--under DIR:
                     drawn from DIR instead of all of /usr)
     receive         read the number without loading the pages first where it can (preadv2 with
-                    RWF_NOWAIT, else mincore), else by a read timed by the clock (`--timed`
-                    forces that): say "got N by <how>" with every page's read time in ns
+                    RWF_NOWAIT), else by a read that the kernel counts as block input or not
+                    (getrusage's ru_inblock: it came from disk; `--counted` forces that), or with
+                    `--timed` by a read timed by the clock: say "got N by <how>" (with every
+                    page's read time in ns when timed)
 Every answer ends with "done".
 """
 import ctypes
@@ -21,6 +23,7 @@ import functools
 import hashlib
 import mmap
 import os
+import resource
 import sys
 import time
 
@@ -177,7 +180,7 @@ def fill(mib):
         os.waitpid(pid, 0)
 
 
-def receive(timed, session):
+def receive(timed, session, counted=False):
     got, how, times = 0, None, []
     with open(__file__, "rb") as warm:  # the first read of a process is slow for other reasons
         for _ in range(3):
@@ -186,7 +189,7 @@ def receive(timed, session):
     for bit, (path, page) in enumerate(targets(session)):
         fd = os.open(path, os.O_RDONLY)
         cached = None
-        if not timed:
+        if not timed and not counted:
             try:
                 os.preadv(fd, [bytearray(PAGE)], page * PAGE, os.RWF_NOWAIT)
                 cached, how = True, "preadv2 RWF_NOWAIT"
@@ -194,6 +197,10 @@ def receive(timed, session):
                 cached, how = False, "preadv2 RWF_NOWAIT"
             except OSError:
                 pass
+        if cached is None and not timed:  # a read the kernel counts as block input: it came from disk
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_inblock
+            os.pread(fd, 1, page * PAGE)
+            cached, how = resource.getrusage(resource.RUSAGE_SELF).ru_inblock == before, "a read counted by getrusage"
         if cached is None:
             start = time.perf_counter_ns()
             os.pread(fd, 1, page * PAGE)
@@ -222,7 +229,7 @@ def main(args):
         send(int(args[1]), fill_mib, session)
         sys.stdin.read()  # hold on until the receiver has read (the test closes stdin)
     elif args[0] == "receive":
-        receive("--timed" in args, session)
+        receive("--timed" in args, session, "--counted" in args)
     say("done")
 
 
