@@ -1,0 +1,75 @@
+"""`arena rules legal|apply|board`: the rules oracle (games/oracle.py) behind a pipe, JSON lines in,
+JSON lines out, one answer per request line, flushed at once."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, BinaryIO
+
+import typer
+
+from arena.cli import echo, rules_app
+
+GameOption = Annotated[str, typer.Option("--game", help="The game whose rules answer (zwicker, zwicken, ...).")]
+
+
+def _serve(game_name: str, command: str, source: BinaryIO | None = None) -> None:
+    """Answer every non-blank line of stdin; exit 0 if all were answered, 1 if any was an error,
+    2 (one line on stderr) if the game is not installed."""
+    import games
+    from games import oracle
+
+    try:
+        game = games.game(game_name)
+    except games.GameError as exc:
+        echo(f"arena: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    source = sys.stdin.buffer if source is None else source
+    failed = False
+    while True:
+        line = source.readline(oracle.MAX_LINE + 1)
+        if not line:
+            break
+        if len(line) > oracle.MAX_LINE and not line.endswith(b"\n"):
+            while (rest := source.readline(1 << 16)) and not rest.endswith(b"\n"):
+                pass  # the rest of an overlong line: one answer for all of it
+        elif not line.strip():
+            continue
+        answer = oracle.respond(game, command, line.rstrip(b"\r\n"))
+        failed |= answer.error is not None
+        if answer.internal:
+            echo(f"arena: rules: {answer.error}", err=True)
+        typer.echo(answer.to_json())  # ASCII JSON; click flushes after every line
+    raise typer.Exit(1 if failed else 0)
+
+
+@rules_app.command("legal")
+def legal_cmd(game: GameOption = "zwicker") -> None:
+    """Each line a position (the game's position form); each answer the list of its legal moves,
+    in the game's order, as move objects.
+
+    Example: echo '{"game": "zwicken", ...}' | arena rules legal --game zwicken
+    """
+    _serve(game, "legal")
+
+
+@rules_app.command("apply")
+def apply_cmd(game: GameOption = "zwicker") -> None:
+    """Each line {"position": P, "moves": [m, ...]}; each answer {"position": P2, "result": R}: the
+    position after the moves, and the deal's result once it is over (else null). An illegal move
+    or a malformed position answers {"error": "..."}, naming the move's index.
+
+    Example: arena rules apply --game zwicken < requests.jsonl
+    """
+    _serve(game, "apply")
+
+
+@rules_app.command("board")
+def board_cmd(game: GameOption = "zwicker") -> None:
+    """Each line {"variant": V, "seed": S, "first_dealer": D, "policy": "first" | "last"} (and
+    "format" for games with several); each answer the board's result when every seat always plays
+    its first (or last) legal move, with every deal's result.
+
+    Example: echo '{"variant": "bayern", "seed": 7, "first_dealer": 0, "policy": "first"}' | arena rules board --game zwicken
+    """
+    _serve(game, "board")
