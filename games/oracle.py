@@ -164,8 +164,13 @@ def _plain(value: Json, what: str) -> Json:
 
 def _position(game: Game, doc: Json, what: str) -> State:
     if not isinstance(doc, dict):
-        raise BadRequest(f"{what} must be a JSON object (the game's position form), not {_kind(doc)}")
-    return _call(what, lambda: game.state_from_dict(doc))
+        raise BadRequest(f"{what}: must be a JSON object (the game's position form), not {_kind(doc)}")
+    state = _call(what, lambda: game.state_from_dict(doc))
+    known = _call(what, state.to_dict)
+    unknown = [k for k in doc if not isinstance(known, dict) or k not in known]
+    if unknown:  # the game's reader passed over it; a typo would go unnoticed
+        raise BadRequest(f"{what}: unknown key {unknown[0]!r} (the position form's keys: {', '.join(known)})")
+    return state
 
 
 def _moves(state: State) -> list:
@@ -191,10 +196,10 @@ def apply(game: Game, doc: Json) -> Json:
     state = _position(game, doc["position"], "position")
     moves = doc["moves"]
     if not isinstance(moves, list):
-        raise BadRequest(f"moves must be an array of moves, not {_kind(moves)}")
+        raise BadRequest(f"moves: must be an array of moves, not {_kind(moves)}")
     for i, m in enumerate(moves):
         if not isinstance(m, dict):
-            raise BadRequest(f"moves[{i}] must be a move (a JSON object), not {_kind(m)}")
+            raise BadRequest(f"moves[{i}]: must be a move (a JSON object), not {_kind(m)}")
         if state.is_over:
             raise GameError(f"moves[{i}]: the deal is over, no move is legal")
         move = _call(f"moves[{i}]", lambda: state.check(m))
@@ -208,15 +213,15 @@ def board(game: Game, doc: Json) -> Json:
     spec, seed, policy = doc["variant"], doc["seed"], doc["policy"]
     first_dealer, fmt = doc.get("first_dealer", 0), doc.get("format")
     if not isinstance(spec, str | dict | None):
-        raise BadRequest(f"variant must be a preset (a string) or an object of options, not {_kind(spec)}")
+        raise BadRequest(f"variant: must be a preset (a string) or an object of options, not {_kind(spec)}")
     if type(seed) is not int:
-        raise BadRequest(f"seed must be an integer, not {_kind(seed)}")
+        raise BadRequest(f"seed: must be an integer, not {_kind(seed)}")
     if type(first_dealer) is not int:
-        raise BadRequest(f"first_dealer must be a seat (an integer), not {_kind(first_dealer)}")
+        raise BadRequest(f"first_dealer: must be a seat (an integer), not {_kind(first_dealer)}")
     if policy not in POLICIES:
-        raise BadRequest(f"policy must be {' or '.join(map(repr, POLICIES))}, not {json.dumps(policy)[:40]}")
+        raise BadRequest(f"policy: must be {' or '.join(map(repr, POLICIES))}, not {json.dumps(policy)[:40]}")
     if fmt is not None and not isinstance(fmt, str):
-        raise BadRequest(f"format must be a string, not {_kind(fmt)}")
+        raise BadRequest(f"format: must be a string, not {_kind(fmt)}")
     variant = _call("variant", lambda: game.variant(spec))
     b: Board = _call("board", lambda: game.board(variant, seed, first_dealer, fmt))
     pick = 0 if policy == "first" else -1
