@@ -33,6 +33,8 @@ POLICIES = ("first", "last")
 MAX_LINE = 1 << 20       # bytes in one request line
 MAX_DEPTH = 32           # nesting of arrays and objects in one request
 MAX_DIGITS = 24          # an integer's digits (seeds go up to 2**64 - 1: 20 digits)
+LEGAL_LIMIT = 100_000   # `legal`: the most moves listed (the game's `limit`)
+BOARD_LIMIT = 10_000    # `board`: likewise, for each move of a policy
 MAX_MOVES = 100_000      # moves in one deal of a `board` before the game is called broken
 MAX_DEALS = 100_000      # deals in one board, likewise
 
@@ -173,16 +175,19 @@ def _position(game: Game, doc: Json, what: str) -> State:
     return state
 
 
-def _moves(state: State) -> list:
-    moves, complete = _call("legal moves", lambda: state.legal_moves(None))
+def _moves(state: State, limit: int, where: str = "") -> list:
+    """Every legal move, asked of the game with `limit` so that a position with a huge list (a
+    Zwicker table crowded with loose cards has millions of captures) is refused, not computed."""
+    moves, complete = _call(f"{where}legal moves", lambda: state.legal_moves(limit))
     if not complete:
-        raise Internal("legal moves: the game cut its list without a limit")
+        raise GameError(f"{where}more legal moves than the oracle asks the game for (limit {limit}): "
+                        "the position has too many")
     return list(moves)
 
 
 def legal(game: Game, doc: Json) -> Json:
     state = _position(game, doc, "position")
-    return _plain([_call("move", m.to_dict) for m in _moves(state)], "a legal move")
+    return _plain([_call("move", m.to_dict) for m in _moves(state, LEGAL_LIMIT)], "a legal move")
 
 
 def _deal_result(state: State) -> Json:
@@ -233,7 +238,7 @@ def board(game: Game, doc: Json) -> Json:
         for _ in range(MAX_MOVES):
             if state.is_over:
                 break
-            moves = _moves(state)
+            moves = _moves(state, BOARD_LIMIT, f"deal {len(deals)}, seat {state.to_move}: ")
             if not moves:
                 raise Internal(f"deal {len(deals)}: not over, yet no legal move")
             state = _call(f"deal {len(deals)}", lambda: state.apply(moves[pick]))

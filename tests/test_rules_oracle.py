@@ -343,7 +343,7 @@ class _EndlessBoard:
 
 
 class _EmptyState:
-    is_over = False
+    is_over, to_move = False, 0
 
     def legal_moves(self, limit=None):
         return [], True
@@ -381,7 +381,7 @@ def test_a_board_without_deals_in_its_detail_lists_them():
 
     class State:
         def __init__(self, over):
-            self.is_over = over
+            self.is_over, self.to_move = over, None if over else 0
 
         def legal_moves(self, limit=None):
             return [Move("a"), Move("b")], True
@@ -407,17 +407,21 @@ def test_a_board_without_deals_in_its_detail_lists_them():
 # -- Zwicker (docs/rules.md), once its adapter games/zwicker.py is installed ------------------------
 
 def zwicker_examples() -> list[dict]:
-    """docs/rules.md's worked examples: each ```position block with the blocks after it up to the next."""
+    """docs/rules.md's worked examples: each ```position block with the blocks after it up to the
+    next position; `legal` is the list for the position itself (a later one follows an `apply`)."""
     found = []
     for m in re.finditer(r"```position\n(.*?)```(.*?)(?=```position|\n## )", ZWICKER_DOC, re.S):
-        blocks = dict(re.findall(r"```(\w+)\n(.*?)```", m.group(2), re.S))
-        found.append({"position": m.group(1), **blocks})
+        example: dict = {"position": m.group(1)}
+        for kind, text in re.findall(r"```(\w+)\n(.*?)```", m.group(2), re.S):
+            example.setdefault(kind, text)
+        found.append(example)
     return found
 
 
 def test_zwicker_examples_found():
     examples = zwicker_examples()
-    assert len(examples) >= 8 and sum("legal" in e for e in examples) >= 6 and any("apply" in e for e in examples)
+    assert len(examples) >= 10 and sum("legal" in e for e in examples) >= 8
+    assert sum("apply" in e and "result" in e for e in examples) >= 2 and sum("score" in e for e in examples) >= 2
 
 
 def test_zwicker_legal_of_the_worked_examples():
@@ -428,29 +432,51 @@ def test_zwicker_legal_of_the_worked_examples():
     examples = [e for e in zwicker_examples() if "legal" in e]
     positions = [engine.parse_position(e["position"]).to_dict() for e in examples]
     answers, _ = rules("legal", *positions, game="zwicker", code=0)
+    assert len(answers) == len(examples)
     for e, p, a in zip(examples, positions, answers):
         direct = engine.State.from_dict(p).legal_moves()
         assert a == [m.to_dict() for m in direct]
         assert sorted(move_text(m) for m in direct) == sorted(e["legal"].split())
 
 
-def test_zwicker_apply_the_end_of_a_deal():
+def test_zwicker_apply_the_worked_examples():
     pytest.importorskip("games.zwicker")
     import engine
 
-    (example,) = [e for e in zwicker_examples() if "apply" in e]
-    start = engine.parse_position(example["position"])
-    played = [engine.parse_move(t) for t in example["apply"].split()]
-    answers, _ = rules("apply", {"position": start.to_dict(), "moves": [m.to_dict() for m in played]},
-                       {"position": start.to_dict(), "moves": [{"type": "trail", "card": "AS"}]},
-                       game="zwicker", code=1)
-    direct = start
-    for m in played:
-        direct = direct.apply(m)
-    assert answers[0]["position"] == direct.to_dict() == engine.parse_position(example["result"]).to_dict()
-    assert answers[0]["result"] == direct.breakdown()
-    assert [b for b in answers[0]["result"]] and direct.score() == [int(x) for x in example["score"].split()]
-    assert errors(answers[1:])[0].startswith("moves[0]: ")
+    examples = [e for e in zwicker_examples() if "apply" in e and "result" in e or "score" in e]
+    starts = [engine.parse_position(e["position"]) for e in examples]
+    played = [[engine.parse_move(t) for t in e.get("apply", "").split()] for e in examples]
+    answers, _ = rules("apply", *({"position": s.to_dict(), "moves": [m.to_dict() for m in ms]}
+                                  for s, ms in zip(starts, played)), game="zwicker", code=0)
+    for e, start, ms, a in zip(examples, starts, played, answers):
+        direct = start
+        for m in ms:
+            direct = direct.apply(m)
+        assert a["position"] == direct.to_dict()
+        if "result" in e:
+            expected = engine.parse_position(e["result"]).to_dict()
+            drop = () if "moves:" in e["result"] else ("moves",)  # a result block may leave them out
+            assert {k: v for k, v in a["position"].items() if k not in drop} == \
+                {k: v for k, v in expected.items() if k not in drop}
+        if direct.is_over:
+            assert a["result"] == direct.breakdown()
+        else:
+            assert a["result"] is None
+        if "score" in e:
+            assert [side["total"] for side in a["result"]] == [int(x) for x in e["score"].split()]
+
+
+def test_zwicker_apply_names_the_illegal_move():
+    pytest.importorskip("games.zwicker")
+    import engine
+
+    e = next(e for e in zwicker_examples() if "illegal" in e)
+    start = engine.parse_position(e["position"]).to_dict()
+    bad = [engine.parse_move(line.split()[0]).to_dict() for line in e["illegal"].splitlines() if line.strip()]
+    answers, _ = rules("apply", *({"position": start, "moves": [m]} for m in bad),
+                       {"position": start, "moves": [{"type": "trail", "card": "AS"}]}, game="zwicker", code=1)
+    assert len(answers) == len(bad) + 1
+    assert all(text.startswith("moves[0]: ") for text in errors(answers)), answers
 
 
 def test_zwicker_board_matches_the_game_played_directly():
@@ -459,9 +485,11 @@ def test_zwicker_board_matches_the_game_played_directly():
 
     g = games.game("zwicker")
     requests = [{"variant": v, "seed": s, "first_dealer": d, "policy": p, **({"format": f} if f else {})}
-                for v, s, d, f in (("jensen", 0, 3, None), ("jensen", 2**64 - 1, 0, "deal"), ("huelsemann", 5, 1, None),
-                                   ("jensen:target=21", 7, 2, "game"))
-                for p in oracle.POLICIES]
+                for v, s, d, f, p in (("jensen", 0, 3, None, "first"), ("jensen", 2**64 - 1, 0, "deal", "first"),
+                                      ("huelsemann", 5, 1, None, "first"), ("huelsemann", 5, 1, None, "last"),
+                                      ("huelsemann", 6, 0, "game", "first"), ("huelsemann", 6, 0, "game", "last"),
+                                      ({"preset": "jensen", "target": 21}, 7, 2, "game", "first"),
+                                      ("grossenwiehe", 3, 3, "deal", "first"))]
     answers, _ = rules("board", *requests, game="zwicker", code=0)
     for r, a in zip(requests, answers):
         pick = 0 if r["policy"] == "first" else -1
@@ -479,6 +507,16 @@ def test_zwicker_board_matches_the_game_played_directly():
             assert a == {g.info.unit: list(result.seats), "sides": list(result.sides), "deals": deals,
                          "result": result.detail}, r
         assert len(a["deals"]) == len(deals) and a["deals"], r
+
+
+def test_zwicker_a_crowded_table_is_refused_not_computed():
+    """Every seat trailing its last card crowds a jensen table until a seat has millions of captures:
+    the oracle says so in one line instead of listing them."""
+    pytest.importorskip("games.zwicker")
+    answers, _ = rules("board", {"variant": "jensen", "seed": 0, "first_dealer": 3, "policy": "last"},
+                       game="zwicker", code=1)
+    (said,) = errors(answers)
+    assert said.startswith("deal 0, seat ") and f"limit {oracle.BOARD_LIMIT}" in said
 
 
 def test_zwicker_garbage():
