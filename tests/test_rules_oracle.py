@@ -312,7 +312,7 @@ def test_unknown_game_and_wrong_subcommand_exit_2():
 def test_help_has_an_example():
     for command in oracle.COMMANDS:
         proc = subprocess.run([str(ARENA), "rules", command, "--help"], capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0 and "Example: " in proc.stdout and "--game" in proc.stdout
+        assert proc.returncode == 0 and "Example: arena rules " in proc.stdout and "--game" in proc.stdout
 
 
 # -- the library: a game's bug is reported as one, never as the user's mistake -----------------------
@@ -525,3 +525,36 @@ def test_zwicker_garbage():
                        game="zwicker", code=1)
     assert len(errors(answers)) == 4
     assert not any(e.startswith("internal error") for e in errors(answers))
+
+
+# -- protocol.md, "Testing against the real rules": its sessions are what the program answers ------
+
+PROTOCOL = (ROOT / "protocol.md").read_text()
+SECTION_15 = re.search(r"^## 15\. Testing against the real rules: `arena rules`\n(.*?)(?=^## |\Z)", PROTOCOL,
+                       re.S | re.M).group(1)
+
+
+def test_protocol_sessions_are_answered_as_shown():
+    sessions = re.findall(r"```jsonl\n(.*?)```", SECTION_15, re.S)
+    assert sorted(re.match(r"\$ arena rules (\w+)", s).group(1) for s in sessions) == sorted(oracle.COMMANDS)
+    for session in sessions:
+        lines = session.splitlines()
+        command, game = re.fullmatch(r"\$ arena rules (\w+) --game (\w+)", lines[0]).groups()
+        sent = [json.loads(line[2:]) for line in lines if line.startswith("> ")]
+        shown = [json.loads(line[2:]) for line in lines if line.startswith("< ")]
+        assert lines[-2] == "$ echo $?" and len(sent) == len(shown) >= 1
+        answers, proc = rules(command, *sent, game=game, code=int(lines[-1]))
+        assert answers == shown, command
+    assert SECTION_10 in [json.loads(line[2:]) for line in SECTION_15.splitlines() if line.startswith("> {\"game\"")]
+
+
+def test_protocol_pipe_example_runs(tmp_path):
+    code = re.search(r"```python\n(.*?)```", SECTION_15, re.S).group(1)
+    script = tmp_path / "ask.py"
+    script.write_text(code + "\nimport sys\nprint(json.dumps(legal_moves(json.loads(sys.argv[1]))))\n"
+                      "try:\n    legal_moves({})\nexcept ValueError as exc:\n    print(exc)\n")
+    env = {"PATH": f"{ARENA.parent}:/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, str(script), json.dumps(SECTION_10)], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ['[{"type": "card", "card": "AE"}]', "position: missing key 'variant'"]

@@ -45,17 +45,21 @@ def _serve(game_name: str, command: str, source: BinaryIO | None = None) -> None
 
 @rules_app.command("legal")
 def legal_cmd(game: GameOption = "zwicker") -> None:
-    """Each line a position (the game's position form); each answer the list of its legal moves,
-    in the game's order, as move objects.
+    """List legal moves: each line a position, each answer its legal moves.
 
-    Example: echo '{"game": "zwicken", ...}' | arena rules legal --game zwicken
+    A position is the game's position form; the answer lists its legal moves in the game's order
+    (the order a bot's `act.legal` has), as move objects.
+
+    Example: arena rules legal --game zwicken < positions.jsonl
     """
     _serve(game, "legal")
 
 
 @rules_app.command("apply")
 def apply_cmd(game: GameOption = "zwicker") -> None:
-    """Each line {"position": P, "moves": [m, ...]}; each answer {"position": P2, "result": R}: the
+    """Apply moves: each line a position and moves, each answer the position after them.
+
+    A line is {"position": P, "moves": [m, ...]}; its answer {"position": P2, "result": R}: the
     position after the moves, and the deal's result once it is over (else null). An illegal move
     or a malformed position answers {"error": "..."}, naming the move's index.
 
@@ -66,10 +70,12 @@ def apply_cmd(game: GameOption = "zwicker") -> None:
 
 @rules_app.command("board")
 def board_cmd(game: GameOption = "zwicker") -> None:
-    """Each line {"variant": V, "seed": S, "first_dealer": D, "policy": "first" | "last"} (and
-    "format" for games with several); each answer the board's result when every seat always plays
+    """Play boards out: each line a board and a policy, each answer the board's result.
+
+    A line is {"variant": V, "seed": S, "first_dealer": D, "policy": "first" | "last"} (and
+    "format" for games with several); its answer the board's result when every seat always plays
     its first (or last) legal move, with every deal's result.
 
-    Example: echo '{"variant": "bayern", "seed": 7, "first_dealer": 0, "policy": "first"}' | arena rules board --game zwicken
+    Example: arena rules board --game zwicken < boards.jsonl   (a line: {"variant": "bayern", "seed": 7, "policy": "first"})
     """
     _serve(game, "board")
