@@ -558,3 +558,13 @@ def test_protocol_pipe_example_runs(tmp_path):
                           env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ['[{"type": "card", "card": "AE"}]', "position: missing key 'variant'"]
+
+
+def test_the_oracle_knows_only_the_interface():
+    """games/oracle.py reaches a game only through games.api: no arena, no rules package."""
+    import ast
+
+    tree = ast.parse((ROOT / "games" / "oracle.py").read_text())
+    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert all(n == "games.api" or n == "__future__" or n.split(".")[0] in sys.stdlib_module_names for n in names), names
