@@ -142,11 +142,15 @@ def _object_with(doc: Json, what: str, required: tuple[str, ...], optional: tupl
     return doc
 
 
-def _call(what: str, fn: Callable[[], Any]) -> Any:
-    """Call into the game: its refusal stays a GameError, `what` in front; anything else is Internal."""
+def _call(what: str, fn: Callable[[], Any], *, bug: bool = False) -> Any:
+    """Call into the game: its refusal stays a GameError, `what` in front; anything else is Internal,
+    and so is a refusal where the game has nothing of the user's to refuse (`bug`: a listed move,
+    the next deal of a board it made, the plain form of a state it accepted)."""
     try:
         return fn()
     except GameError as exc:
+        if bug:
+            raise Internal(f"{what + ': ' if what else ''}{type(exc).__name__}: {exc}") from None
         text = str(exc)
         raise GameError(f"{what}: {text}" if what and not text.startswith(f"{what}:") else text) from None
     except (BadRequest, Internal):
@@ -168,7 +172,7 @@ def _position(game: Game, doc: Json, what: str) -> State:
     if not isinstance(doc, dict):
         raise BadRequest(f"{what}: must be a JSON object (the game's position form), not {_kind(doc)}")
     state = _call(what, lambda: game.state_from_dict(doc))
-    known = _call(what, state.to_dict)
+    known = _call(what, state.to_dict, bug=True)
     unknown = [k for k in doc if not isinstance(known, dict) or k not in known]
     if unknown:  # the game's reader passed over it; a typo would go unnoticed
         raise BadRequest(f"{what}: unknown key {unknown[0]!r} (the position form's keys: {', '.join(known)})")
@@ -178,7 +182,7 @@ def _position(game: Game, doc: Json, what: str) -> State:
 def _moves(state: State, limit: int, where: str = "") -> list:
     """Every legal move, asked of the game with `limit` so that a position with a huge list (a
     Zwicker table crowded with loose cards has millions of captures) is refused, not computed."""
-    moves, complete = _call(f"{where}legal moves", lambda: state.legal_moves(limit))
+    moves, complete = _call(f"{where}legal moves", lambda: state.legal_moves(limit), bug=True)
     if not complete:
         raise GameError(f"{where}more legal moves than the oracle asks the game for (limit {limit}): "
                         "the position has too many")
@@ -187,13 +191,13 @@ def _moves(state: State, limit: int, where: str = "") -> list:
 
 def legal(game: Game, doc: Json) -> Json:
     state = _position(game, doc, "position")
-    return _plain([_call("move", m.to_dict) for m in _moves(state, LEGAL_LIMIT)], "a legal move")
+    return _plain([_call("move", m.to_dict, bug=True) for m in _moves(state, LEGAL_LIMIT)], "a legal move")
 
 
 def _deal_result(state: State) -> Json:
     if not state.is_over:
         return None
-    return _plain(_call("result", state.result).detail, "the deal's result")
+    return _plain(_call("result", state.result, bug=True).detail, "the deal's result")
 
 
 def apply(game: Game, doc: Json) -> Json:
@@ -208,8 +212,8 @@ def apply(game: Game, doc: Json) -> Json:
         if state.is_over:
             raise GameError(f"moves[{i}]: the deal is over, no move is legal")
         move = _call(f"moves[{i}]", lambda: state.check(m))
-        state = _call(f"moves[{i}]", lambda: state.apply(move))
-    position = _plain(_call("position", state.to_dict), "the position")
+        state = _call(f"moves[{i}]", lambda: state.apply(move), bug=True)  # it passed check
+    position = _plain(_call("position", state.to_dict, bug=True), "the position")
     return {"position": position, "result": _deal_result(state)}
 
 
@@ -231,22 +235,22 @@ def board(game: Game, doc: Json) -> Json:
     b: Board = _call("board", lambda: game.board(variant, seed, first_dealer, fmt))
     pick = 0 if policy == "first" else -1
     deals: list[Json] = []
-    while not _call("board", lambda: b.is_over):
+    while not _call("board", lambda: b.is_over, bug=True):
         if len(deals) >= MAX_DEALS:
             raise Internal(f"board: not over after {MAX_DEALS} deals")
-        state = _call(f"deal {len(deals)}", b.deal)
+        state = _call(f"deal {len(deals)}", b.deal, bug=True)
         for _ in range(MAX_MOVES):
             if state.is_over:
                 break
             moves = _moves(state, BOARD_LIMIT, f"deal {len(deals)}, seat {state.to_move}: ")
             if not moves:
                 raise Internal(f"deal {len(deals)}: not over, yet no legal move")
-            state = _call(f"deal {len(deals)}", lambda: state.apply(moves[pick]))
+            state = _call(f"deal {len(deals)}", lambda: state.apply(moves[pick]), bug=True)
         else:
             raise Internal(f"deal {len(deals)}: not over after {MAX_MOVES} moves")
         deals.append(_deal_result(state))
-        b = _call(f"after deal {len(deals) - 1}", lambda: b.after(state))
-    result = _call("board result", b.result)
+        b = _call(f"after deal {len(deals) - 1}", lambda: b.after(state), bug=True)
+    result = _call("board result", b.result, bug=True)
     detail = _plain(result.detail, "the board's result")
     if isinstance(detail, dict) and "deals" in detail:
         return detail

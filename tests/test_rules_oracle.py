@@ -15,7 +15,7 @@ import pytest
 
 from engine import zwicken as z
 from games import oracle
-from games.api import GameError, Info, Result
+from games.api import GameError, IllegalMove, Info, Result
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = Path(sys.executable).parent / "arena"
@@ -357,6 +357,24 @@ def test_a_games_bug_is_an_internal_error():
     a = oracle.answer(_Broken(), "board", {"variant": "x", "seed": 0, "policy": "first"})
     assert a.internal and "not over, yet no legal move" in a.error
     assert json.loads(a.to_json()) == {"error": a.error}
+
+    class Refusing(_EmptyState):
+        def legal_moves(self, limit=None):
+            return ["m"], True
+
+        def apply(self, move):
+            raise IllegalMove(f"{move}: not legal")  # a listed move refused: the rules disagree with themselves
+
+    class RefusingBoard(_EndlessBoard):
+        def deal(self):
+            return Refusing()
+
+    class Game(_Broken):
+        def board(self, variant, seed, first_dealer=0, format=None):
+            return RefusingBoard()
+
+    a = oracle.answer(Game(), "board", {"variant": "x", "seed": 0, "policy": "first"})
+    assert a.internal and a.error == "internal error: deal 0: IllegalMove: m: not legal"
     assert oracle.answer(_Broken(), "nope", {}).error.startswith("unknown command")
 
 
