@@ -48,7 +48,9 @@ class Bot:
 
     After `hello` the bot has `seat`, `side`, `partners`, `variant` (the variant's full
     description, see protocol.md), `time` (the time control) and `rng`, a random.Random
-    seeded from the arena's seed, so a bot using only `rng` replays identically.
+    seeded from the arena's seed and, at each board's first deal, from that seed and the board's
+    name: a bot using only `rng` replays identically, and plays a board the same whichever boards
+    its process played before (a resumed tournament gives the uninterrupted run's results).
     """
 
     name = "botkit-bot"
@@ -146,6 +148,9 @@ def run(bot: Bot) -> None:
             bot.on_hello(message)
             out.send({"type": "ready", "name": str(bot.name), "version": str(bot.version)})
         elif kind == "deal":
+            if message.get("board_deal") == 0 and "board" in message:  # seeded by board: no state
+                board, room = str(message["board"]), str(message.get("room", ""))  # from board to board
+                bot.rng = random.Random(f"{bot.hello.get('seed')}{board.removeprefix(room)}")
             bot.deal_start = message.get("observation")
             bot.on_deal(message)
         elif kind == "deal_end":

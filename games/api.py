@@ -106,6 +106,8 @@ class Variant(Protocol):
 
 @runtime_checkable
 class Move(Protocol):
+    @property
+    def key(self) -> Hashable: ...  # equal keys: the same move (same effect), whatever it announces
     def to_dict(self) -> Json: ...   # {"type": ..., ...}: what the protocol sends and bots name
     def __str__(self) -> str: ...    # the text form for logs and replays
 
@@ -125,6 +127,9 @@ class State(Protocol):
     def observation(self, seat: int, *, moves: bool = True) -> Json: ...
     def result(self) -> Result: ...            # only when over
     def to_dict(self) -> Json: ...             # the whole position, every hand
+    def text(self, seat: int | None = None) -> str: ...  # a frame of text: one seat's view, or all
+    def frame(self, before: "State | None" = None, move: Move | None = None) -> Json: ...
+    # what the replay viewer draws of this position, and of the move from `before` that led here
 
 
 @runtime_checkable
@@ -136,6 +141,10 @@ class Board(Protocol):
     def is_over(self) -> bool: ...
     @property
     def deals_played(self) -> int: ...
+    @property
+    def deal_seed(self) -> int: ...              # the next deal's seed, stored with it
+    @property
+    def dealer(self) -> int: ...                 # the next deal's dealer, stored with it
     def deal(self) -> State: ...                 # the next deal's opening
     def after(self, final: State) -> "Board": ...  # the board once that deal is over
     def carry(self) -> Json: ...                 # what the next deal starts from (None: nothing)
@@ -152,6 +161,8 @@ class Game(Protocol):
     def board(self, variant: Variant, seed: int, first_dealer: int = 0, format: str | None = None) -> Board: ...
     def resume(self, variant: Variant, seed: int, first_dealer: int, format: str | None,
                deal_no: int, carry: Json) -> Board: ...  # the board just before one stored deal
+    def deal(self, variant: Variant, seed: int, dealer: int, carry: Json = None) -> State: ...
+    # one deal alone, as storage keeps it: its seed and dealer, and the board's carry before it
     def forfeit(self, variant: Variant, format: str | None, seat: int, deals: int = 1) -> Result: ...
     def state_from_dict(self, position: Json) -> State: ...
     def move_from_dict(self, move: Json) -> Move: ...

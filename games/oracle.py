@@ -8,9 +8,9 @@
   in order, R the deal's result (the game's deal-result form) once it is over, else null;
 - `board`: {"variant": V, "seed": S, "first_dealer": D, "policy": "first" | "last", "format": F}
   (D and F optional) -> the board's result when every seat always plays its first (or last) legal
-  move: the game's own board result where it lists its deals (Zwicken: "balances", "deals",
-  "close"), else {unit: per seat, "sides": per side, "deals": [each deal's result], "result": the
-  game's board detail}.
+  move: the game's own board result where it lists its deals (Zwicker: "format", "points", "sides",
+  "winner", "deals"; Zwicken: "balances", "deals", "close"), else {unit: per seat, "sides": per
+  side, "deals": [each deal's result], "result": the game's board detail}.
 
 Whatever is wrong with a request, an `Answer` with `error` set says it in one line; a game's own
 refusal (`games.api.GameError`) is the user's mistake, anything else a game raises is reported as

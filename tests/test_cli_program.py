@@ -269,4 +269,4 @@ def test_a_run_shows_its_header_first_then_interim_standings_in_plain_lines(fold
     assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
     reports = [line for line in proc.stderr.splitlines() if line.startswith("standings after ")]
     assert reports == ["standings after 2/6 boards:", "standings after 4/6 boards:"]
-    assert proc.stderr.splitlines()[-1].startswith("[########################] boards 6/6 ")
+    assert proc.stderr.splitlines()[-1].startswith("[########################] 6/6 boards stored ")

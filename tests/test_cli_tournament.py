@@ -91,7 +91,7 @@ def test_replay_of_an_unknown_deal(dbpath, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["export"], "Missing argument"),
+    (["tournament", "delete"], "Missing argument"),
     (["standings", "--bogus"], "No such option: --bogus"),
     (["tournament", "run", "--boards", "x"], "Invalid value for '--boards'"),
 ])

@@ -102,7 +102,7 @@ def test_a_worker_killed_and_a_coordinator_interrupted_change_nothing(tmp_path):
 
         def on_room(room, boards):
             stored.append((room.match_no, room.swapped))
-            if not killed:  # the first room is in: kill a worker that is playing another
+            if not killed:  # the first board is in: kill a worker that is playing another room
                 victim = playing(procs[1:])
                 os.kill(victim, signal.SIGKILL)
                 killed.append(victim)
@@ -112,7 +112,7 @@ def test_a_worker_killed_and_a_coordinator_interrupted_change_nothing(tmp_path):
         with pytest.raises(KeyboardInterrupt):
             trio.run(lambda: runner.run(db, cid, cluster=address, sandbox=None, on_room=on_room))
         assert killed and read.get_tournament(db, cid)["status"] == "interrupted"
-        assert len(read.done_tables(db, cid)) == 2 * 5  # five rooms of two boards, nothing more
+        assert len(read.done_tables(db, cid)) == 5  # a room's boards are stored one by one: five, nothing more
         done = trio.run(lambda: runner.run(db, cid, cluster=address, sandbox=None))
         assert done["status"] == "finished" and done["boards_done"] == 6 * 2
         assert [p.pid for p in procs if p.poll() is not None] == killed  # the other worker did the rest

@@ -19,8 +19,8 @@ from games.api import GameError, IllegalMove, Info, Result
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = Path(sys.executable).parent / "arena"
-ZWICKEN_DOC = (ROOT / "docs" / "zwicken-rules.md").read_text()
-ZWICKER_DOC = (ROOT / "docs" / "rules.md").read_text()
+ZWICKEN_DOC = (ROOT / "docs/zwicken-rules.md").read_text()
+ZWICKER_DOC = (ROOT / "docs/rules.md").read_text()
 
 
 def rules(command: str, *lines: str | bytes | dict | list, game: str | None = "zwicken",
@@ -548,13 +548,13 @@ def test_zwicker_garbage():
 # -- protocol.md, "Testing against the real rules": its sessions are what the program answers ------
 
 PROTOCOL = (ROOT / "protocol.md").read_text()
-SECTION_15 = re.search(r"^## 15\. Testing against the real rules: `arena rules`\n(.*?)(?=^## |\Z)", PROTOCOL,
+SECTION = re.search(r"^## \d+\. Testing against the real rules: `arena rules`\n(.*?)(?=^## |\Z)", PROTOCOL,
                        re.S | re.M).group(1)
 
 
 def test_protocol_sessions_are_answered_as_shown():
-    sessions = re.findall(r"```jsonl\n(.*?)```", SECTION_15, re.S)
-    assert sorted(re.match(r"\$ arena rules (\w+)", s).group(1) for s in sessions) == sorted(oracle.COMMANDS)
+    sessions = re.findall(r"```jsonl\n(.*?)```", SECTION, re.S)
+    assert {re.match(r"\$ arena rules (\w+)", s).group(1) for s in sessions} == set(oracle.COMMANDS)
     for session in sessions:
         lines = session.splitlines()
         command, game = re.fullmatch(r"\$ arena rules (\w+) --game (\w+)", lines[0]).groups()
@@ -563,11 +563,11 @@ def test_protocol_sessions_are_answered_as_shown():
         assert lines[-2] == "$ echo $?" and len(sent) == len(shown) >= 1
         answers, proc = rules(command, *sent, game=game, code=int(lines[-1]))
         assert answers == shown, command
-    assert SECTION_10 in [json.loads(line[2:]) for line in SECTION_15.splitlines() if line.startswith("> {\"game\"")]
+    assert SECTION_10 in [json.loads(line[2:]) for line in SECTION.splitlines() if line.startswith("> {\"game\"")]
 
 
 def test_protocol_pipe_example_runs(tmp_path):
-    code = re.search(r"```python\n(.*?)```", SECTION_15, re.S).group(1)
+    code = re.search(r"```python\n(.*?)```", SECTION, re.S).group(1)
     script = tmp_path / "ask.py"
     script.write_text(code + "\nimport sys\nprint(json.dumps(legal_moves(json.loads(sys.argv[1]))))\n"
                       "try:\n    legal_moves({})\nexcept ValueError as exc:\n    print(exc)\n")

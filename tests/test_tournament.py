@@ -141,16 +141,17 @@ async def test_a_tournament_is_deterministic_and_resumes_exactly(tmp_path):
 
     played = []
 
-    def on_room(room, boards):
-        played.append(room)
+    def on_room(room, boards):  # heard as each board is stored, not only when its room ends
+        played.append((room.match_no, room.swapped, tuple(boards)))
         if len(played) == 3:
             raise Enough
 
     with pytest.raises(BaseException) as caught:
         await runner.run(again, tid2, concurrency=2, on_room=on_room)
     assert caught.group_contains(Enough)
+    assert all(len(boards) == 1 for _, _, boards in played)
     assert read.get_tournament(again, tid2)["status"] == "interrupted"
-    assert 3 * 2 <= len(read.done_tables(again, tid2)) < 12
+    assert 3 <= len(read.done_tables(again, tid2)) < 12
     resumed = await runner.run(again, tid2, concurrency=1)
     assert resumed["status"] == "finished"
     assert (resumed["settings"]["sandbox"], resumed["settings"]["sandboxes"]) == ("none", ["none"])
@@ -189,19 +190,21 @@ async def test_the_progress_line_counts_boards_deals_and_faults(tmp_path, out):
     reports = []
     progress = runner.Progress(out=out(), width=60, report_every=2,
                                report=lambda: reports.append(1) or f"REPORT {len(reports)}")
-    await runner.run(db, tid, concurrency=2, progress=progress)  # a room stores 5 boards at once:
-    text = progress.out.getvalue()  # 0 -> 2 boards (a report), -> 5 (the end: the standings follow)
-    shape = r"(\[[#.]+\] )?boards (\d+)/5  \d+\.\d deals/s  ETA (\d+:\d\d|--:--)  faults 0"
+    await runner.run(db, tid, concurrency=2, progress=progress)  # each board is stored as it ends:
+    text = progress.out.getvalue()  # reports at 2 and 4 boards, -> 5 (the end: the standings follow)
+    shape = (r"(\[[#.]+\] )?(\d+)/5 boards stored  \d+\.\d deals/s"
+             r"  ETA (~?\d+:\d\d( \(\d bots? not seen yet\))?|--:--)  faults 0")
     if out is Terminal:  # one line redrawn in place, the rest of the old one cleared; reports above it
         assert text.startswith("\r") and text.endswith("\x1b[K\n")
         last = text.rstrip("\n").split("\n")[-1]
         draws = [d for d in last.split("\r") if d]
         assert all(d.endswith("\x1b[K") and len(d) - 3 <= 59 for d in draws)
         lines = [d[:-3] for d in draws]
-        assert [line for line in text.split("\n") if "REPORT" in line] == ["\r\x1b[KREPORT 1"]
+        reported = [line.rsplit("\r", 1)[-1] for line in text.split("\n") if "REPORT" in line]
+        assert reported == ["\x1b[KREPORT 1", "\x1b[KREPORT 2"]  # each clears the line drawn before it
     else:  # a log: a line at each tenth of the way, the last one once; reports as lines
         lines = [line for line in text.splitlines() if not line.startswith("REPORT")]
-        assert [line for line in text.splitlines() if line.startswith("REPORT")] == ["REPORT 1"]
+        assert [line for line in text.splitlines() if line.startswith("REPORT")] == ["REPORT 1", "REPORT 2"]
     done = [int(re.fullmatch(shape, line).group(2)) for line in lines]
     assert done == sorted(done) and done[-1] == 5
     assert out is Terminal or len(done) == len(set(done))
@@ -215,8 +218,33 @@ def test_the_progress_line_after_a_resume_counts_only_this_run():
     progress.started -= 10.0  # ten seconds into this run
     progress.update(tables=10, deals=10, faults=0)  # 10 tables in 10 s, 10 left: about 10 s
     line = progress.line()
-    assert "boards 15/20" in line and re.search(r"ETA 0:(09|10)", line), line
+    assert "15/20 boards stored" in line and re.search(r"ETA 0:(09|10)", line), line
     assert len(runner.Progress(out=io.StringIO()).line(width=30)) <= 29  # a narrow terminal: cut
+
+
+def test_the_eta_allows_for_each_matchs_pace_and_says_when_it_has_not_seen_a_bot():
+    """Bot 3 thinks 10 s a board where bots 1 and 2 take a quarter: its match's boards left count
+    forty times theirs, which a mean rate over the boards so far would not see."""
+    from arena.play.room import Room
+
+    def record(think: dict[int, float], duration: float) -> dict:
+        return {"seats": [{"seat": k, "think_ms_total": ms} for k, ms in think.items()], "duration_s": duration}
+
+    fast, slow = (1, 2, 1, 2), (3, 1, 3, 1)
+    todo = [Room(1, False, fast, (0, 1)), Room(1, True, fast, (0, 1)),
+            Room(2, False, slow, (0, 1, 2, 3)), Room(2, True, slow, (0, 1, 2, 3))]
+    progress = runner.Progress(out=io.StringIO(), width=120)
+    progress.begin(tables_total=12, tables_done=0, todo=todo)
+    assert "ETA --:--" in progress.line()  # nothing stored yet: no guess
+    progress.update(1, 1, 0, todo[0], [record({k: 250.0 for k in range(4)}, 1.0)])
+    assert "(1 bot not seen yet)" in progress.line()  # bot 3 has not played: said so
+    progress.started -= 22.0  # 22 s in: one fast board (1 s) and, now, one slow one (21 s) stored
+    progress.update(1, 1, 0, todo[2], [record({0: 10_000.0, 1: 250.0, 2: 10_000.0, 3: 250.0}, 21.0)])
+    # a board takes its seats' think time plus the arena's own 0.25 s: 1 + 2 fast boards left at 1.25 s,
+    # 3 + 4 slow ones at 20.75 s: 149 s, at 22 s of boards per 22 s (a mean rate would say 110 s)
+    line = progress.line()
+    assert "ETA 2:29 " in line and "not seen" not in line, line
+    assert "1/6 boards stored" in line  # two tables: one board's worth
 
 
 async def test_mixed_partners_and_whole_games(tmp_path):

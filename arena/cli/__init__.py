@@ -14,19 +14,77 @@ import sys
 from typing import Annotated, Any
 
 import typer
+import typer.core
 
 from arena.errors import ArenaError, json_visible, leaves, visible
+
+FIRST_HOUR = {
+    "arena": {
+        "bot": "Register, check and manage bots (start: arena bot add PATH).",
+        "tournament": "Run, list and delete tournaments.",
+        "standings": "The standings: Elo, 95% interval, LOS, W-D-L, margin, faults.",
+        "matches": "The matches (one board by board, with deal ids) and faults.",
+        "replay": "Step through a stored deal, move by move.",
+        "play": "One duplicate match between two bots; nothing is stored.",
+        "sprt": "Is NEW better than OLD? A match until a sequential test decides.",
+        "crosstable": "Head-to-head scores of every pair of bots.",
+        "los": "The likelihood of superiority of every bot over every other.",
+        "report": "A tournament's pages as files that open from disk.",
+        "serve": "Every tournament of a database in the browser, live.",
+        "export": "A tournament as CSV (a row per table) or JSON (everything).",
+    },
+    "bot": {
+        "add": "Check that a bot starts and answers hello, then store a copy.",
+        "check": "Does a bot speak the protocol? (exit status 1 if not)",
+        "list": "Every registered bot version.",
+        "rename": "Rename a bot, every version of it.",
+        "disable": "Leave a bot out of --all and of new tournaments.",
+        "enable": "Undo 'arena bot disable'.",
+        "remove": "Remove a bot and its stored copy (--force if tournaments used it).",
+    },
+    "tournament": {
+        "run": "Play a tournament (or resume one) and print its standings.",
+        "list": "Every tournament with its progress.",
+        "delete": "Delete a tournament and its results (its bots stay).",
+    },
+}
+"""`--help` lists each group's commands in the order a person's first hour meets them, each in
+one line that is not cut (click cuts a docstring's first sentence to the terminal's width)."""
+
+
+class _Commands(typer.core.TyperGroup):
+    def _lines(self, ctx: Any) -> dict[str, str]:
+        return FIRST_HOUR.get(ctx.info_name or "", {})
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = list(super().list_commands(ctx))
+        order = list(self._lines(ctx))
+        return sorted(names, key=lambda n: (order.index(n) if n in order else len(order), names.index(n)))
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, self._lines(ctx).get(name) or command.get_short_help_str(limit=1000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
 
 app = typer.Typer(
     name="arena",
     help="Zwicker Arena: seeded duplicate tournaments for Zwicker bots.",
+    cls=_Commands,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain click help: flags read `--json`, not `--json <bool>`
 )
-bot_app = typer.Typer(help="Register, check and manage bots.", no_args_is_help=True, rich_markup_mode=None)
-tournament_app = typer.Typer(help="Run, list and delete tournaments.", no_args_is_help=True, rich_markup_mode=None)
+bot_app = typer.Typer(help="Register, check and manage bots.", cls=_Commands, no_args_is_help=True,
+                      rich_markup_mode=None)
+tournament_app = typer.Typer(help="Run, list and delete tournaments.", cls=_Commands, no_args_is_help=True,
+                             rich_markup_mode=None)
 app.add_typer(bot_app, name="bot")
 app.add_typer(tournament_app, name="tournament")
 rules_app = typer.Typer(help="Ask a game's real rules, JSON lines in and out.", no_args_is_help=True, rich_markup_mode=None)
@@ -89,7 +147,8 @@ def _register() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: the command's exit status, or one line on stderr and exit code 2
-    for an error we know (typer.Exit's code is returned, not raised, outside standalone mode)."""
+    for an error we know, a wrong option or argument included (typer.Exit's code is returned,
+    not raised, outside standalone mode)."""
     _register()
     try:
         try:
@@ -114,9 +173,11 @@ def main(argv: list[str] | None = None) -> None:
         echo("arena: interrupted", err=True)
         sys.exit(130)
     except typer.TyperException as exc:  # usage errors arrive here with standalone_mode=False
-        show = getattr(exc, "show", None)
-        if show is None:
+        if not hasattr(exc, "format_message"):
             raise
-        show()  # click's own one-line message with the usage line
+        ctx = getattr(exc, "ctx", None)  # one line, as every other error, with where the help is
+        where = f" (see '{ctx.command_path} --help')" if ctx is not None else " (see 'arena --help')"
+        text = " ".join(exc.format_message().split())
+        echo(f"arena: error: {text}{where}", err=True)
         sys.exit(getattr(exc, "exit_code", 2))
     sys.exit(code if isinstance(code, int) else 0)

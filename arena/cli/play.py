@@ -9,6 +9,7 @@ import typer
 
 import engine
 from arena.cli import app, bot_app, echo, echo_json
+from arena.errors import visible
 from arena.results.schema import default_db_path
 from arena.tournaments.runner import parse_variant
 
@@ -35,7 +36,8 @@ def _time_control(move_ms: int, bank_ms: int, handshake_ms: int):
 
 
 SANDBOX_HELP = "How to confine the bots: fork, bwrap, rlimit or none (rlimit and none do not isolate partners)."
-VARIANT_HELP = "A preset (jensen), options (jensen:target=51,all_tens=true) or a JSON object."
+VARIANT_HELP = (f"A preset ({', '.join(engine.PRESETS)}), a preset with options (jensen:target=51,all_tens=true) "
+                "or a JSON object (docs/rules.md lists the options).")
 DB_HELP = "The database registered names are looked up in (default: $ARENA_DB, else results/arena.db)."
 
 
@@ -55,12 +57,13 @@ def play(
     as_json: bool = typer.Option(False, "--json", help="Print the whole match (every move) as JSON."),
     db: Path = typer.Option(None, "--db", help=DB_HELP, show_default=False),
 ) -> None:
-    """Play a duplicate match between two bots and print the boards and the total.
+    """Play a duplicate match between two bots: the boards, the total, W-D-L and the mean margin.
 
     Each board's deal is played twice, with the bots' sides swapped, so the luck of the cards
-    cancels out. Example:
+    cancels out; it ends with A's boards won, drawn and lost and its mean margin per board with a
+    95% interval. Nothing is stored. Example:
 
-        arena play bots/greedy_bot.py bots/random_bot.py --boards 4 --seed 7
+        arena play bots/greedy_bot.py bots/random_bot.py --boards 4
     """
     from arena.play.match import format_match, play_match
 
@@ -74,6 +77,39 @@ def play(
         echo_json(result.to_dict())
     else:
         echo(format_match(result))
+        echo(board_summary([b.points[0] - b.points[1] for b in result.boards], result.names[0] or bot_a))
+
+
+T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
+        2.042)
+"""Student's t, 97.5% quantile, for 1 to 30 degrees of freedom."""
+
+
+def t975(df: int) -> float:
+    """Student's t 97.5% quantile (beyond the table, its Cornish-Fisher expansion around 1.96)."""
+    if df <= len(T975):
+        return T975[df - 1]
+    z = 1.959964
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+
+
+def board_summary(margins: list[int], name: str = "") -> str:
+    """A's boards won, drawn and lost, and its mean margin per board with a 95% interval (Student's
+    t over the boards: each board is both its tables, so the luck of the cards is paired out)."""
+    n = len(margins)
+    won, drawn = sum(m > 0 for m in margins), sum(m == 0 for m in margins)
+    who = f"A ({visible(name)})" if name else "A"
+    counts = f"{who}: W-D-L {won}-{drawn}-{n - won - drawn} over {n} board{'s' * (n != 1)}"
+    if n == 0:
+        return counts
+    mean = sum(margins) / n
+    if n < 2:
+        return f"{counts}; margin {mean:+.1f} points (one board: no interval)"
+    sd = (sum((m - mean) ** 2 for m in margins) / (n - 1)) ** 0.5
+    half = t975(n - 1) * sd / n**0.5
+    return (f"{counts}; mean margin {mean:+.1f} points a board, "
+            f"95% interval {mean - half:+.1f} .. {mean + half:+.1f}")
 
 
 @bot_app.command("check")

@@ -400,11 +400,13 @@ def matches_cmd(
             _json(ms)
             return
         echo(_header(t))
+        own = bot is not None and bool(ms)  # W-D-L and margin from that bot's side, in A or B
+        who = ms[0]["bot"]["name"] if own else "A"
         echo(_render(
-            ["#", "team A", "team B", "boards", "W-D-L (A)", "margin A", "faults"],
+            ["#", "team A", "team B", "boards", f"W-D-L ({who})", f"margin {who}", "faults"],
             [[m["match_no"], "+".join(dict.fromkeys(m["team_a"])), "+".join(dict.fromkeys(m["team_b"])),
-              f"{m['boards_done']}/{m['boards']}", f"{m['wins']}-{m['draws']}-{m['losses']}", f"{m['margin']:+d}",
-              m["faults"]] for m in ms],
+              f"{m['boards_done']}/{m['boards']}", "{wins}-{draws}-{losses}".format(**(m["bot"] if own else m)),
+              f"{(m['bot'] if own else m)['margin']:+d}", m["faults"]] for m in ms],
             [True, False, False, True, True, True, True],
         ))
     if faults:
@@ -425,8 +427,8 @@ LOG_LINES = 10
 
 @app.command("export")
 def export_cmd(
-    name: Annotated[str, typer.Argument(help="Tournament name.", show_default=False)],
-    format: Annotated[str, typer.Option("--format", help="csv (one row per table) or json (everything).")],
+    name: NameArg = None,
+    format: Annotated[str, typer.Option("--format", help="csv (one row per table, the default) or json (everything).")] = "csv",
     output: Annotated[Path | None, typer.Option(help="Write to this file (default: standard output).")] = None,
     db: DbOption = None,
 ) -> None:

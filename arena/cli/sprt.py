@@ -4,12 +4,17 @@ arena.tournaments.sprt and arena.results.read."""
 
 from __future__ import annotations
 
+import os
+import shlex
+import textwrap
+from contextlib import nullcontext
 from typing import Annotated
 
 import trio
 import typer
 
 from arena.cli import app
+from arena.cli.play import VARIANT_HELP
 from arena.cli.results import DbOption, JsonOption, NameArg, _header, _json, _open, _render
 from arena.cli.tournament import SandboxOption
 from arena.errors import ArenaError
@@ -35,7 +40,7 @@ def sprt_cmd(
     = sprt_run.BATCH,
     name: Annotated[str | None, typer.Option("--name", help="The test's name (default: sprt-NEW@v-OLD@v); run "
                                              "the same command again to resume it.", show_default=False)] = None,
-    variant: Annotated[str, typer.Option("--variant", help="Preset and options, e.g. jensen:target=51.")] = "jensen",
+    variant: Annotated[str, typer.Option("--variant", help=VARIANT_HELP)] = "jensen",
     seed: Annotated[int | None, typer.Option("--seed", help="The master seed of the deals (0 to 2**64-1); "
                                                            "default: a random one, printed and stored.")] = None,
     fmt: Annotated[str, typer.Option("--format", help="deal: a board is one deal; game: one game to the target.")]
@@ -43,6 +48,7 @@ def sprt_cmd(
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
     sandbox: SandboxOption = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No line per board: only the verdict block.")] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -51,7 +57,8 @@ def sprt_cmd(
 
     Each board is played in two rooms (NEW holds each side's cards once); its score is NEW's two
     room results summed (0 .. 2), and the test counts boards by score (pentanomial, as fishtest
-    does for game pairs). Elo here is per room, not the standings' scale. Stored; resumable.
+    does for game pairs). Elo here is per room, not the standings' scale (the verdict block says
+    how they relate). --quiet prints only the verdict block. Stored; resumable.
 
     Example: arena sprt bots/greedy_bot.py greedy --elo0 0 --elo1 10 --max-boards 2000
     """
@@ -67,8 +74,9 @@ def sprt_cmd(
     with _open(db, create=True) as database:
         tid = sprt_run.prepare(database, name, new, old, test, max_boards=max_boards, batch=batch,
                                settings=settings, sandbox=mode)
-        report = sprt_run.Report(typer.get_text_stream("stderr") if as_json else None)
-        result = trio.run(lambda: sprt_run.run(database, tid, sandbox=mode, report=report))
+        with open(os.devnull, "w") if quiet else nullcontext() as sink:
+            report = sprt_run.Report(sink or (typer.get_text_stream("stderr") if as_json else None))
+            result = trio.run(lambda: sprt_run.run(database, tid, sandbox=mode, report=report))
     if as_json:
         _json(result)
         return
@@ -78,6 +86,15 @@ def sprt_cmd(
                f"[{result['lower']:+.2f}, {result['upper']:+.2f}]; {result['played']} played).")
     typer.echo(f"boards scoring 0, 1/2, 1, 3/2, 2: {counts}; room Elo of {result['new']} over {result['old']}: "
                f"{elo} [{low}, {high}]")
+    typer.echo(textwrap.fill(ROOM_SCALE.format(name=shlex.quote(result["name"])), 100, break_on_hyphens=False))
+
+
+ROOM_SCALE = ("Scale: room Elo, the logistic Elo of NEW's result in one room (win 1, draw 1/2, loss 0), from "
+              "the counts above with no prior; elo0 and elo1 are on this scale. 'arena standings {name}' "
+              "rates the same boards on another: one result per board (both rooms' margins summed) in a "
+              "Bradley-Terry fit with one virtual draw per bot, which pulls a short match towards 0. "
+              "Compare the two by sign, not by size.")
+"""What the verdict block's Elo is, and how it relates to the standings' Elo of the same boards."""
 
 
 @app.command("los")

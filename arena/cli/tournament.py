@@ -15,6 +15,7 @@ import typer
 
 import engine
 from arena.cli import app, echo, echo_json, tournament_app
+from arena.cli.play import VARIANT_HELP
 from arena.cli.results import DbOption, _open, standings_text
 from arena.errors import ArenaError, leaves
 from arena.play.table import TimeControl
@@ -40,8 +41,7 @@ def tournament_run(
     all_bots: Annotated[bool, typer.Option("--all", help="Every registered bot that is not disabled "
                                            "(latest versions).")] = False,
     boards: Annotated[int, typer.Option("--boards", help="Boards per match.")] = 8,
-    variant: Annotated[str, typer.Option("--variant", help="A preset (jensen), options (jensen:target=51,"
-                                         "all_tens=true) or a JSON object.")] = "jensen",
+    variant: Annotated[str, typer.Option("--variant", help=VARIANT_HELP)] = "jensen",
     seed: Annotated[int | None, typer.Option(
         "--seed", help="The master seed (0 to 2**64-1; default: a random one, printed and stored).",
         show_default=False)] = None,
@@ -141,8 +141,10 @@ def tournament_run(
             if progress is not None:
                 sys.stderr.write("\n")
             t = read.get_tournament(database, tid)
-            echo(f"arena: interrupted: {t['boards_done']}/{t['boards_total']} boards of '{t['name']}' are stored; "
-                 f"resume with: {resume_command(t['name'], db)}", err=True)
+            half = len(read.done_tables(database, tid)) - 2 * t["boards_done"]
+            more = f" (and {half} more in one of their two rooms)" if half > 0 else ""
+            echo(f"arena: interrupted: {t['boards_done']}/{t['boards_total']} boards of '{t['name']}' are stored"
+                 f"{more}; resume with: {resume_command(t['name'], db)}", err=True)
             raise typer.Exit(130) from None
         if not quiet:
             from arena.cli.results import standings_cmd
@@ -150,6 +152,21 @@ def tournament_run(
             echo(f"\ntournament '{t['name']}': {t['boards_done']} boards, seed {t['seed']}, "
                  f"{t['variant']['preset']}, {t['format']} format, {t['partners']} partners")
             standings_cmd(name=t["name"], db=db if db is not None else schema.default_db_path(), as_json=False)
+            echo("\n" + next_steps(t["name"], db))
+
+
+def next_steps(name: str, db: Path | None) -> str:
+    """A run's closing lines: where its results are and the commands that show them."""
+    where = db if db is not None else schema.default_db_path()
+    extra = ["--db", str(db)] if db is not None else []
+    steps = [(["standings", name], "these standings again (--json for a program)"),
+             (["matches", name], "its matches and faults (--match N: board by board, with deal ids)"),
+             (["report", name], "its pages as files that open from disk (every deal replayable)"),
+             (["serve"], "every tournament of the database in the browser, live")]
+    lines = [shlex.join(["arena", *words, *extra]) for words, _ in steps]
+    width = max(map(len, lines))
+    return "\n".join([f"results: tournament '{name}' is stored in {where}; to see them:"]
+                     + [f"  {line.ljust(width)}  {what}" for line, (_, what) in zip(lines, steps)])
 
 
 def _given(ctx: typer.Context, param: str) -> bool:

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from arena.cli import app
-from arena.cli.results import DbOption, _open
-from arena.results import schema
+from arena.cli.results import DbOption, NameArg, _open
+from arena.results import read, schema
 
 
 @app.command("serve")
@@ -37,7 +37,7 @@ def serve_cmd(
 
 @app.command("report")
 def report_cmd(
-    name: Annotated[str, typer.Argument(help="Tournament name.", show_default=False)],
+    name: NameArg = None,
     output: Annotated[Path | None, typer.Option(
         "--output", help="The folder to write (default: results/report-NAME).", show_default=False)] = None,
     db: DbOption = None,
@@ -49,6 +49,7 @@ def report_cmd(
     from arena.report.site import write_site
 
     with _open(db) as d:
+        name = read.get_tournament(d, name)["name"]  # none given: the latest, as `standings`
         out = output if output is not None else Path("results") / f"report-{_safe(name)}"
         counts = write_site(d, name, out)
     typer.echo(f"wrote {out / 'index.html'} ({counts['pages']} pages, {counts['deals']} deals)")

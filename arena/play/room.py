@@ -2,14 +2,16 @@
 
 A match is played in two rooms (arena.tournaments.runner); what a room needs to be played is a `Job`
 (the tournament's deals, bots, clock and sandbox, as plain data) and its `Room`. `play_rooms`
-plays the rooms it is given, some at once, and hands each result to a `store` callback: the
-tournament's own process stores them, a shard process (arena.tournaments.shard) sends them to it. Nothing
-here touches the database, so a shard does not import it.
+plays the rooms it is given, some at once, and hands each board's result to a `store` callback
+as the board ends: the tournament's own process stores them, a shard process
+(arena.tournaments.shard) sends them to it. Nothing here touches the database, so a shard does
+not import it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,7 +149,8 @@ class Job:
 
 
 Store = Callable[[Room, list[int], list[dict]], Awaitable[None]]
-"""Where a room's results go: (room, the boards played, a table record per board)."""
+"""Where a room's results go, a board or a few at a time as they end: (room, the boards
+played, a table record per board)."""
 
 
 async def play_rooms(job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: int, store: Store) -> None:
@@ -173,23 +176,59 @@ async def play_rooms(job: Job, rooms: trio.MemoryReceiveChannel[Room], playing: 
 
 
 async def play_room(job: Job, v: engine.Variant, room: Room, store: Store, turn: Any = None) -> None:
-    """One room's boards; a fault ends its processes, and fresh ones play the boards after it."""
+    """One room's boards, each stored (handed to `store`) as soon as it ends, so that a kill
+    loses at most the board being played; the room's last board goes with the seats' stderr
+    when the processes are gone. A fault ends the room's processes, and fresh ones play the
+    boards after it, as they do the boards a resumed run has left."""
     left = list(room.boards)
     key = seeds.bot_key(job.seed)
     while left:
         plans = [job.board_plan(v, b) for b in left]
         name = f"{job.name}/m{room.match_no}/{'swapped' if room.swapped else 'straight'}"
+        stored = 0  # boards of this table handed to `store`
+        first = 0  # the deals those boards took
+        mark = time.perf_counter()
+
+        async def hand_on(records: list[dict], upto: int) -> None:
+            nonlocal stored, mark
+            now = time.perf_counter()
+            for record in records:  # a board's own wall time (the first one's includes the start)
+                record["duration_s"] = round((now - mark) / len(records), 3)
+            mark = now
+            await store(room, left[stored:upto], records)
+            stored = upto
+
+        async def on_deal(so_far: TableResult) -> None:
+            nonlocal first
+            rest = dataclasses.replace(so_far, deals=so_far.deals[first:])  # the boards not handed on
+            ended = boards_ended(rest, plans[stored:])
+            if ended and stored + ended < len(plans):
+                records = split_result(rest, plans[stored:], v)[:ended]
+                first += sum(len(r["deals"]) for r in records)
+                await hand_on(records, stored + ended)
+
         result = await play_table(
             [job.commands[b] for b in room.seats], variant=v,
             plan=RoomPlan(plans, room=name, boards=[f"{name}/b{b}" for b in left]),
             time_control=job.time_control, sandbox=job.sandbox, limits=job.limits,
             match_id=f"{job.name}/m{room.match_no}",
             table_id=f"{name}/b{left[0]}",
-            bot_seed=seeds.table_seed(key, room.match_no, 2 * left[0] + room.swapped),
-            turn=turn)
+            # the room's: the same for its fresh processes after a fault or a resume, so that a
+            # bot seeding its generator by board (botkit does) plays each board as it would have
+            bot_seed=seeds.table_seed(key, room.match_no, int(room.swapped)),
+            turn=turn, on_deal=on_deal)
         records = split_result(result, plans, v)
-        await store(room, left[: len(records)], records)
+        await hand_on(records[stored:], len(records))
         left = left[len(records):]
+
+
+def boards_ended(result: TableResult, plans: Sequence[Any]) -> int:
+    """How many of the plans' boards the table has finished so far."""
+    scores = [d["points"] for d in result.deals if d["complete"]]
+    if not scores:
+        return 0
+    counts, finished = RoomPlan(plans).split(scores)
+    return len(counts) if finished else len(counts) - 1
 
 
 def split_result(result: TableResult, plans: Sequence[Any], v: engine.Variant) -> list[dict]:

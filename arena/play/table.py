@@ -12,7 +12,7 @@ import datetime
 import hashlib
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -161,6 +161,7 @@ class _Table:
         self.fault: tuple[int, BotFault] | None = None
         self.started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
         self.wall_start = time.perf_counter()
+        self.on_deal: Callable[[TableResult], Awaitable[None]] | None = None  # hears each finished deal
 
     def record_fault(self, seat: int, exc: BotFault) -> None:
         if self.fault is None:
@@ -245,6 +246,8 @@ class _Table:
                                              totals=totals, history=history, board=board, board_totals=board_totals)
             for seat in range(self.variant.players):
                 await self.notify(seat, message)
+            if self.on_deal is not None:  # the table so far (a room stores each board as it ends)
+                await self.on_deal(self.result())
         for seat, conn in enumerate(self.conns):  # anything sent after the last reply is a fault too
             try:
                 conn.check_idle()
@@ -402,16 +405,19 @@ async def run_table(connections: Sequence[Connection], *, variant: engine.Varian
 async def play_table(seats: Sequence[BotCommand], *, variant: engine.Variant | str | dict[str, Any],
                      plan: Plan, time_control: TimeControl = TimeControl(), sandbox: str = "none",
                      limits: Limits | None = None, match_id: str = "", table_id: str = "",
-                     bot_seed: int = 0, turn: AbstractAsyncContextManager[Any] | None = None) -> TableResult:
+                     bot_seed: int = 0, turn: AbstractAsyncContextManager[Any] | None = None,
+                     on_deal: Callable[[TableResult], Awaitable[None]] | None = None) -> TableResult:
     """Start one process per seat (a BotCommand each), play the plan, and kill every process.
 
     Returns the table's result with each seat's status, its stderr (bounded) and every move.
     A seat whose process cannot be started counts as crashed. With a `turn` (say a semaphore
     that tables share), the table starts its bots and shakes hands at once, but plays its deals
-    only inside the turn.
+    only inside the turn. `on_deal` is awaited after every finished deal with the table's result
+    so far (no fault, no stderr yet).
     """
     limits = limits if limits is not None else Limits()
     table = _Table([None] * len(seats), _variant(variant), plan, time_control, match_id, table_id, bot_seed)
+    table.on_deal = on_deal
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(forking.serving(sandbox))  # the run's server, or one for this table
         start = trio.current_time()

@@ -56,6 +56,7 @@ class Decoder:
         )
         self._fed = 0
         self._start = 0  # stream offset where the message being received begins
+        self._recent: list[tuple[int, bytes]] = []  # the last chunks fed and their offsets: text in a fault's detail
 
     @property
     def pending(self) -> int:
@@ -69,6 +70,7 @@ class Decoder:
             self._unpacker.feed(data)
         except msgpack.BufferFull:  # pragma: no cover - the check above comes first
             raise ProtocolError(f"message larger than {self.max_message} bytes") from None
+        self._recent = [*self._recent[-1:], (self._fed, data)]
         self._fed += len(data)
 
     def next(self) -> dict[str, Any] | None:
@@ -81,14 +83,36 @@ class Decoder:
                                "StackError": "nested too deeply"}.get(type(exc).__name__, type(exc).__name__)
             raise ProtocolError(f"undecodable msgpack: {why} (in the message starting at byte "
                                 f"{self._start} of the bot's output)") from None
-        self._start = self._unpacker.tell()
+        start, self._start = self._start, self._unpacker.tell()
         if not isinstance(obj, dict):
-            raise ProtocolError(f"a message must be a msgpack map, got {_kind(obj)}")
+            raise ProtocolError(f"a message must be a msgpack map, got {_kind(obj)}{self._why(start, obj)}")
         for key, value in obj.items():  # flat maps (every reply) need no recursion
             if type(key) is not str or (value is not None and type(value) not in _SCALARS):
                 _check_plain(obj, 0)
                 break
         return obj
+
+
+    def _why(self, start: int, obj: Any) -> str:
+        """What a message that is no map most likely was: printable text (a bot that printed to
+        stdout), or a struct sent as an array (Rust's rmp-serde `to_vec`)."""
+        text = self._text_at(start)
+        if text:
+            return (f"; its bytes read as text ({text!r}): did the bot print to stdout? stdout carries only "
+                    "protocol messages, logs go to stderr")
+        if isinstance(obj, list):
+            return ("; a struct sent as an array? messages are maps with named fields (Rust's rmp-serde: "
+                    "to_vec_named, not to_vec; protocol.md, \"msgpack libraries\")")
+        return ""
+
+    def _text_at(self, start: int) -> str:
+        """Up to 40 bytes fed from stream offset `start`, if they are printable ASCII text."""
+        head = b""
+        for offset, chunk in self._recent:
+            if offset <= start + len(head) < offset + len(chunk):
+                head += bytes(chunk[start + len(head) - offset:][: 40 - len(head)])
+        printable = all(32 <= b < 127 or b in b"\t\n\r" for b in head)
+        return head.decode("ascii") if printable and len(head) >= 2 and head.strip() else ""
 
 
 _SCALARS = frozenset({bool, int, float, str, bytes})

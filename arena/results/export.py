@@ -32,10 +32,11 @@ from arena.results.sprt import room_score
 EXPORT_COLUMNS = (
     "tournament", "match_no", "board_no", "swapped", "board_seed", "team_a", "team_b",
     "seat0", "seat1", "seat2", "seat3", "points0", "points1", "team_a_margin",
-    "board_margin", "board_outcome", "forfeit_seat", "forfeit_status", "deals", "duration_s", "started",
+    "board_margin", "board_outcome", "forfeit_seat", "forfeit_status", "deals", "deal_ids", "duration_s", "started",
     "team_a_room", "board_score",
 )
-"""team_a_room: team A's result at this table (1 win, 0.5 draw, 0 loss); board_score: both
+"""deal_ids: the table's deals, space-separated in play order, each for `arena replay ID`.
+team_a_room: team A's result at this table (1 win, 0.5 draw, 0 loss); board_score: both
 rooms' results summed (0 .. 2), what the SPRT counts, once the board's second table is in."""
 
 
@@ -48,6 +49,8 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
         "SELECT t.*, m.match_no, m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id,"
         " b.team_a_margin AS board_margin, b.team_a_outcome AS outcome,"
         " (SELECT COUNT(*) FROM deals d WHERE d.table_id = t.id) AS deals,"
+        " (SELECT group_concat(id, ' ') FROM (SELECT id FROM deals d WHERE d.table_id = t.id ORDER BY deal_no))"
+        " AS deal_ids,"
         " (SELECT json_group_array(bot_id) FROM (SELECT bot_id FROM seats s WHERE s.table_id = t.id ORDER BY seat)) AS seat_bots"
         " FROM board_tables t JOIN matches m ON m.id = t.match_id"
         " LEFT JOIN boards b ON b.match_id = t.match_id AND b.board_no = t.board_no"
@@ -67,7 +70,7 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
             "team_a_margin": points[a_side] - points[1 - a_side],
             "board_margin": r["board_margin"], "board_outcome": r["outcome"],
             "forfeit_seat": forfeit.get("seat"), "forfeit_status": forfeit.get("status"),
-            "deals": r["deals"], "duration_s": r["duration_s"], "started": r["started"],
+            "deals": r["deals"], "deal_ids": r["deal_ids"] or "", "duration_s": r["duration_s"], "started": r["started"],
         }
         row["team_a_room"] = room_score(row["team_a_margin"])
         row["board_score"] = scores.get((r["match_no"], r["board_no"]))

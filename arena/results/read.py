@@ -379,7 +379,8 @@ def crosstable(db: sqlite_utils.Database, tid: int, *, rows: list[dict] | None =
 
 
 def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list[dict]:
-    """Every match with both teams, boards done and team A's W/D/L and margin; `bot` filters."""
+    """Every match with both teams, boards done and team A's W/D/L and margin; `bot` filters,
+    and adds that bot's own record (`bot`: its team, W/D/L and margin from its side)."""
     labels = _bot_labels(db, tid)
     bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
     per_board = int(db.execute("SELECT boards_per_match FROM tournaments WHERE id = ?", [tid]).fetchone()[0])
@@ -410,6 +411,13 @@ def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list
             "wins": m["wins"], "draws": m["draws"], "losses": m["losses"], "margin": m["margin"],
             "faults": faults.get(m["id"], 0),
         })
+        if bot_id is not None:  # the record from the bot's own side, whichever team it was
+            a = bot_id in team_a
+            last = out[-1]
+            last["bot"] = {"name": labels[bot_id], "team": "A" if a else "B",
+                           "wins": last["wins"] if a else last["losses"], "draws": last["draws"],
+                           "losses": last["losses"] if a else last["wins"],
+                           "margin": last["margin"] if a else -last["margin"]}
     return out
 
 

@@ -8,11 +8,16 @@ processes, which play the match's boards one after another. So a bot never sees 
 and nothing crosses between the rooms, while a process is started per room, not per deal.
 
 Rooms are played by this process and, on a machine with several cores, by shards (arena.tournaments.shard,
-one arena process per core); every result comes back here. A room's boards are stored in one
-transaction when the room ends, and a run skips the rooms that are stored; an interrupted
-tournament (Ctrl-C, kill -9) therefore resumes with exactly the results an uninterrupted run
-gives, even for bots that carry state from deal to deal. A fault forfeits the board being played
-(protocol.md, "Faults"); the room's remaining boards are played by fresh processes.
+one arena process per core); every result comes back here. Each board is stored as it ends
+(a room's last one when its processes are gone, with their stderr), and a run skips the boards
+that are stored: an interrupted tournament (Ctrl-C, kill -9) loses at most the board each table
+was playing, and its resumed run plays each room's remaining boards with fresh processes, as
+after a fault. For bots that keep no state from board to board that gives exactly the results
+of an uninterrupted run (botkit seeds its generator by board); a bot that does (a generator
+seeded once at `hello` is such state) starts the rest of the room afresh, with the room's own
+`hello` seed again (README, Resume). On a cluster a room's boards come back when its task ends. A fault forfeits
+the board being played (protocol.md, "Faults"); the room's remaining boards are played by fresh
+processes.
 """
 
 from __future__ import annotations
@@ -156,12 +161,14 @@ def command_for(spec: str, db_path: Path) -> BotCommand:
     """A bot for `arena play` and `bot check`: a file or command string as given, else a name
     registered in the database at `db_path` (name, name@version or id)."""
     path = Path(spec).expanduser()
+    known: list[str] = []
     if not path.exists() and db_path.exists() and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*(@\d+)?", spec):
         db = open_db(db_path, create=False, readonly=True)
         try:
             found = registry.get_bot(db, spec)
         except ArenaError:
             found = None
+            known = sorted({b["name"] for b in registry.list_bots(db) if not b.get("disabled")})
         finally:
             db.close()
         if found is not None:
@@ -169,7 +176,8 @@ def command_for(spec: str, db_path: Path) -> BotCommand:
     try:
         return BotCommand.from_spec(spec)
     except ValueError as exc:
-        raise ArenaError(f"{exc} (nor a bot registered in {db_path})") from None
+        names = f"known: {', '.join(known)}" if known else "none registered yet"
+        raise ArenaError(f"{exc}, nor a bot registered in {db_path} ({names})") from None
 
 
 def candidate_command(path: Path, command: str | None) -> BotCommand:
@@ -231,11 +239,19 @@ def register_bot(db: sqlite_utils.Database, path: Path, *, name: str | None = No
 
 @dataclass
 class Progress:
-    """Boards done, deals per second, ETA and faults on one line that a terminal redraws in
+    """Boards stored, deals per second, ETA and faults on one line that a terminal redraws in
     place (cut to its width, the rest of the old line cleared); a line every tenth of the way
-    when the output is a log. Every `report_every` boards, the text `report()` returns (the
-    interim standings) is printed above it. Speed and ETA count only what this run played, so
-    they are right after a resume."""
+    when the output is a log. It moves with every board stored (a room stores each board as it
+    ends). Every `report_every` boards, the text `report()` returns (the interim standings) is
+    printed above it. Speed and ETA count only what this run played, so they are right after a
+    resume.
+
+    The ETA allows for each match's pace: a board's time is predicted from its four seats (each
+    bot's think time per board, measured on the boards it played here, plus the arena's own time
+    per board), summed over the rooms still to play, and divided by the rate at which this run
+    gets through predicted time (which takes in how many tables play at once). Until a bot still
+    to play has played here, its think time is taken as the mean of the bots seen, and the ETA
+    says how many it has not seen yet."""
 
     tables_total: int = 0
     tables_done: int = 0
@@ -250,22 +266,48 @@ class Progress:
     _last_decile: int = -1
     _last_done: int = -1
     _last_report: int = 0
+    _left: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = field(default_factory=dict)  # room: seats, boards left
+    _think: dict[int, list[float]] = field(default_factory=dict)  # bot id: [seconds thought, seat-boards]
+    _spent: list[float] = field(default_factory=lambda: [0.0, 0.0, 0])  # boards' seconds, their think, boards
+    _halves: dict[tuple[int, int], int] | None = None  # (match, board): its tables stored, when known
+    _complete: int = 0  # boards with both tables stored (with _halves)
 
-    def begin(self, tables_total: int, tables_done: int) -> None:
-        """The run starts with `tables_done` of `tables_total` stored already."""
+    def begin(self, tables_total: int, tables_done: int, todo: Sequence[Room] = (),
+              done: set[tuple[int, int, bool]] | None = None) -> None:
+        """The run starts with `tables_done` of `tables_total` stored already and `todo` to play.
+        With `done` (match, board, swapped of each stored table) a board counts as stored once
+        both its tables are, as the standings count it; else half a board per table."""
         self.tables_total, self.tables_done, self._start_done = tables_total, tables_done, tables_done
+        self._left = {(r.match_no, r.swapped): (tuple(r.seats), len(r.boards)) for r in todo}
+        if done is not None:
+            self._halves, self._complete = {}, 0
+            for match_no, board_no, _ in done:
+                self._half(match_no, board_no)
         self.started = time.monotonic()
         if self.report_every:
             self._last_report = self.boards_done // self.report_every
 
     @property
     def boards_done(self) -> int:
-        return self.tables_done // 2
+        return self._complete if self._halves is not None else self.tables_done // 2
 
-    def update(self, tables: int, deals: int, faults: int) -> None:
+    def _half(self, match_no: int, board_no: int) -> None:
+        assert self._halves is not None
+        self._halves[match_no, board_no] = self._halves.get((match_no, board_no), 0) + 1
+        self._complete += self._halves[match_no, board_no] == 2
+
+    def update(self, tables: int, deals: int, faults: int, room: Room | None = None,
+               records: Sequence[dict] = (), boards: Sequence[int] = ()) -> None:
+        """`tables` more stored (with `room`, its `records` and their `boards`: what the ETA
+        learns its pace from, and which boards now have both tables)."""
         self.tables_done += tables
         self.deals += deals
         self.faults += faults
+        if room is not None:
+            self._learn(room, records)
+            if self._halves is not None:
+                for board_no in boards:
+                    self._half(room.match_no, board_no)
         if self.report_every and self.report is not None and self.boards_done < self.tables_total // 2:
             step = self.boards_done // self.report_every
             if step > self._last_report:
@@ -273,13 +315,50 @@ class Progress:
                 self._print_above(self.report())
         self.show()
 
-    def line(self, width: int = 80) -> str:
+    def _learn(self, room: Room, records: Sequence[dict]) -> None:
+        key = (room.match_no, room.swapped)
+        if key in self._left:
+            seats, left = self._left[key]
+            self._left[key] = (seats, max(0, left - len(records)))
+        for record in records:
+            thought = 0.0
+            for seat in record["seats"]:
+                bot = room.seats[seat["seat"]]
+                seconds = float(seat.get("think_ms_total", 0.0)) / 1000
+                mine = self._think.setdefault(bot, [0.0, 0])
+                mine[0] += seconds
+                mine[1] += 1
+                thought += seconds
+            self._spent[0] += float(record.get("duration_s", 0.0))
+            self._spent[1] += thought
+            self._spent[2] += 1
+
+    def eta(self) -> str:
+        """The time left as text: `--:--` until this run has stored a board."""
         elapsed = max(time.monotonic() - self.started, 1e-9)
         here = self.tables_done - self._start_done
+        if here <= 0:
+            return "--:--"
         left = self.tables_total - self.tables_done
-        eta = "--:--" if here <= 0 else _clock(elapsed / here * left)
-        text = (f" boards {self.boards_done}/{self.tables_total // 2}  {self.deals / elapsed:.1f} deals/s"
-                f"  ETA {eta}  faults {self.faults}")
+        if not self._spent[2] or not self._left or self._spent[0] <= 0:
+            return _clock(elapsed / here * left)  # no pace to go by: this run's mean rate
+        per_bot = {bot: thought / boards for bot, (thought, boards) in self._think.items() if boards}
+        mean = sum(per_bot.values()) / len(per_bot) if per_bot else 0.0
+        overhead = max(0.0, (self._spent[0] - self._spent[1]) / self._spent[2])
+        unseen: set[int] = set()
+        work = 0.0
+        for seats, boards in self._left.values():
+            if boards:
+                unseen.update(b for b in seats if b not in per_bot)
+                work += boards * (overhead + sum(per_bot.get(b, mean) for b in seats))
+        rate = self._spent[0] / elapsed  # predicted seconds this run gets through per second
+        text = _clock(work / rate)
+        return text if not unseen else f"~{text} ({len(unseen)} bot{'s' * (len(unseen) > 1)} not seen yet)"
+
+    def line(self, width: int = 80) -> str:
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        text = (f" {self.boards_done}/{self.tables_total // 2} boards stored  {self.deals / elapsed:.1f} deals/s"
+                f"  ETA {self.eta()}  faults {self.faults}")
         bar = min(24, width - 1 - len(text) - 2)
         if bar >= 4:
             filled = bar * self.tables_done // max(self.tables_total, 1)
@@ -314,9 +393,9 @@ class Progress:
         if self._tty():
             out.write("\r" + self.line(self._width()) + "\x1b[K" + ("\n" if final else ""))
         else:  # a log: a line per tenth of the way, and the last one once
-            decile = 10 * self.tables_done // max(self.tables_total, 1)
-            if decile != self._last_decile or (final and self.tables_done != self._last_done):
-                self._last_decile, self._last_done = decile, self.tables_done
+            decile = 10 * self.boards_done // max(self.tables_total // 2, 1)
+            if decile != self._last_decile or (final and self.boards_done != self._last_done):
+                self._last_decile, self._last_done = decile, self.boards_done
                 out.write(self.line(self.width or 100) + "\n")
         out.flush()
 
@@ -461,7 +540,7 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
     done = read.done_tables(db, tid)
     todo = rooms(matches, t["boards"], v.players, done)
     if progress is not None:
-        progress.begin(len(matches) * t["boards"] * 2, len(done))
+        progress.begin(len(matches) * t["boards"] * 2, len(done), todo, done)
     if not todo and t["status"] == "finished":
         return t  # re-running a finished tournament changes nothing
     sweep_orphans()  # bots a killed arena may have left behind
@@ -527,8 +606,7 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
     done = read.done_tables(db, tid)
     todo = rooms(matches, t["boards"], v.players, done)
     if progress is not None:
-        progress.tables_total = len(matches) * t["boards"] * 2
-        progress.tables_done = len(done)
+        progress.begin(len(matches) * t["boards"] * 2, len(done), todo, done)
     write.set_status(db, tid, "running")
     store = _storer(db, t, progress, on_room)
     modes: set[str] = set()
@@ -560,7 +638,8 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
 
 def _storer(db: sqlite_utils.Database, t: dict, progress: Progress | None,
             on_room: Callable[[Room, list[int]], None] | None) -> Callable[[Room, list[int], list[dict]], Any]:
-    """The one writer's `store`: a room's boards in one transaction, then progress and `on_room`."""
+    """The one writer's `store`: the boards handed on (one, as a room plays; a room's, from a
+    cluster) in one transaction, then progress and `on_room`."""
     tid = t["id"]
 
     async def store(room: Room, boards: list[int], records: list[dict]) -> None:
@@ -572,7 +651,7 @@ def _storer(db: sqlite_utils.Database, t: dict, progress: Progress | None,
                                      board_seed(t["seed"], board_no), record)
         if progress is not None:
             progress.update(len(records), sum(len(r["deals"]) for r in records),
-                            sum(r["forfeit"] is not None for r in records))
+                            sum(r["forfeit"] is not None for r in records), room, records, boards)
         if on_room is not None:
             on_room(room, boards)
 
@@ -599,7 +678,7 @@ async def shared_bootstrap(inputs: dict, shards: Sequence[Shard], bootstrap: int
 
 
 def storage_transaction(db: sqlite_utils.Database) -> Any:
-    """A room's boards land together: an interrupted room is replayed whole on resume."""
+    """The boards of one `store` land together (each a board whose play has ended)."""
     return db.atomic()
 
 

@@ -2,13 +2,13 @@
 
 A test is a tournament of one match, NEW's two copies (team A) against OLD's, stored like any
 other, whose board count grows a batch at a time: `runner.run` plays each batch as the match's
-two rooms (a room's four bots play the batch's boards one after another and the room is stored
-when it ends), so everything a tournament guarantees holds, resuming included. After each batch
+two rooms (a room's four bots play the batch's boards one after another, each board stored as it
+ends), so everything a tournament guarantees holds, resuming included. After each batch
 the test recounts its boards from the stored tables and applies the SPRT board by board, in board
 order (`arena.results.sprt`: each board's two room results summed, 0 .. 2, counted by outcome; a
 log-likelihood ratio against Wald's bounds). It stops at the first board whose LLR leaves the
 bounds, so the verdict is that of a test checked after every board: boards of the last batch
-beyond it stay stored with the match but are not counted. A kill loses at most the rooms then
+beyond it stay stored with the match but are not counted. A kill loses at most the boards then
 playing; running the same command again plays them again and the counts go on from the table.
 """
 
