@@ -88,6 +88,8 @@ tournament_app = typer.Typer(help="Run, list and delete tournaments.", cls=_Comm
                              rich_markup_mode=None)
 app.add_typer(bot_app, name="bot")
 app.add_typer(tournament_app, name="tournament")
+rules_app = typer.Typer(help="Ask a game's real rules, JSON lines in and out.", no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(rules_app, name="rules")
 
 
 def version() -> str:

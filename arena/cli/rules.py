@@ -1,69 +1,81 @@
-"""`arena rules legal|apply|board --game NAME`: the rules oracle (games.oracle), JSON lines in on
-stdin, one JSON answer per line out on stdout; exit 0 when every line was answered, 1 when any
-answer was an error."""
+"""`arena rules legal|apply|board`: the rules oracle (games/oracle.py) behind a pipe, JSON lines in,
+JSON lines out, one answer per request line, flushed at once."""
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 import typer
 
-from arena.cli import app
-from arena.errors import ArenaError
+from arena.cli import echo, rules_app
 
-rules_app = typer.Typer(help="The rules oracle: any game's real rules as JSON lines (stdin to stdout).",
-                        no_args_is_help=True, rich_markup_mode=None)
-app.add_typer(rules_app, name="rules")
-
-GameOption = Annotated[str, typer.Option("--game", help="The game whose rules answer (default: zwicker).")]
+GameOption = Annotated[str, typer.Option("--game", help="The game whose rules answer (zwicker, zwicken, ...).")]
 
 
-def _run(command: str, game: str) -> None:
+def _serve(game_name: str, command: str, source: BinaryIO | None = None) -> None:
+    """Answer every non-blank line of stdin; exit 0 if all were answered, 1 if any was an error,
+    2 (one line on stderr) if the game is not installed."""
     import games
     from games import oracle
 
     try:
-        g = games.game(game)
+        game = games.game(game_name)
     except games.GameError as exc:
-        raise ArenaError(f"--game: {exc}") from None
-
-    def write(text: str) -> None:
-        sys.stdout.write(text)
-        sys.stdout.flush()  # one answer as soon as its line is read: usable as a co-process
-
-    status = oracle.run(g, command, sys.stdin, write)
-    raise typer.Exit(status)
+        echo(f"arena: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    source = sys.stdin.buffer if source is None else source
+    failed = False
+    while True:
+        line = source.readline(oracle.MAX_LINE + 1)
+        if not line:
+            break
+        if len(line) > oracle.MAX_LINE and not line.endswith(b"\n"):
+            while (rest := source.readline(1 << 16)) and not rest.endswith(b"\n"):
+                pass  # the rest of an overlong line: one answer for all of it
+        elif not line.strip():
+            continue
+        answer = oracle.respond(game, command, line.rstrip(b"\r\n"))
+        failed |= answer.error is not None
+        if answer.internal:
+            echo(f"arena: rules: {answer.error}", err=True)
+        typer.echo(answer.to_json())  # ASCII JSON; click flushes after every line
+    raise typer.Exit(1 if failed else 0)
 
 
 @rules_app.command("legal")
-def legal(game: GameOption = "zwicker") -> None:
-    """Each line a position (the game's position form; Zwicker: docs/rules.md section 8): its
-    legal moves in order, as the arena lists them in `act`.
+def legal_cmd(game: GameOption = "zwicker") -> None:
+    """List legal moves: each line a position, each answer its legal moves.
 
-    Example: echo '{"variant": "jensen", "dealer": 3, "to_move": 0, "hands": [["9S"], ["2C"], ["3C"], ["4C"]],
-    "table": ["9C"], "stock": [], "taken": [[], []], "zwicks": [0, 0], "last_capture": null}' | arena rules legal
+    A position is the game's position form; the answer lists its legal moves in the game's order
+    (the order a bot's `act.legal` has), as move objects.
+
+    Example: arena rules legal --game zwicken < positions.jsonl
     """
-    _run("legal", game)
+    _serve(game, "legal")
 
 
 @rules_app.command("apply")
 def apply_cmd(game: GameOption = "zwicker") -> None:
-    """Each line {"position": P, "moves": [m, ...]}: {"position": P2, "result": R}, P2 after the
-    moves, R the deal's result once it is over (else null); an illegal move or a malformed
-    position: {"error": "..."}.
+    """Apply moves: each line a position and moves, each answer the position after them.
 
-    Example: arena rules apply < positions.jsonl
+    A line is {"position": P, "moves": [m, ...]}; its answer {"position": P2, "result": R}: the
+    position after the moves, and the deal's result once it is over (else null). An illegal move
+    or a malformed position answers {"error": "..."}, naming the move's index.
+
+    Example: arena rules apply --game zwicken < requests.jsonl
     """
-    _run("apply", game)
+    _serve(game, "apply")
 
 
 @rules_app.command("board")
-def board(game: GameOption = "zwicker") -> None:
-    """Each line {"variant": V, "seed": S, "first_dealer": D, "policy": "first" | "last"} (and
-    "format", default the game's first: zwicker's "deal"; "game" plays to the target): the
-    board's result, every seat always playing its first (or last) legal move.
+def board_cmd(game: GameOption = "zwicker") -> None:
+    """Play boards out: each line a board and a policy, each answer the board's result.
 
-    Example: echo '{"variant": "jensen", "seed": 7, "first_dealer": 0, "policy": "first", "format": "game"}' | arena rules board
+    A line is {"variant": V, "seed": S, "first_dealer": D, "policy": "first" | "last"} (and
+    "format" for games with several); its answer the board's result when every seat always plays
+    its first (or last) legal move, with every deal's result.
+
+    Example: arena rules board --game zwicken < boards.jsonl   (a line: {"variant": "bayern", "seed": 7, "policy": "first"})
     """
-    _run("board", game)
+    _serve(game, "board")
