@@ -302,7 +302,7 @@ def test_hostile_text_comes_back_escaped():
 def test_unknown_game_and_wrong_subcommand_exit_2():
     answers, proc = rules("legal", SECTION_10, game="nosuch", code=2)
     assert answers == [] and proc.stderr.decode().count("\n") == 1
-    assert proc.stderr.decode().startswith("arena: error: unknown game 'nosuch'") and "zwicken" in proc.stderr.decode()
+    assert proc.stderr.decode().startswith("arena: error: --game: unknown game 'nosuch'") and "zwicken" in proc.stderr.decode()
     _, proc = rules("frob", SECTION_10, code=2)
     assert b"No such command" in proc.stderr
     _, proc = rules("legal", SECTION_10, game=None, code=None)  # the default game, zwicker

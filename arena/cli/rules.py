@@ -22,7 +22,7 @@ def _serve(game_name: str, command: str, source: BinaryIO | None = None) -> None
     try:
         game = games.game(game_name)
     except games.GameError as exc:
-        echo(f"arena: error: {exc}", err=True)
+        echo(f"arena: error: --game: {exc}", err=True)
         raise typer.Exit(2) from None
     source = sys.stdin.buffer if source is None else source
     failed = False
