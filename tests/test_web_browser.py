@@ -425,6 +425,8 @@ def test_every_page_fits_a_phone_with_the_standings_first(browser, served):
                 sub = p.text_content("#standings tbody tr .sub")
                 assert re.fullmatch(r"\d+ boards · \d+-\d+-\d+ · [+-]\d+\.\d a board( · .* faults)?", sub), sub
                 assert p.is_visible("#standings [data-col=los]") and not p.is_visible("#standings tbody [data-col=wins]")
+                assert p.evaluate("document.querySelector('#standings').scrollWidth <= "
+                                  "document.querySelector('#standings').parentElement.clientWidth")  # no scrollbar in its card
         finally:
             context.close()
         assert not errors, errors
@@ -479,6 +481,8 @@ def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp
         page.set_viewport_size({"width": 400, "height": 800})
         page.wait_for_selector("#sprt")
         assert page.evaluate("document.documentElement.scrollWidth") <= 400
+        assert page.evaluate("document.querySelector('#standings').scrollWidth <= "
+                             "document.querySelector('#standings').parentElement.clientWidth")
         shot(page, "sprt-400")
     finally:
         server.close()
