@@ -380,8 +380,8 @@ def test_the_pages_render_the_standings_as_the_terminal_does(page, separated, tm
         hrefs = dict(page.eval_on_selector_all("#standings tbody tr", "rs => rs.map(r => [r.dataset.bot,"
                                                " r.querySelector('td.bot a').getAttribute('href')])"))
         for want in rows:
-            page.goto(server.url + hrefs[want["bot"]])
-            page.wait_for_selector("#bot-name")
+            page.goto(server.url + hrefs[want["bot"]])  # the same document, another hash: wait for its page
+            page.wait_for_function("name => document.querySelector('#bot-name')?.textContent === name", arg=want["bot"])
             got = {k: page.text_content(f"dl.settings dd[data-col={k}]") for k in ("elo", "interval", "los", "boards", "margin")}
             assert got == {k: want[k] for k in got}
             assert page.text_content("dl.settings dd[data-col=rank]") == f"{want['rank']} of 3"
