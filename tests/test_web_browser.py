@@ -380,8 +380,8 @@ def test_the_pages_render_the_standings_as_the_terminal_does(page, separated, tm
         hrefs = dict(page.eval_on_selector_all("#standings tbody tr", "rs => rs.map(r => [r.dataset.bot,"
                                                " r.querySelector('td.bot a').getAttribute('href')])"))
         for want in rows:
-            page.goto(server.url + hrefs[want["bot"]])
-            page.wait_for_selector("#bot-name")
+            page.goto(server.url + hrefs[want["bot"]])  # the same document, another hash: wait for its page
+            page.wait_for_function("name => document.querySelector('#bot-name')?.textContent === name", arg=want["bot"])
             got = {k: page.text_content(f"dl.settings dd[data-col={k}]") for k in ("elo", "interval", "los", "boards", "margin")}
             assert got == {k: want[k] for k in got}
             assert page.text_content("dl.settings dd[data-col=rank]") == f"{want['rank']} of 3"
@@ -425,6 +425,8 @@ def test_every_page_fits_a_phone_with_the_standings_first(browser, served):
                 sub = p.text_content("#standings tbody tr .sub")
                 assert re.fullmatch(r"\d+ boards · \d+-\d+-\d+ · [+-]\d+\.\d a board( · .* faults)?", sub), sub
                 assert p.is_visible("#standings [data-col=los]") and not p.is_visible("#standings tbody [data-col=wins]")
+                assert p.evaluate("document.querySelector('#standings').scrollWidth <= "
+                                  "document.querySelector('#standings').parentElement.clientWidth")  # no scrollbar in its card
         finally:
             context.close()
         assert not errors, errors
@@ -479,6 +481,8 @@ def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp
         page.set_viewport_size({"width": 400, "height": 800})
         page.wait_for_selector("#sprt")
         assert page.evaluate("document.documentElement.scrollWidth") <= 400
+        assert page.evaluate("document.querySelector('#standings').scrollWidth <= "
+                             "document.querySelector('#standings').parentElement.clientWidth")
         shot(page, "sprt-400")
     finally:
         server.close()
