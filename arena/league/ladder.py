@@ -1,0 +1,204 @@
+"""The ladder: duplicate matches among the league's active bots, forever.
+
+One task starts matches while a place is free (`concurrency` matches at once, each playing its
+two rooms side by side): first the matches a stopped or killed server left unfinished (their
+missing boards only), then whatever `pairing.next_pair` asks for: a new version's first
+matches, afterwards the pair whose order is least certain. A room's boards are stored in one
+transaction as the room ends (as a tournament stores them), so a server killed at any moment
+loses at most the rooms in play, which the next start plays again from their first missing
+board; nothing is counted twice (the tables' UNIQUE key says so too). After each stored room
+the ratings are fitted again in a worker thread with its own connection (the fits of rooms
+that land meanwhile are folded into the next one), and `on_rated` gets the new standings.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+import trio
+
+import engine
+from arena.league import pairing, store
+from arena.play.room import Job, Room, play_room
+from arena.play.table import TimeControl
+from arena.process import forking
+from arena.process.command import Limits
+from arena.process.lifecycle import sweep_orphans
+from arena.process.modes import resolve_mode
+from arena.results import read, registry, schema, write
+from arena.results.lock import run_lock
+from arena.results.schema import db_path
+from arena.tournaments.commands import bot_command
+
+
+@dataclass
+class InPlay:
+    match_no: int
+    a: int
+    b: int
+    boards: int  # boards of the match
+    tables: int = 0  # tables stored (two a board)
+    started: float = field(default_factory=time.time)
+    resumed: bool = False
+
+
+class Ladder:
+    def __init__(self, db: sqlite_utils.Database, tid: int, *, sandbox: str = "auto", concurrency: int = 1,
+                 time_control: TimeControl = TimeControl(), limits: Limits | None = None, first: int = 2,
+                 on_rated: Callable[[], None] | None = None, rate: bool = True) -> None:
+        self.db = db
+        self.tid = tid
+        self.sandbox = sandbox
+        self.concurrency = max(1, concurrency)
+        self.time_control = time_control
+        self.limits = limits
+        self.first = first
+        self.on_rated = on_rated
+        self.rate = rate
+        t = read.get_tournament(db, tid)
+        self.name = t["name"]
+        self.seed = t["seed"]
+        self.variant = t["variant"]
+        self.boards = t["boards"]
+        self.playing: dict[int, InPlay] = {}
+        self.deals = 0  # deals stored by this run
+        self.rooms = 0  # rooms stored by this run
+        self._changed = trio.Event()
+        self._dirty = trio.Event()
+        self.ratings: dict[int, pairing.Rated] = {}
+
+    # -- what others call ------------------------------------------------------------------
+
+    def poke(self) -> None:
+        """The pool changed (a submission, a retirement): look for a match again."""
+        self._changed.set()
+
+    async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Play until cancelled, holding the league's run lock (a second server is refused)."""
+        with run_lock(db_path(self.db), self.tid, self.name):
+            self.sandbox = resolve_mode(self.sandbox)
+            sweep_orphans()  # bots a killed server may have left behind
+            write.set_status(self.db, self.tid, "running")
+            write.note_sandbox(self.db, self.tid, self.sandbox)
+            try:
+                async with forking.serving(self.sandbox), trio.open_nursery() as nursery:
+                    self._read_ratings()
+                    if self.rate:
+                        nursery.start_soon(self._rating_loop)
+                    task_status.started()
+                    await self._schedule(nursery)
+            finally:
+                with trio.CancelScope(shield=True):
+                    write.set_status(self.db, self.tid, "interrupted")
+
+    # -- scheduling ------------------------------------------------------------------------
+
+    async def _schedule(self, nursery: trio.Nursery) -> None:
+        places = trio.Semaphore(self.concurrency)
+        left = store.unfinished_matches(self.db, self.tid, self.boards)
+        while True:
+            await places.acquire()
+            while True:
+                if left:
+                    m = left.pop(0)
+                    match = InPlay(m["match_no"], m["a"], m["b"], self.boards, resumed=True)
+                    break
+                pick = self._pick()
+                if pick is not None:
+                    match = InPlay(store.add_match(self.db, self.tid, *pick), *pick, self.boards)
+                    break
+                self._changed = trio.Event()
+                await self._changed.wait()
+            self.playing[match.match_no] = match
+            nursery.start_soon(self._play, match, places)
+
+    def _pick(self) -> tuple[int, int] | None:
+        active = [b["id"] for b in store.active_bots(self.db)]
+        pairs, matches_of = store.pair_counts(self.db, self.tid)
+        for m in self.playing.values():  # a match in play counts as played
+            key = frozenset((m.a, m.b))
+            pairs[key] = pairs.get(key, 0) + m.boards - m.tables // 2
+        return pairing.next_pair(active, self.ratings, pairs, matches_of, boards=self.boards, first=self.first)
+
+    def waiting(self) -> list[int]:
+        """Active bots still short of their first matches, the longest waiting first."""
+        _pairs, matches_of = store.pair_counts(self.db, self.tid)
+        return [b["id"] for b in store.active_bots(self.db) if matches_of.get(b["id"], 0) < self.first]
+
+    # -- playing ---------------------------------------------------------------------------
+
+    async def _play(self, match: InPlay, places: trio.Semaphore) -> None:
+        try:
+            done = read.done_tables(self.db, self.tid)
+            match.tables = sum(1 for (no, _b, _s) in done if no == match.match_no)
+            commands = {bot: bot_command(registry.get_bot(self.db, bot)) for bot in {match.a, match.b}}
+            job = Job(name=self.name, seed=self.seed, variant=self.variant, format="deal", commands=commands,
+                      time_control=self.time_control, sandbox=self.sandbox, limits=self.limits)
+            v = engine.variant(self.variant)
+            team_a, team_b = [match.a, match.a], [match.b, match.b]
+            async with trio.open_nursery() as nursery:
+                for swapped in (False, True):
+                    todo = tuple(b for b in store.match_boards(match.match_no, self.boards)
+                                 if (match.match_no, b, swapped) not in done)
+                    if todo:
+                        room = Room(match.match_no, swapped, tuple(write.seat_bots(team_a, team_b, swapped)), todo)
+                        nursery.start_soon(play_room, job, v, room, self._store)
+        finally:
+            self.playing.pop(match.match_no, None)
+            places.release()
+
+    async def _store(self, room: Room, boards: list[int], records: list[dict]) -> None:
+        with self.db.atomic():
+            for board_no, record in zip(boards, records):
+                for seat in record["seats"]:
+                    seat["bot_id"] = room.seats[seat["seat"]]
+                write.record_table(self.db, self.tid, room.match_no, board_no, room.swapped,
+                                   engine.deal_seed(self.seed, board_no), record)
+        if room.match_no in self.playing:
+            self.playing[room.match_no].tables += len(records)
+        self.deals += sum(len(r["deals"]) for r in records)
+        self.rooms += 1
+        self._dirty.set()
+
+    # -- ratings ---------------------------------------------------------------------------
+
+    def _read_ratings(self) -> None:
+        """The pairing's view of the standings (stored ratings; unrated until the first fit)."""
+        self.ratings = {row["bot_id"]: pairing.Rated(row["elo"], row["ci_low"], row["ci_high"])
+                        for row in self.db.query(
+                            "SELECT bot_id, elo, ci_low, ci_high FROM ratings WHERE tournament_id = ?"
+                            " AND errors = 'pool'", [self.tid])}
+
+    async def _rating_loop(self) -> None:
+        path = db_path(self.db)
+        self._dirty.set()  # once at the start: the stored ratings may be older than the boards
+        while True:
+            await self._dirty.wait()
+            self._dirty = trio.Event()
+            await trio.to_thread.run_sync(rate_league, path, self.tid)
+            self._read_ratings()
+            if self.on_rated is not None:
+                self.on_rated()
+
+
+def rate_league(path: Path | None, tid: int) -> None:
+    """Fit and store the league's ratings from its stored boards (in a thread: a connection of its
+    own). With no boards there is nothing to fit."""
+    db = schema.open_db(path, create=False)
+    try:
+        (boards,) = db.execute("SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id"
+                               " WHERE m.tournament_id = ?", [tid]).fetchone()
+        if boards:
+            write.compute_and_store_ratings(db, tid)
+    except sqlite3.OperationalError as exc:  # (busy past the timeout, say): fitted again after the next room
+        print(f"arena: league: the ratings were not fitted ({getattr(exc, 'sqlite_errorname', '')} {exc}); "
+              "they are after the next room", file=sys.stderr, flush=True)
+    finally:
+        db.close()
