@@ -52,7 +52,8 @@ class InPlay:
 class Ladder:
     def __init__(self, db: sqlite_utils.Database, tid: int, *, sandbox: str = "auto", concurrency: int = 1,
                  time_control: TimeControl = TimeControl(), limits: Limits | None = None, first: int = 2,
-                 on_rated: Callable[[], None] | None = None, rate: bool = True) -> None:
+                 on_rated: Callable[[], None] | None = None, rate: bool = True,
+                 log: Callable[[str], None] | None = None) -> None:
         self.db = db
         self.tid = tid
         self.sandbox = sandbox
@@ -62,6 +63,7 @@ class Ladder:
         self.first = first
         self.on_rated = on_rated
         self.rate = rate
+        self.log = log or (lambda line: None)  # one line per match started, room stored, fit made
         t = read.get_tournament(db, tid)
         self.name = t["name"]
         self.seed = t["seed"]
@@ -117,7 +119,13 @@ class Ladder:
                 self._changed = trio.Event()
                 await self._changed.wait()
             self.playing[match.match_no] = match
+            self.log(f"match {match.match_no} {'resumed' if match.resumed else 'started'}: "
+                     f"{self._label(match.a)} v {self._label(match.b)}")
             nursery.start_soon(self._play, match, places)
+
+    def _label(self, bot: int) -> str:
+        row = registry.get_bot(self.db, bot)
+        return f"{row['name']}@{row['version']}"
 
     def _pick(self) -> tuple[int, int] | None:
         active = [b["id"] for b in store.active_bots(self.db)]
@@ -155,7 +163,7 @@ class Ladder:
             places.release()
 
     async def _store(self, room: Room, boards: list[int], records: list[dict]) -> None:
-        with self.db.atomic():
+        with store.writing(self.db):
             for board_no, record in zip(boards, records):
                 for seat in record["seats"]:
                     seat["bot_id"] = room.seats[seat["seat"]]
@@ -165,6 +173,8 @@ class Ladder:
             self.playing[room.match_no].tables += len(records)
         self.deals += sum(len(r["deals"]) for r in records)
         self.rooms += 1
+        self.log(f"room stored: match {room.match_no} {'swapped' if room.swapped else 'straight'}, "
+                 f"{len(records)} boards")
         self._dirty.set()
 
     # -- ratings ---------------------------------------------------------------------------
@@ -177,28 +187,37 @@ class Ladder:
                             " AND errors = 'pool'", [self.tid])}
 
     async def _rating_loop(self) -> None:
-        path = db_path(self.db)
-        self._dirty.set()  # once at the start: the stored ratings may be older than the boards
-        while True:
-            await self._dirty.wait()
-            self._dirty = trio.Event()
-            await trio.to_thread.run_sync(rate_league, path, self.tid)
-            self._read_ratings()
-            if self.on_rated is not None:
-                self.on_rated()
+        # A connection of its own for the worker thread, opened here once: opening the file
+        # anew in this process (open_db reads its first bytes) would drop the POSIX locks the
+        # writer's connection holds on it, which SQLite answers with "disk I/O error".
+        conn = sqlite3.connect(db_path(self.db), check_same_thread=False)
+        db = sqlite_utils.Database(conn)
+        db.execute(f"PRAGMA busy_timeout = {schema.BUSY_TIMEOUT_MS}")
+        db.execute("PRAGMA foreign_keys = ON")
+        try:
+            self._dirty.set()  # once at the start: the stored ratings may be older than the boards
+            while True:
+                await self._dirty.wait()
+                self._dirty = trio.Event()
+                boards = await trio.to_thread.run_sync(rate_league, db, self.tid)
+                self._read_ratings()
+                self.log(f"rated: {boards} boards")
+                if self.on_rated is not None:
+                    self.on_rated()
+        finally:
+            db.close()
 
 
-def rate_league(path: Path | None, tid: int) -> None:
-    """Fit and store the league's ratings from its stored boards (in a thread: a connection of its
-    own). With no boards there is nothing to fit."""
-    db = schema.open_db(path, create=False)
+def rate_league(db: sqlite_utils.Database, tid: int) -> int:
+    """Fit and store the league's ratings from its stored boards (in a worker thread, on a
+    connection of its own); returns the boards fitted. With no boards there is nothing to fit."""
     try:
         (boards,) = db.execute("SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id"
                                " WHERE m.tournament_id = ?", [tid]).fetchone()
         if boards:
             write.compute_and_store_ratings(db, tid)
+        return boards
     except sqlite3.OperationalError as exc:  # (busy past the timeout, say): fitted again after the next room
         print(f"arena: league: the ratings were not fitted ({getattr(exc, 'sqlite_errorname', '')} {exc}); "
               "they are after the next room", file=sys.stderr, flush=True)
-    finally:
-        db.close()
+        return -1

@@ -216,6 +216,8 @@ def make_app(league: League) -> Any:
             result = await subs.submit(who, name, data)
         except Refused as exc:
             return _refusal(exc)
+        if result["new"]:
+            league.ladder.log(f"submitted: {result['bot']} by {who['name']}")
         league.ladder.poke()
         league.refresh()
         return _json(result, 201 if result["new"] else 200)
@@ -226,6 +228,7 @@ def make_app(league: League) -> Any:
         except Refused as exc:
             return _refusal(exc)
         store.retire(db, who, name)
+        league.ladder.log(f"retired: {name} by {who['name']}")
         league.ladder.poke()
         league.refresh()
         return _json({"bot": name, "retired": True})
@@ -328,7 +331,7 @@ def status_document(db: Any, tid: int, ladder: Ladder | None = None) -> dict:
 async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrency: int = 1, sandbox: str = "auto",
                 name: str = store.DEFAULT_NAME, boards: int = 8, limits: archive.Limits = archive.Limits(),
                 rate: RateLimit | None = None, time_control: TimeControl = TimeControl(),
-                on_ready: Callable[[str], None] | None = None) -> None:
+                on_ready: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> None:
     """Play the ladder and serve its pages until SIGINT or SIGTERM."""
     db = schema.open_db(db_path)
     try:
@@ -336,7 +339,7 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
         mode = resolve_mode(sandbox)
         league: League
         ladder = Ladder(db, t["id"], sandbox=mode, concurrency=concurrency, time_control=time_control,
-                        on_rated=lambda: league.refresh())
+                        on_rated=lambda: league.refresh(), log=log)
         league = League(db, t["id"], ladder, Submissions(db, t["id"], mode, limits, rate or RateLimit()))
         league.refresh()
         config = Config()
@@ -347,10 +350,10 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
         config.graceful_timeout = 1.0
         app = make_app(league)
         async with forking.serving(mode), trio.open_nursery() as nursery:
-            await nursery.start(ladder.run)
             binds = await nursery.start(partial(hypercorn_serve, app, config, mode="asgi"))
             if on_ready is not None:
                 on_ready(binds[0] if binds else f"http://{host}:{port}")
+            await nursery.start(ladder.run)
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                 async for _signum in signals:
                     nursery.cancel_scope.cancel()

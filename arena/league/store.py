@@ -11,6 +11,8 @@ submitted it (`league_bots`), each version keeps its check (`league_versions`).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import sqlite_utils
 
@@ -21,6 +23,20 @@ from arena.results import read, registry, write
 from arena.results.schema import _dumps, _now
 
 DEFAULT_NAME = "league"
+
+
+@contextmanager
+def writing(db: sqlite_utils.Database) -> Iterator[None]:
+    """A write transaction that takes the write lock at its start (BEGIN IMMEDIATE): the ratings
+    are stored by a second connection meanwhile, and a transaction that read first and wrote
+    after that one's commit would fail at once ("database is locked") instead of waiting."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.conn.rollback()
+        raise
+    db.conn.commit()
 
 
 def league_tournament(db: sqlite_utils.Database, name: str = DEFAULT_NAME, *, boards: int = 8,
@@ -49,7 +65,7 @@ def match_boards(match_no: int, boards: int) -> range:
 
 def add_match(db: sqlite_utils.Database, tid: int, a: int, b: int) -> int:
     """Append the match `a` (two copies) against `b` (two copies); returns its number."""
-    with db.atomic():
+    with writing(db):
         (last,) = db.execute("SELECT COALESCE(MAX(match_no), 0) FROM matches WHERE tournament_id = ?", [tid]).fetchone()
         db.execute("INSERT INTO matches (tournament_id, match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id,"
                    " team_b_bot2_id) VALUES (?, ?, ?, ?, ?, ?)", [tid, last + 1, a, a, b, b])
@@ -80,8 +96,8 @@ def store_version(db: sqlite_utils.Database, tid: int, author: dict, path, name:
                   check_text: str) -> dict:
     """Store a checked submission: the bot's copy (a new version of the name, or the version
     with that content already), its owner, its check, and its place in the league."""
-    bot = registry.add_bot(db, path, name=name, new_version=True)
-    with db.atomic():
+    with writing(db):
+        bot = registry.add_bot(db, path, name=name, new_version=True)
         db.execute("INSERT INTO league_bots (name, author_id, created) VALUES (?, ?, ?)"
                    " ON CONFLICT (name) DO UPDATE SET retired = NULL", [name, author["id"], _now()])
         db.execute("UPDATE bots SET source = ? WHERE id = ?", [f"league:{author['name']}", bot["id"]])
@@ -97,7 +113,7 @@ def retire(db: sqlite_utils.Database, author: dict, name: str) -> None:
         raise ArenaError(f"no bot '{name}' of yours in the league")
     if found["author_id"] != author["id"]:
         raise PermissionError(f"bot '{name}' belongs to another author")
-    with db.atomic():
+    with writing(db):
         db.execute("UPDATE league_bots SET retired = ? WHERE name = ? AND retired IS NULL", [_now(), name])
 
 
