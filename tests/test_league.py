@@ -8,12 +8,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import queue
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import tarfile
+import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -61,13 +63,22 @@ class Server:
              "--concurrency", "1", "--submit-limit", str(LIMIT), "--max-bytes", str(MAX_BYTES), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
         self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._drain, daemon=True)  # a full pipe would stop the server
+        self._reader.start()
         first = self.next_line()
         assert "serving on http://127.0.0.1:" in first, first + self.proc.stderr.read()
         self.url = first.split("serving on ")[1].split()[0]
 
+    def _drain(self) -> None:
+        for line in self.proc.stdout:
+            self._queue.put(line)
+        self._queue.put(None)
+
     def next_line(self) -> str:
-        line = self.proc.stdout.readline()
-        if not line:
+        line = self._queue.get(timeout=300)
+        if line is None:
+            self._queue.put(None)
             raise AssertionError(f"the server ended: {self.proc.stderr.read()}")
         self.lines.append(line.rstrip("\n"))
         return self.lines[-1]
@@ -92,6 +103,7 @@ class Server:
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
             self.proc.wait(timeout=60)
+        self._reader.join(timeout=60)  # at the end of its output
         self.proc.stdout.close()
         self.proc.stderr.close()
 
