@@ -7,13 +7,12 @@ matches, afterwards the pair whose order is least certain. A room's boards are s
 transaction as the room ends (as a tournament stores them), so a server killed at any moment
 loses at most the rooms in play, which the next start plays again from their first missing
 board; nothing is counted twice (the tables' UNIQUE key says so too). After each stored room
-the ratings are fitted again in a worker thread with its own connection (the fits of rooms
-that land meanwhile are folded into the next one), and `on_rated` gets the new standings.
+the ratings are fitted again in a process of their own (the rooms that land meanwhile wait for
+the next fit, at most one every `RATE_EVERY_S`), and `on_rated` gets the new standings.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -187,37 +186,47 @@ class Ladder:
                             " AND errors = 'pool'", [self.tid])}
 
     async def _rating_loop(self) -> None:
-        # A connection of its own for the worker thread, opened here once: opening the file
-        # anew in this process (open_db reads its first bytes) would drop the POSIX locks the
-        # writer's connection holds on it, which SQLite answers with "disk I/O error".
-        conn = sqlite3.connect(db_path(self.db), check_same_thread=False)
-        db = sqlite_utils.Database(conn)
-        db.execute(f"PRAGMA busy_timeout = {schema.BUSY_TIMEOUT_MS}")
-        db.execute("PRAGMA foreign_keys = ON")
-        try:
-            self._dirty.set()  # once at the start: the stored ratings may be older than the boards
-            while True:
-                await self._dirty.wait()
-                self._dirty = trio.Event()
-                boards = await trio.to_thread.run_sync(rate_league, db, self.tid)
+        """Fit again whenever rooms were stored since the last fit, at most every `RATE_EVERY_S`.
+        The fit runs in a process of its own (`python -m arena.league.ladder DB TID`): in a
+        thread it would hold the interpreter's lock for seconds, and every page and every bot's
+        reply waits on the event loop; its own connection commits the ratings."""
+        path = db_path(self.db)
+        self._dirty.set()  # once at the start: the stored ratings may be older than the boards
+        while True:
+            await self._dirty.wait()
+            self._dirty = trio.Event()
+            started = trio.current_time()
+            done = await trio.run_process([sys.executable, "-m", "arena.league.ladder", str(path), str(self.tid)],
+                                          capture_stdout=True, capture_stderr=True, check=False)
+            if done.returncode == 0:
                 self._read_ratings()
-                self.log(f"rated: {boards} boards")
+                self.log(f"rated: {done.stdout.decode().strip()} boards")
                 if self.on_rated is not None:
                     self.on_rated()
-        finally:
-            db.close()
+            else:  # (busy past the timeout, say): fitted again after the next room
+                tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
+                print(f"arena: league: the ratings were not fitted ({tail[0]}); they are after the next room",
+                      file=sys.stderr, flush=True)
+            await trio.sleep_until(started + RATE_EVERY_S)
 
 
-def rate_league(db: sqlite_utils.Database, tid: int) -> int:
-    """Fit and store the league's ratings from its stored boards (in a worker thread, on a
-    connection of its own); returns the boards fitted. With no boards there is nothing to fit."""
+RATE_EVERY_S = 2.0
+"""The least time between two fits of the ratings (rooms stored meanwhile wait for the next)."""
+
+
+def rate_league(path: Path, tid: int) -> int:
+    """Fit and store the league's ratings from its stored boards; returns the boards fitted.
+    With no boards there is nothing to fit."""
+    db = schema.open_db(path, create=False)
     try:
         (boards,) = db.execute("SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id"
                                " WHERE m.tournament_id = ?", [tid]).fetchone()
         if boards:
             write.compute_and_store_ratings(db, tid)
         return boards
-    except sqlite3.OperationalError as exc:  # (busy past the timeout, say): fitted again after the next room
-        print(f"arena: league: the ratings were not fitted ({getattr(exc, 'sqlite_errorname', '')} {exc}); "
-              "they are after the next room", file=sys.stderr, flush=True)
-        return -1
+    finally:
+        db.close()
+
+
+if __name__ == "__main__":  # the fit's own process (Ladder._rating_loop)
+    print(rate_league(Path(sys.argv[1]), int(sys.argv[2])))
