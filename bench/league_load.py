@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 from arena.league import client  # noqa: E402
 
 ARENA = [sys.executable, "-m", "arena"]
+POOL = 4  # bots on the ladder from the start
 
 
 def make_bot(folder: Path, source: str, tweak: str = "") -> Path:
@@ -70,7 +71,7 @@ def main() -> None:
     folder.chmod(0o755)
     db = folder / "league.db"
     tokens = []
-    for k in range(args.authors):
+    for k in range(max(args.authors, POOL)):  # the first POOL submit the ladder's starting bots
         out = subprocess.run([*ARENA, "league", "author", "add", f"author{k}", "--db", str(db)],
                              capture_output=True, text=True, check=True, cwd=ROOT)
         tokens.append(out.stdout.strip().splitlines()[-1])
@@ -88,11 +89,18 @@ def main() -> None:
         submissions: list[float] = []
         lock = threading.Lock()
 
+        failed = []
+
         def spectator(stop: threading.Event) -> None:
             while not stop.is_set():
                 start = time.perf_counter()
-                with urllib.request.urlopen(url + "/", timeout=60) as r:
-                    r.read()
+                try:
+                    with urllib.request.urlopen(url + "/", timeout=60) as r:
+                        r.read()
+                except OSError as exc:  # (the server dropped the connection)
+                    with lock:
+                        failed.append(repr(exc))
+                    continue
                 took = time.perf_counter() - start
                 with lock:
                     latencies.append(took)
@@ -136,7 +144,7 @@ def main() -> None:
     quiet, loaded = statistics.mean(speeds["quiet"]), statistics.mean(speeds["loaded"])
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"league page: {len(q)} requests by {args.spectators} spectators, median {statistics.median(q) * 1000:.1f} ms,"
-          f" p95 {q[int(0.95 * (len(q) - 1))] * 1000:.1f} ms, max {q[-1] * 1000:.1f} ms")
+          f" p95 {q[int(0.95 * (len(q) - 1))] * 1000:.1f} ms, max {q[-1] * 1000:.1f} ms, {len(failed)} failed")
     if submissions:
         print(f"submissions: {len(submissions)} by {args.authors} authors, median {statistics.median(submissions):.2f} s"
               f" (check included), max {max(submissions):.2f} s")

@@ -295,6 +295,8 @@ def test_only_the_author_sees_a_bots_code_stderr_and_check(league):
 
 def test_the_ladder_plays_and_a_new_version_plays_first(league):
     s, t, db = league["server"], league["tokens"], league["db"]
+    if not (league["bots"] / "alice-rnd").exists():  # (run alone: the first test's bot)
+        test_a_bot_submitted_through_the_cli_is_checked_and_stored(league)
     bot = make_bot(league["bots"] / "bob-greedy", BOTS / "greedy_bot.py")
     out = s.submit(bot, t["bob"], "greedy")
     assert out.returncode == 0, out.stderr

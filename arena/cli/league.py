@@ -38,11 +38,12 @@ def serve_cmd(
     boards: Annotated[int, typer.Option(help="Boards per match (fixed when the league is made).")] = 8,
     sandbox: Annotated[str, typer.Option(help="auto, fork, bwrap, rlimit or none.")] = "auto",
     max_bytes: Annotated[int, typer.Option(help="Largest bot, unpacked, in bytes.")] = archive.Limits.max_bytes,
-    max_files: Annotated[int, typer.Option(help="Most files in a bot.")] = archive.Limits.max_files,
+    max_files: Annotated[int, typer.Option(help="Most files and folders in a bot.")] = archive.Limits.max_files,
     submit_limit: Annotated[int, typer.Option(help="Submissions an author may make per --submit-window.")] = 10,
     submit_window: Annotated[float, typer.Option(help="Seconds the --submit-limit counts over.")] = 3600.0,
     move_ms: Annotated[float, typer.Option(help="Milliseconds per move before the bank is drawn on.")] = 1000.0,
     name: LeagueOption = store.DEFAULT_NAME,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No line per match started, room stored and fit made.")] = False,
 ) -> None:
     """Play the ladder forever and serve its pages, submission form and JSON API.
 
@@ -60,6 +61,10 @@ def serve_cmd(
     path = db if db is not None else schema.default_db_path()
     places = concurrency or max(1, (os.cpu_count() or 2) // 2)
 
+    def log(line: str) -> None:
+        echo(line)
+        sys.stdout.flush()
+
     def ready(url: str) -> None:
         echo(f"league '{name}' serving on {url} (Ctrl-C stops; started again it plays on)")
         sys.stdout.flush()
@@ -68,7 +73,8 @@ def serve_cmd(
         trio.run(lambda: serve(path, host=host, port=port, concurrency=places, sandbox=sandbox, name=name,
                                boards=boards, limits=archive.Limits(max_bytes, max_files),
                                rate=RateLimit(submit_limit, submit_window),
-                               time_control=TimeControl(move_s=move_ms / 1000), on_ready=ready))
+                               time_control=TimeControl(move_s=move_ms / 1000), on_ready=ready,
+                               log=None if quiet else log))
     except KeyboardInterrupt:
         pass
     echo("league stopped", err=True)

@@ -3,7 +3,7 @@
 Unpacking follows the bot store's rules (arena.results.registry): regular files and folders
 only, so a link (symbolic or hard), a device, a fifo, an absolute path or a `..` is refused,
 and so is an archive that unpacks to more than `max_bytes` or holds more than `max_files`
-files. Every member is checked from the headers before a byte is written, so a refused
+files and folders. Every member is checked from the headers before a byte is written, so a refused
 archive leaves nothing behind. Unpacked files are readable by the sandboxed bot's own user
 (0644, or 0755 when the author made them executable), folders 0755; set-id bits are dropped.
 """
@@ -84,11 +84,11 @@ def check(data: bytes, limits: Limits = Limits()) -> list[tuple[PurePosixPath, t
                 if path in seen:
                     raise BadArchive(f"archive entry {member.name!r} appears twice")
                 seen.add(path)
+                files += 1  # folders count too: a bomb of empty folders is a long walk as well
+                if files > limits.max_files:
+                    raise BadArchive(f"the archive holds more than {limits.max_files} files and folders")
                 if member.isreg():
-                    files += 1
                     total += member.size
-                    if files > limits.max_files:
-                        raise BadArchive(f"the archive holds more than {limits.max_files} files")
                     if total > limits.max_bytes:
                         raise BadArchive(f"the archive unpacks to more than {limits.max_bytes} bytes "
                                          f"({limits.max_bytes // MiB} MiB allowed)")

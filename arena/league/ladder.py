@@ -210,7 +210,7 @@ class Ladder:
             await trio.sleep_until(started + RATE_EVERY_S)
 
 
-RATE_EVERY_S = 2.0
+RATE_EVERY_S = 5.0
 """The least time between two fits of the ratings (rooms stored meanwhile wait for the next)."""
 
 

@@ -13,8 +13,6 @@ rebuilt when the ratings change, so spectators cost the database nothing.
 from __future__ import annotations
 
 import signal
-import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
