@@ -190,8 +190,15 @@ def test_a_bot_submitted_through_the_cli_is_checked_and_stored(league):
     assert again.returncode == 0 and again.stdout.strip().splitlines()[-1] == "unchanged: rnd@1 (conformant)"
 
 
+def ensure_rnd(league) -> None:
+    """alice's bot `rnd`, which later tests build on (when a test runs alone, it is made here)."""
+    if not (league["bots"] / "alice-rnd").exists():
+        test_a_bot_submitted_through_the_cli_is_checked_and_stored(league)
+
+
 def test_a_wrong_token_is_401_and_another_authors_name_403(league):
     s, t, db = league["server"], league["tokens"], league["db"]
+    ensure_rnd(league)
     bot = make_bot(league["bots"] / "bob-rnd")
     before = stored(db)
     out = s.submit(bot, t["alice"][:-2] + "xx", "bobs")
@@ -274,6 +281,7 @@ def test_too_many_submissions_are_429_with_the_wait(league):
 
 def test_only_the_author_sees_a_bots_code_stderr_and_check(league):
     s, t = league["server"], league["tokens"]
+    ensure_rnd(league)
     for path in ("/api/bots/rnd/stderr", "/api/bots/rnd/code", "/api/me"):
         assert s.get(path)[0] == 401, path  # a spectator
     assert s.get("/api/bots/rnd/stderr", t["bob"])[0] == 403
@@ -295,8 +303,7 @@ def test_only_the_author_sees_a_bots_code_stderr_and_check(league):
 
 def test_the_ladder_plays_and_a_new_version_plays_first(league):
     s, t, db = league["server"], league["tokens"], league["db"]
-    if not (league["bots"] / "alice-rnd").exists():  # (run alone: the first test's bot)
-        test_a_bot_submitted_through_the_cli_is_checked_and_stored(league)
+    ensure_rnd(league)
     bot = make_bot(league["bots"] / "bob-greedy", BOTS / "greedy_bot.py")
     out = s.submit(bot, t["bob"], "greedy")
     assert out.returncode == 0, out.stderr
@@ -408,3 +415,39 @@ def test_a_killed_server_started_again_loses_and_doubles_nothing(tmp_path):
     finally:
         conn.close()
     assert sum(r["boards"] for r in document["standings"]) == 2 * len(document["boards"]) <= 2 * boards
+
+
+# -- the CLI -----------------------------------------------------------------------------------
+
+
+def test_every_league_command_has_help_with_an_example():
+    from typer.testing import CliRunner
+
+    from arena.cli import _register, app
+
+    _register()
+    for argv in (["league", "serve"], ["league", "status"], ["league", "standings"], ["league", "author", "add"],
+                 ["league", "author", "list"], ["league", "author", "revoke"], ["submit"]):
+        out = CliRunner().invoke(app, [*argv, "--help"]).output
+        assert "Example: arena " in out, argv
+
+
+@pytest.mark.parametrize("args, words", [
+    (["league", "status", "--db", "{tmp}/none.db"], "no arena database at"),
+    (["league", "author", "revoke", "nobody", "--db", "{tmp}/a.db"], "unknown author 'nobody'"),
+    (["league", "standings", "--db", "{tmp}/a.db"], "no league 'league' in this database yet"),
+    (["submit", "bots/random_bot.py", "--name", "x"], "--token is needed"),
+    (["submit", "--token", "t", "--name", "x"], "give the bot's PATH and --name"),
+    (["submit", "bots/random_bot.py", "--token", "t", "--name", "x", "--server", "http://127.0.0.1:9"],
+     "cannot reach the league at http://127.0.0.1:9/api/submit"),
+])
+def test_bad_input_is_one_clear_line_and_exit_2(capsys, tmp_path, args, words, monkeypatch):
+    from arena.cli import main
+
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    monkeypatch.chdir(ROOT)
+    schema.open_db(tmp_path / "a.db").close()
+    with pytest.raises(SystemExit) as exit_info:
+        main([a.replace("{tmp}", str(tmp_path)) for a in args])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.startswith("arena: error: ") and words in err and err.count("\n") == 1, err
