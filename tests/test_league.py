@@ -293,6 +293,8 @@ def test_only_the_author_sees_a_bots_code_stderr_and_check(league):
     assert code == 200
     with tarfile.open(fileobj=io.BytesIO(body)) as tar:
         assert SECRET.encode() in tar.extractfile("alice-rnd/bot.py").read()
+    while s.get("/api/standings")[0] == 503:  # the first fit with bots is under way
+        s.wait_for(lambda line: line.startswith("rated:"))
     for path in ("/", "/api/league", "/api/standings", "/api/status"):
         code, body = s.get(path)
         assert code == 200 and SECRET not in body.decode(), path

@@ -8,11 +8,14 @@ transaction as the room ends (as a tournament stores them), so a server killed a
 loses at most the rooms in play, which the next start plays again from their first missing
 board; nothing is counted twice (the tables' UNIQUE key says so too). After each stored room
 the ratings are fitted again in a process of their own (the rooms that land meanwhile wait for
-the next fit, at most one every `RATE_EVERY_S`), and `on_rated` gets the new standings.
+the next fit, at most one every `RATE_EVERY_S`); that process also reads the league page's
+document and the standings document after its fit, so that the server's event loop never
+reads more than a few rows, and `on_rated` gets both.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -51,7 +54,7 @@ class InPlay:
 class Ladder:
     def __init__(self, db: sqlite_utils.Database, tid: int, *, sandbox: str = "auto", concurrency: int = 1,
                  time_control: TimeControl = TimeControl(), limits: Limits | None = None, first: int = 2,
-                 on_rated: Callable[[], None] | None = None, rate: bool = True,
+                 on_rated: Callable[[dict], None] | None = None, rate: bool = True,
                  log: Callable[[str], None] | None = None) -> None:
         self.db = db
         self.tid = tid
@@ -78,8 +81,10 @@ class Ladder:
     # -- what others call ------------------------------------------------------------------
 
     def poke(self) -> None:
-        """The pool changed (a submission, a retirement): look for a match again."""
+        """The pool changed (a submission, a retirement): look for a match again, and draw the
+        standings again."""
         self._changed.set()
+        self._dirty.set()
 
     async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Play until cancelled, holding the league's run lock (a second server is refused)."""
@@ -199,10 +204,11 @@ class Ladder:
             done = await trio.run_process([sys.executable, "-m", "arena.league.ladder", str(path), str(self.tid)],
                                           capture_stdout=True, capture_stderr=True, check=False)
             if done.returncode == 0:
+                fitted = json.loads(done.stdout)
                 self._read_ratings()
-                self.log(f"rated: {done.stdout.decode().strip()} boards")
+                self.log(f"rated: {fitted['boards']} boards")
                 if self.on_rated is not None:
-                    self.on_rated()
+                    self.on_rated(fitted)
             else:  # (busy past the timeout, say): fitted again after the next room
                 tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
                 print(f"arena: league: the ratings were not fitted ({tail[0]}); they are after the next room",
@@ -214,19 +220,25 @@ RATE_EVERY_S = 5.0
 """The least time between two fits of the ratings (rooms stored meanwhile wait for the next)."""
 
 
-def rate_league(path: Path, tid: int) -> int:
-    """Fit and store the league's ratings from its stored boards; returns the boards fitted.
-    With no boards there is nothing to fit."""
+def rate_league(path: Path, tid: int) -> dict:
+    """Fit and store the league's ratings from its stored boards (with no boards there is
+    nothing to fit); then the league page's document and the standings document, read at once."""
+    from arena.league import pages
+
     db = schema.open_db(path, create=False)
     try:
         (boards,) = db.execute("SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id"
                                " WHERE m.tournament_id = ?", [tid]).fetchone()
         if boards:
             write.compute_and_store_ratings(db, tid)
-        return boards
+        t = read.get_tournament(db, tid)
+        return {"boards": boards, "league": pages.league_document(db, tid),
+                "standings": read.standings_document(db, tid) if t["bots"] else None}
     finally:
         db.close()
 
 
 if __name__ == "__main__":  # the fit's own process (Ladder._rating_loop)
-    print(rate_league(Path(sys.argv[1]), int(sys.argv[2])))
+    from arena.league.pages import dumps
+
+    sys.stdout.write(dumps(rate_league(Path(sys.argv[1]), int(sys.argv[2]))))

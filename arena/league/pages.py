@@ -54,6 +54,13 @@ def league_document(db: sqlite_utils.Database, tid: int) -> dict[str, Any]:
     }
 
 
+def empty_document(t: dict) -> dict[str, Any]:
+    """The league page's data before the first fit: the league's name and counts only."""
+    return {"league": t["name"], "boards_per_match": t["boards"], "matches": t["matches"],
+            "boards_done": t["boards_done"], "variant": t["variant"], "standings": [], "errors": "pool",
+            "anchor": None, "recent": [], "history": {}}
+
+
 # -- HTML ---------------------------------------------------------------------------------------
 
 _e = html.escape

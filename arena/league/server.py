@@ -52,11 +52,13 @@ class League:
     ladder: Ladder
     submissions: Submissions
     doc: dict = field(default_factory=dict)
+    standings: dict | None = None
     version: int = 0
     _page: tuple[tuple, str] | None = None
 
-    def refresh(self) -> None:
-        self.doc = pages.league_document(self.db, self.tid)
+    def refresh(self, fitted: dict) -> None:
+        """The documents the ladder's last fit read (arena.league.ladder.rate_league)."""
+        self.doc, self.standings = fitted["league"], fitted["standings"]
         self.version += 1
 
     def playing(self) -> list[dict]:
@@ -143,7 +145,9 @@ def make_app(league: League) -> Any:
                       "version": league.version, "rooms_stored": league.ladder.rooms})
 
     async def api_standings(request: Request) -> Response:
-        return _json(read.standings_document(db, league.tid))
+        if league.standings is None:
+            return _json({"error": "no standings yet: the league has no bots, or its first fit is under way"}, 503)
+        return _json(league.standings)
 
     async def api_status(request: Request) -> Response:
         return _json(status_document(db, league.tid, league.ladder))
@@ -216,8 +220,7 @@ def make_app(league: League) -> Any:
             return _refusal(exc)
         if result["new"]:
             league.ladder.log(f"submitted: {result['bot']} by {who['name']}")
-        league.ladder.poke()
-        league.refresh()
+        league.ladder.poke()  # a match for it, and the pages drawn again
         return _json(result, 201 if result["new"] else 200)
 
     async def retire(request: Request) -> Response:
@@ -228,7 +231,6 @@ def make_app(league: League) -> Any:
         store.retire(db, who, name)
         league.ladder.log(f"retired: {name} by {who['name']}")
         league.ladder.poke()
-        league.refresh()
         return _json({"bot": name, "retired": True})
 
     async def style(request: Request) -> Response:
@@ -337,9 +339,9 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
         mode = resolve_mode(sandbox)
         league: League
         ladder = Ladder(db, t["id"], sandbox=mode, concurrency=concurrency, time_control=time_control,
-                        on_rated=lambda: league.refresh(), log=log)
+                        on_rated=lambda fitted: league.refresh(fitted), log=log)
         league = League(db, t["id"], ladder, Submissions(db, t["id"], mode, limits, rate or RateLimit()))
-        league.refresh()
+        league.doc = pages.empty_document(t)  # until the first fit, a moment after the start
         config = Config()
         config.bind = [f"{host}:{port}"]
         config.accesslog = None
