@@ -101,7 +101,7 @@ def store_version(db: sqlite_utils.Database, tid: int, author: dict, path, name:
         db.execute("INSERT INTO league_bots (name, author_id, created) VALUES (?, ?, ?)"
                    " ON CONFLICT (name) DO UPDATE SET retired = NULL", [name, author["id"], _now()])
         db.execute("UPDATE bots SET source = ? WHERE id = ?", [f"league:{author['name']}", bot["id"]])
-        db.execute("INSERT OR REPLACE INTO league_versions (bot_id, author_id, submitted, check_report, check_text)"
+        db.execute("INSERT OR IGNORE INTO league_versions (bot_id, author_id, submitted, check_report, check_text)"
                    " VALUES (?, ?, ?, ?, ?)", [bot["id"], author["id"], _now(), _dumps(check), check_text])
         db.execute("INSERT OR IGNORE INTO tournament_bots (tournament_id, bot_id) VALUES (?, ?)", [tid, bot["id"]])
     return registry.get_bot(db, bot["id"])

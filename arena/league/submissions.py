@@ -5,12 +5,14 @@ author who first submitted it, and the organiser's registered bots to no author)
 rate (429 with the wait), the archive's rules (400, arena.league.archive), whether the arena
 can run it (400), and `bot check` in the sandbox (422 with the verdict and the bot's stderr).
 Everything before the store happens in a temporary folder that is removed, so nothing of a
-refused submission is kept. The same content again is the version already stored.
+refused submission is kept. The same content again is the version already stored (not checked
+again; a retired bot comes back with it).
 """
 
 from __future__ import annotations
 
 import collections
+import json
 import shutil
 import tempfile
 import time
@@ -120,8 +122,14 @@ class Submissions:
             except archive.BadArchive as exc:
                 raise Refused(400, str(exc)) from None
             sha = registry.bot_sha256(path)
-            same = self.db.execute("SELECT id FROM bots WHERE name = ? AND sha256 = ? AND removed IS NULL",
+            same = self.db.execute("SELECT b.id, lv.check_report, lv.check_text FROM bots b JOIN league_versions lv"
+                                   " ON lv.bot_id = b.id WHERE b.name = ? AND b.sha256 = ? AND b.removed IS NULL",
                                    [name, sha]).fetchone()
+            if same is not None:  # a version already checked: no second check (a retired bot comes back)
+                bot = store.store_version(self.db, self.tid, author, path, name, json.loads(same[1]), same[2])
+                return {"bot": f"{bot['name']}@{bot['version']}", "bot_id": bot["id"], "name": bot["name"],
+                        "version": bot["version"], "new": False, "verdict": "conformant", "check": same[2],
+                        "stderr": ""}
             try:
                 command = candidate_command(path, None)
             except ArenaError as exc:
@@ -134,10 +142,9 @@ class Submissions:
             if not result.conformant:
                 raise Refused(422, f"{name} failed the check: {_fault(result)}; nothing stored",
                               check=text, stderr=stderr, verdict="not conformant")
-            known = same is not None
             bot = store.store_version(self.db, self.tid, author, path, name, report, text)
             return {"bot": f"{bot['name']}@{bot['version']}", "bot_id": bot["id"], "name": bot["name"],
-                    "version": bot["version"], "new": not known, "verdict": "conformant", "check": text,
+                    "version": bot["version"], "new": True, "verdict": "conformant", "check": text,
                     "stderr": stderr}
         finally:
             shutil.rmtree(folder, ignore_errors=True)
