@@ -361,6 +361,37 @@ def _m0008_tournament_game(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE tournaments ADD COLUMN game TEXT NOT NULL DEFAULT 'zwicker'")
 
 
+@migrations(name="0009_league")
+def _m0009_league(db: sqlite_utils.Database) -> None:
+    """The league (arena.league, docs/league.md): authors with a hash of their token, which
+    author owns each bot name (and whether it is retired), and each submitted version's check.
+    The ladder itself is a tournament (settings["league"]) whose matches are added as it plays."""
+    db.executescript(
+        """
+        CREATE TABLE league_authors (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            token_sha256 TEXT NOT NULL,        -- hex sha256 of the whole token; the token is never stored
+            created TEXT NOT NULL,
+            revoked TEXT                       -- when; NULL: the token works
+        );
+        CREATE TABLE league_bots (
+            name TEXT PRIMARY KEY,             -- bots.name: the author who first submitted it owns it
+            author_id INTEGER NOT NULL REFERENCES league_authors(id),
+            created TEXT NOT NULL,
+            retired TEXT                       -- when its author retired it; NULL: on the ladder
+        );
+        CREATE TABLE league_versions (
+            bot_id INTEGER PRIMARY KEY REFERENCES bots(id),
+            author_id INTEGER NOT NULL REFERENCES league_authors(id),
+            submitted TEXT NOT NULL,
+            check_report TEXT NOT NULL,        -- JSON: the check's verdict, tables and reply times
+            check_text TEXT NOT NULL           -- what `arena bot check` prints, the bot's stderr included
+        );
+        """
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # Opening
 

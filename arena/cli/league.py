@@ -1,0 +1,199 @@
+"""`arena league serve|status|standings`, `arena league author add|list|revoke` and `arena submit`:
+a thin layer over arena.league (docs/league.md)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import trio
+import typer
+
+from arena.cli import app, echo, echo_json
+from arena.cli.results import DbOption, JsonOption, _open, _render, standings_notes, standings_text
+from arena.errors import ArenaError
+from arena.league import archive, authors, client, store
+from arena.league.submissions import RateLimit
+from arena.play.table import TimeControl
+from arena.results import read
+
+league_app = typer.Typer(help="Run a standing competition: a ladder that authors submit bots to.",
+                         no_args_is_help=True, rich_markup_mode=None)
+author_app = typer.Typer(help="Add, list and revoke the league's authors.", no_args_is_help=True,
+                         rich_markup_mode=None)
+app.add_typer(league_app, name="league")
+league_app.add_typer(author_app, name="author")
+
+LeagueOption = Annotated[str, typer.Option("--name", help="The league's tournament.")]
+
+
+@league_app.command("serve")
+def serve_cmd(
+    db: DbOption = None,
+    host: Annotated[str, typer.Option(help="Address to listen on (put a reverse proxy in front for TLS).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (0: any free one, printed).")] = 8018,
+    concurrency: Annotated[int, typer.Option(help="Matches played at once (each plays its two rooms side by side).")] = 0,
+    boards: Annotated[int, typer.Option(help="Boards per match (fixed when the league is made).")] = 8,
+    sandbox: Annotated[str, typer.Option(help="auto, fork, bwrap, rlimit or none.")] = "auto",
+    max_bytes: Annotated[int, typer.Option(help="Largest bot, unpacked, in bytes.")] = archive.Limits.max_bytes,
+    max_files: Annotated[int, typer.Option(help="Most files and folders in a bot.")] = archive.Limits.max_files,
+    submit_limit: Annotated[int, typer.Option(help="Submissions an author may make per --submit-window.")] = 10,
+    submit_window: Annotated[float, typer.Option(help="Seconds the --submit-limit counts over.")] = 3600.0,
+    move_ms: Annotated[float, typer.Option(help="Milliseconds per move before the bank is drawn on.")] = 1000.0,
+    name: LeagueOption = store.DEFAULT_NAME,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No line per match started, room stored and fit made.")] = False,
+) -> None:
+    """Play the ladder forever and serve its pages, submission form and JSON API.
+
+    Killed and started again it plays on: nothing lost, nothing counted twice.
+
+    Example: arena league serve --db league.db --port 8018 --boards 8
+    """
+    if submit_limit < 1 or submit_window <= 0:
+        raise ArenaError("--submit-limit must be at least 1 and --submit-window above 0")
+    if max_bytes < 1 or max_files < 1:
+        raise ArenaError("--max-bytes and --max-files must be at least 1")
+    from arena.league.server import serve
+    from arena.results import schema
+
+    path = db if db is not None else schema.default_db_path()
+    places = concurrency or max(1, (os.cpu_count() or 2) // 2)
+
+    def log(line: str) -> None:
+        echo(line)
+        sys.stdout.flush()
+
+    def ready(url: str) -> None:
+        echo(f"league '{name}' serving on {url} (Ctrl-C stops; started again it plays on)")
+        sys.stdout.flush()
+
+    try:
+        trio.run(lambda: serve(path, host=host, port=port, concurrency=places, sandbox=sandbox, name=name,
+                               boards=boards, limits=archive.Limits(max_bytes, max_files),
+                               rate=RateLimit(submit_limit, submit_window),
+                               time_control=TimeControl(move_s=move_ms / 1000), on_ready=ready,
+                               log=None if quiet else log))
+    except KeyboardInterrupt:
+        pass
+    echo("league stopped", err=True)
+
+
+@league_app.command("status")
+def status_cmd(db: DbOption = None, name: LeagueOption = store.DEFAULT_NAME, as_json: JsonOption = False) -> None:
+    """What the ladder plays and what waits (new versions short of their first matches).
+
+    Example: arena league status --db league.db
+    """
+    from arena.league.server import status_document
+
+    with _open(db, readonly=True) as d:
+        t = store.league_tournament(d, name, create=False)
+        doc = status_document(d, t["id"])
+    if as_json:
+        echo_json(doc)
+        return
+    echo(f"league '{doc['league']}': {doc['status']}, {doc['matches']} matches, {doc['boards_done']} boards "
+         f"({doc['boards_per_match']} a match)")
+    for key, title in (("playing", "in play"), ("to_resume", "to resume at the next start")):
+        for m in doc[key]:
+            echo(f"{title}: match {m['match_no']} {m['a']} v {m['b']}, {m['tables'] // 2}/{m['boards']} boards stored")
+    echo("active: " + (", ".join(f"{b['bot']} ({b['matches']} matches)" for b in doc["active"]) or "none"))
+    if doc["waiting"]:
+        echo("waiting for first matches: " + ", ".join(doc["waiting"]))
+
+
+@league_app.command("standings")
+def standings_cmd(db: DbOption = None, name: LeagueOption = store.DEFAULT_NAME, as_json: JsonOption = False) -> None:
+    """The ladder's standings (--json: the document `arena standings NAME --json` prints).
+
+    Example: arena league standings --db league.db --json
+    """
+    with _open(db, readonly=True) as d:
+        t = store.league_tournament(d, name, create=False)
+        if not t["bots"]:
+            raise ArenaError(f"league '{name}' has no bots yet")
+        doc = read.standings_document(d, t["id"], boards=as_json)
+    if as_json:
+        echo_json(doc)
+        return
+    echo(standings_text(doc["standings"], doc["anchor"]))
+    for line in standings_notes(doc):
+        echo(line)
+
+
+@author_app.command("add")
+def author_add(author: Annotated[str, typer.Argument(help="The author's name.")], db: DbOption = None) -> None:
+    """Add an author and print their token, once: only its hash is stored.
+
+    Example: arena league author add alice --db league.db
+    """
+    with _open(db, create=True) as d:
+        row, token = authors.add_author(d, author)
+    echo(f"author '{row['name']}' added; their token (shown this once, keep it secret):")
+    echo(token)
+
+
+@author_app.command("list")
+def author_list(db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Every author, when added, whether revoked, how many bot names they own.
+
+    Example: arena league author list --db league.db
+    """
+    with _open(db, readonly=True) as d:
+        rows = authors.list_authors(d)
+    if as_json:
+        echo_json(rows)
+        return
+    echo(_render(["author", "added", "revoked", "bots"],
+                 [[r["name"], r["created"], r["revoked"] or "", r["bots"]] for r in rows], [False, False, False, True]))
+
+
+@author_app.command("revoke")
+def author_revoke(author: Annotated[str, typer.Argument(help="The author's name.")], db: DbOption = None) -> None:
+    """End an author's token: every later write with it is refused. Their bots stay on the ladder.
+
+    Example: arena league author revoke alice --db league.db
+    """
+    with _open(db) as d:
+        authors.revoke_author(d, author)
+    echo(f"author '{author}' revoked")
+
+
+@app.command("submit")
+def submit_cmd(
+    path: Annotated[Path | None, typer.Argument(help="The bot: a file, a folder, or a .tar/.tar.gz of one.",
+                                                show_default=False)] = None,
+    server: Annotated[str, typer.Option(help="The league's address.", envvar="ARENA_LEAGUE")] = "http://127.0.0.1:8018",
+    token: Annotated[str | None, typer.Option(help="Your token (or $ARENA_TOKEN).", envvar="ARENA_TOKEN",
+                                              show_default=False)] = None,
+    name: Annotated[str | None, typer.Option(help="The bot's name on the ladder.", show_default=False)] = None,
+    retire: Annotated[str | None, typer.Option(help="Retire this bot of yours instead.", show_default=False)] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Submit a bot to a league: it is checked in the sandbox there, and joins the ladder.
+
+    The same name again with new content is its next version, which replaces the old one.
+
+    Example: arena submit bots/my_bot/ --server https://league.example.org --token "$ARENA_TOKEN" --name mine
+    """
+    if not token:
+        raise ArenaError("--token is needed (or set ARENA_TOKEN)")
+    if retire is not None:
+        answer = client.retire(server, token, retire)
+        echo_json(answer) if as_json else echo(f"retired {retire}")
+        return
+    if path is None or not name:
+        raise ArenaError("give the bot's PATH and --name (or --retire NAME)")
+    try:
+        answer = client.submit(server, token, name, path)
+    except client.ServerRefused as exc:
+        if exc.body.get("check"):
+            echo(exc.body["check"], err=True)
+        raise
+    if as_json:
+        echo_json(answer)
+        return
+    echo(answer["check"])
+    echo(f"{'stored' if answer['new'] else 'unchanged:'} {answer['bot']} ({answer['verdict']})")

@@ -1,0 +1,244 @@
+"""The ladder: duplicate matches among the league's active bots, forever.
+
+One task starts matches while a place is free (`concurrency` matches at once, each playing its
+two rooms side by side): first the matches a stopped or killed server left unfinished (their
+missing boards only), then whatever `pairing.next_pair` asks for: a new version's first
+matches, afterwards the pair whose order is least certain. A room's boards are stored in one
+transaction as the room ends (as a tournament stores them), so a server killed at any moment
+loses at most the rooms in play, which the next start plays again from their first missing
+board; nothing is counted twice (the tables' UNIQUE key says so too). After each stored room
+the ratings are fitted again in a process of their own (the rooms that land meanwhile wait for
+the next fit, at most one every `RATE_EVERY_S`); that process also reads the league page's
+document and the standings document after its fit, so that the server's event loop never
+reads more than a few rows, and `on_rated` gets both.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+import trio
+
+import engine
+from arena.league import pairing, store
+from arena.play.room import Job, Room, play_room
+from arena.play.table import TimeControl
+from arena.process import forking
+from arena.process.command import Limits
+from arena.process.lifecycle import sweep_orphans
+from arena.process.modes import resolve_mode
+from arena.results import read, registry, schema, write
+from arena.results.lock import run_lock
+from arena.results.schema import db_path
+from arena.tournaments.commands import bot_command
+
+
+@dataclass
+class InPlay:
+    match_no: int
+    a: int
+    b: int
+    boards: int  # boards of the match
+    tables: int = 0  # tables stored (two a board)
+    started: float = field(default_factory=time.time)
+    resumed: bool = False
+
+
+class Ladder:
+    def __init__(self, db: sqlite_utils.Database, tid: int, *, sandbox: str = "auto", concurrency: int = 1,
+                 time_control: TimeControl = TimeControl(), limits: Limits | None = None, first: int = 2,
+                 on_rated: Callable[[dict], None] | None = None, rate: bool = True,
+                 log: Callable[[str], None] | None = None) -> None:
+        self.db = db
+        self.tid = tid
+        self.sandbox = sandbox
+        self.concurrency = max(1, concurrency)
+        self.time_control = time_control
+        self.limits = limits
+        self.first = first
+        self.on_rated = on_rated
+        self.rate = rate
+        self.log = log or (lambda line: None)  # one line per match started, room stored, fit made
+        t = read.get_tournament(db, tid)
+        self.name = t["name"]
+        self.seed = t["seed"]
+        self.variant = t["variant"]
+        self.boards = t["boards"]
+        self.playing: dict[int, InPlay] = {}
+        self.deals = 0  # deals stored by this run
+        self.rooms = 0  # rooms stored by this run
+        self._changed = trio.Event()
+        self._dirty = trio.Event()
+        self.ratings: dict[int, pairing.Rated] = {}
+
+    # -- what others call ------------------------------------------------------------------
+
+    def poke(self) -> None:
+        """The pool changed (a submission, a retirement): look for a match again, and draw the
+        standings again."""
+        self._changed.set()
+        self._dirty.set()
+
+    async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Play until cancelled, holding the league's run lock (a second server is refused)."""
+        with run_lock(db_path(self.db), self.tid, self.name):
+            self.sandbox = resolve_mode(self.sandbox)
+            sweep_orphans()  # bots a killed server may have left behind
+            write.set_status(self.db, self.tid, "running")
+            write.note_sandbox(self.db, self.tid, self.sandbox)
+            try:
+                async with forking.serving(self.sandbox), trio.open_nursery() as nursery:
+                    self._read_ratings()
+                    if self.rate:
+                        nursery.start_soon(self._rating_loop)
+                    task_status.started()
+                    await self._schedule(nursery)
+            finally:
+                with trio.CancelScope(shield=True):
+                    write.set_status(self.db, self.tid, "interrupted")
+
+    # -- scheduling ------------------------------------------------------------------------
+
+    async def _schedule(self, nursery: trio.Nursery) -> None:
+        places = trio.Semaphore(self.concurrency)
+        left = store.unfinished_matches(self.db, self.tid, self.boards)
+        while True:
+            await places.acquire()
+            while True:
+                if left:
+                    m = left.pop(0)
+                    match = InPlay(m["match_no"], m["a"], m["b"], self.boards, resumed=True)
+                    break
+                pick = self._pick()
+                if pick is not None:
+                    match = InPlay(store.add_match(self.db, self.tid, *pick), *pick, self.boards)
+                    break
+                self._changed = trio.Event()
+                await self._changed.wait()
+            self.playing[match.match_no] = match
+            self.log(f"match {match.match_no} {'resumed' if match.resumed else 'started'}: "
+                     f"{self._label(match.a)} v {self._label(match.b)}")
+            nursery.start_soon(self._play, match, places)
+
+    def _label(self, bot: int) -> str:
+        row = registry.get_bot(self.db, bot)
+        return f"{row['name']}@{row['version']}"
+
+    def _pick(self) -> tuple[int, int] | None:
+        active = [b["id"] for b in store.active_bots(self.db)]
+        pairs, matches_of = store.pair_counts(self.db, self.tid)
+        for m in self.playing.values():  # a match in play counts as played
+            key = frozenset((m.a, m.b))
+            pairs[key] = pairs.get(key, 0) + m.boards - m.tables // 2
+        return pairing.next_pair(active, self.ratings, pairs, matches_of, boards=self.boards, first=self.first)
+
+    def waiting(self) -> list[int]:
+        """Active bots still short of their first matches, the longest waiting first."""
+        _pairs, matches_of = store.pair_counts(self.db, self.tid)
+        return [b["id"] for b in store.active_bots(self.db) if matches_of.get(b["id"], 0) < self.first]
+
+    # -- playing ---------------------------------------------------------------------------
+
+    async def _play(self, match: InPlay, places: trio.Semaphore) -> None:
+        try:
+            done = read.done_tables(self.db, self.tid)
+            match.tables = sum(1 for (no, _b, _s) in done if no == match.match_no)
+            commands = {bot: bot_command(registry.get_bot(self.db, bot)) for bot in {match.a, match.b}}
+            job = Job(name=self.name, seed=self.seed, variant=self.variant, format="deal", commands=commands,
+                      time_control=self.time_control, sandbox=self.sandbox, limits=self.limits)
+            v = engine.variant(self.variant)
+            team_a, team_b = [match.a, match.a], [match.b, match.b]
+            async with trio.open_nursery() as nursery:
+                for swapped in (False, True):
+                    todo = tuple(b for b in store.match_boards(match.match_no, self.boards)
+                                 if (match.match_no, b, swapped) not in done)
+                    if todo:
+                        room = Room(match.match_no, swapped, tuple(write.seat_bots(team_a, team_b, swapped)), todo)
+                        nursery.start_soon(play_room, job, v, room, self._store)
+        finally:
+            self.playing.pop(match.match_no, None)
+            places.release()
+
+    async def _store(self, room: Room, boards: list[int], records: list[dict]) -> None:
+        with store.writing(self.db):
+            for board_no, record in zip(boards, records):
+                for seat in record["seats"]:
+                    seat["bot_id"] = room.seats[seat["seat"]]
+                write.record_table(self.db, self.tid, room.match_no, board_no, room.swapped,
+                                   engine.deal_seed(self.seed, board_no), record)
+        if room.match_no in self.playing:
+            self.playing[room.match_no].tables += len(records)
+        self.deals += sum(len(r["deals"]) for r in records)
+        self.rooms += 1
+        self.log(f"room stored: match {room.match_no} {'swapped' if room.swapped else 'straight'}, "
+                 f"{len(records)} boards")
+        self._dirty.set()
+
+    # -- ratings ---------------------------------------------------------------------------
+
+    def _read_ratings(self) -> None:
+        """The pairing's view of the standings (stored ratings; unrated until the first fit)."""
+        self.ratings = {row["bot_id"]: pairing.Rated(row["elo"], row["ci_low"], row["ci_high"])
+                        for row in self.db.query(
+                            "SELECT bot_id, elo, ci_low, ci_high FROM ratings WHERE tournament_id = ?"
+                            " AND errors = 'pool'", [self.tid])}
+
+    async def _rating_loop(self) -> None:
+        """Fit again whenever rooms were stored since the last fit, at most every `RATE_EVERY_S`.
+        The fit runs in a process of its own (`python -m arena.league.ladder DB TID`): in a
+        thread it would hold the interpreter's lock for seconds, and every page and every bot's
+        reply waits on the event loop; its own connection commits the ratings."""
+        path = db_path(self.db)
+        self._dirty.set()  # once at the start: the stored ratings may be older than the boards
+        while True:
+            await self._dirty.wait()
+            self._dirty = trio.Event()
+            started = trio.current_time()
+            done = await trio.run_process([sys.executable, "-m", "arena.league.ladder", str(path), str(self.tid)],
+                                          capture_stdout=True, capture_stderr=True, check=False)
+            if done.returncode == 0:
+                fitted = json.loads(done.stdout)
+                self._read_ratings()
+                self.log(f"rated: {fitted['boards']} boards")
+                if self.on_rated is not None:
+                    self.on_rated(fitted)
+            else:  # (busy past the timeout, say): fitted again after the next room
+                tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
+                print(f"arena: league: the ratings were not fitted ({tail[0]}); they are after the next room",
+                      file=sys.stderr, flush=True)
+            await trio.sleep_until(started + RATE_EVERY_S)
+
+
+RATE_EVERY_S = 5.0
+"""The least time between two fits of the ratings (rooms stored meanwhile wait for the next)."""
+
+
+def rate_league(path: Path, tid: int) -> dict:
+    """Fit and store the league's ratings from its stored boards (with no boards there is
+    nothing to fit); then the league page's document and the standings document, read at once."""
+    from arena.league import pages
+
+    db = schema.open_db(path, create=False)
+    try:
+        (boards,) = db.execute("SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id"
+                               " WHERE m.tournament_id = ?", [tid]).fetchone()
+        if boards:
+            write.compute_and_store_ratings(db, tid)
+        t = read.get_tournament(db, tid)
+        return {"boards": boards, "league": pages.league_document(db, tid),
+                "standings": read.standings_document(db, tid) if t["bots"] else None}
+    finally:
+        db.close()
+
+
+if __name__ == "__main__":  # the fit's own process (Ladder._rating_loop)
+    from arena.league.pages import dumps
+
+    sys.stdout.write(dumps(rate_league(Path(sys.argv[1]), int(sys.argv[2]))))

@@ -1,0 +1,362 @@
+"""`arena league serve`: one process that plays the ladder and serves its pages and JSON API.
+
+Starlette on anyio's trio backend, served by Hypercorn, in the same trio run as the ladder
+(arena.league.ladder): the one writer of the database. Public (no token): the league page, a
+match, a replay, `/api/league`, `/api/standings` (the document `arena standings --json` prints),
+`/api/status`, `/api/deals/ID`. An author's token (`Authorization: Bearer TOKEN`) is needed for
+every write (`POST /api/submit`, `POST /api/bots/NAME/retire`) and for what only the author may
+see: `/api/me` (their bots, versions, check output, faults with stderr), `/api/bots/NAME/stderr`
+and `/api/bots/NAME/code`. The league page is answered from a document kept in memory and
+rebuilt when the ratings change, so spectators cost the database nothing.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve as hypercorn_serve
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from arena.errors import ArenaError
+from arena.league import archive, pages, store
+from arena.league.ladder import Ladder
+from arena.league.submissions import RateLimit, Refused, Submissions, author_of
+from arena.play.table import TimeControl
+from arena.process import forking
+from arena.process.modes import resolve_mode
+from arena.results import read, registry, schema
+
+HOST = "127.0.0.1"
+REPORT_STATIC = Path(__file__).resolve().parents[1] / "report" / "static"
+STATIC = Path(__file__).resolve().parent / "static"
+POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self';"
+          " base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+
+
+@dataclass
+class League:
+    """What the app's handlers share: the database, the league, the ladder, the submissions."""
+
+    db: Any
+    tid: int
+    ladder: Ladder
+    submissions: Submissions
+    doc: dict = field(default_factory=dict)
+    standings: dict | None = None
+    version: int = 0
+    _page: tuple[tuple, str] | None = None
+
+    def refresh(self, fitted: dict) -> None:
+        """The documents the ladder's last fit read (arena.league.ladder.rate_league)."""
+        self.doc, self.standings = fitted["league"], fitted["standings"]
+        self.version += 1
+
+    def playing(self) -> list[dict]:
+        names = store.versions_of(self.db) if self.ladder.playing else {}
+
+        def label(bot: int) -> str:
+            v = names.get(bot)
+            return f"{v['name']}@{v['version']}" if v else str(bot)
+
+        return [{"match_no": m.match_no, "a": label(m.a), "b": label(m.b), "boards": m.boards, "tables": m.tables,
+                 "resumed": m.resumed} for m in sorted(self.ladder.playing.values(), key=lambda m: m.match_no)]
+
+    def waiting(self) -> list[str]:
+        names = store.versions_of(self.db)
+        return [f"{names[b]['name']}@{names[b]['version']}" for b in self.ladder.waiting() if b in names]
+
+    def page(self) -> str:
+        key = (self.version, self.ladder.rooms, tuple((m.match_no, m.tables) for m in self.ladder.playing.values()))
+        if self._page is None or self._page[0] != key:
+            self._page = (key, pages.league_page(self.doc, self.playing(), self.waiting()))
+        return self._page[1]
+
+
+def _token(request: Request) -> str | None:
+    auth = request.headers.get("authorization", "")
+    scheme, _, value = auth.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+def _refusal(exc: Refused) -> JSONResponse:
+    headers = {"Retry-After": str(exc.extra["retry_after"])} if "retry_after" in exc.extra else None
+    return JSONResponse({"error": str(exc), "status": exc.status,
+                         **{k: v for k, v in exc.extra.items() if k != "retry_after"}},
+                        status_code=exc.status, headers=headers)
+
+
+def _json(value: Any, status: int = 200) -> Response:
+    return Response(pages.dumps(value), status_code=status, media_type="application/json")
+
+
+def make_app(league: League) -> Any:
+    db = league.db
+
+    async def index(request: Request) -> Response:
+        if request.query_params.get("part") == "main":
+            return HTMLResponse(pages.league_main(league.doc, league.playing(), league.waiting()))
+        return HTMLResponse(league.page())
+
+    async def author(request: Request) -> Response:
+        return HTMLResponse(pages.author_page())
+
+    async def match(request: Request) -> Response:
+        try:
+            detail = read.match_detail(db, league.tid, int(request.path_params["no"]))
+        except ArenaError as exc:
+            return HTMLResponse(pages._e(str(exc)), status_code=404)
+        for b in detail["boards"]:  # the public view: which bot faulted and how, never what it printed
+            for t in b["tables"]:
+                for f in t["faults"]:
+                    f.pop("stderr", None)
+        return HTMLResponse(pages.match_page(league.doc.get("league", "league"), detail))
+
+    def _league_deal(deal_id: int) -> bool:
+        row = db.execute("SELECT m.tournament_id FROM deals d JOIN board_tables t ON t.id = d.table_id"
+                         " JOIN matches m ON m.id = t.match_id WHERE d.id = ?", [deal_id]).fetchone()
+        return row is not None and row[0] == league.tid
+
+    async def replay_html(request: Request) -> Response:
+        deal_id = int(request.path_params["deal"])
+        if not _league_deal(deal_id):
+            return HTMLResponse("no such deal in this league", status_code=404)
+        return HTMLResponse(pages.replay_page(db, deal_id))
+
+    async def deal_json(request: Request) -> Response:
+        from arena.results import replay
+
+        deal_id = int(request.path_params["deal"])
+        if not _league_deal(deal_id):
+            return _json({"error": "no such deal in this league"}, 404)
+        return _json(replay.document(db, deal_id))
+
+    async def api_league(request: Request) -> Response:
+        return _json({**league.doc, "playing": league.playing(), "waiting": league.waiting(),
+                      "version": league.version, "rooms_stored": league.ladder.rooms})
+
+    async def api_standings(request: Request) -> Response:
+        if league.standings is None:
+            return _json({"error": "no standings yet: the league has no bots, or its first fit is under way"}, 503)
+        return _json(league.standings)
+
+    async def api_status(request: Request) -> Response:
+        return _json(status_document(db, league.tid, league.ladder))
+
+    async def api_me(request: Request) -> Response:
+        try:
+            who = author_of(db, _token(request))
+        except Refused as exc:
+            return _refusal(exc)
+        return _json(store.author_view(db, league.tid, who))
+
+    def _own(request: Request) -> tuple[dict, str]:
+        who = author_of(db, _token(request))
+        name = request.path_params["name"]
+        found = store.owner(db, name)
+        if found is None:
+            raise Refused(404, f"no bot '{name}' in the league")
+        if found["author_id"] != who["id"]:
+            raise Refused(403, f"bot '{name}' is not yours: only its author sees its code, stderr and checks")
+        return who, name
+
+    async def bot_stderr(request: Request) -> Response:
+        try:
+            who, name = _own(request)
+        except Refused as exc:
+            return _refusal(exc)
+        mine = next(b for b in store.author_view(db, league.tid, who)["bots"] if b["name"] == name)
+        return _json({"bot": name, "versions": [{"version": v["version"], "check_text": v["check_text"],
+                                                  "faults": v["faults"]} for v in mine["versions"]]})
+
+    async def bot_code(request: Request) -> Response:
+        try:
+            _who, name = _own(request)
+            spec = name + (f"@{request.query_params['version']}" if "version" in request.query_params else "")
+            bot = registry.get_bot(db, spec)
+        except Refused as exc:
+            return _refusal(exc)
+        except ArenaError as exc:
+            return _json({"error": str(exc)}, 404)
+        data = archive.pack(Path(bot["path"]))
+        return Response(data, media_type="application/gzip", headers={
+            "Content-Disposition": f'attachment; filename="{bot["name"]}-{bot["version"]}.tar.gz"'})
+
+    async def submit(request: Request) -> Response:
+        subs = league.submissions
+        try:
+            length = request.headers.get("content-length")
+            if length is None or not length.isdigit():
+                raise Refused(411, "a submission needs a Content-Length")
+            if int(length) > subs.limits.max_upload + 64 * 1024:
+                author_of(db, _token(request))  # a stranger learns nothing but 401
+                raise Refused(400, f"the upload is {length} bytes, more than the {subs.limits.max_upload} allowed "
+                                   f"(a bot unpacks to at most {subs.limits.max_bytes} bytes)")
+            author_of(db, _token(request))  # before the body is read
+            form = await request.form(max_files=1, max_fields=4, max_part_size=64 * 1024)
+            try:
+                name = form.get("name")
+                upload = form.get("archive")
+                who, name = subs.admit(_token(request), name if isinstance(name, str) else None)
+                if upload is None or isinstance(upload, str):
+                    raise Refused(400, "a submission needs a file in the field 'archive'")
+                data = await upload.read()
+                filename = upload.filename or "bot"
+            finally:
+                await form.close()
+            if not _is_archive(filename, data):
+                data = _single_file(filename, data)
+            result = await subs.submit(who, name, data)
+        except Refused as exc:
+            return _refusal(exc)
+        if result["new"]:
+            league.ladder.log(f"submitted: {result['bot']} by {who['name']}")
+        league.ladder.poke()  # a match for it, and the pages drawn again
+        return _json(result, 201 if result["new"] else 200)
+
+    async def retire(request: Request) -> Response:
+        try:
+            who, name = _own(request)
+        except Refused as exc:
+            return _refusal(exc)
+        store.retire(db, who, name)
+        league.ladder.log(f"retired: {name} by {who['name']}")
+        league.ladder.poke()
+        return _json({"bot": name, "retired": True})
+
+    async def style(request: Request) -> Response:
+        return FileResponse(REPORT_STATIC / "style.css", media_type="text/css")
+
+    async def script(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in ("league.js", "author.js"):
+            return Response("not found", status_code=404)
+        return FileResponse(STATIC / name, media_type="text/javascript")
+
+    routes = [
+        Route("/", index), Route("/author", author), Route("/match/{no:int}", match),
+        Route("/replay/{deal:int}", replay_html),
+        Route("/static/style.css", style), Route("/static/{name}", script),
+        Route("/api/league", api_league), Route("/api/standings", api_standings), Route("/api/status", api_status),
+        Route("/api/deals/{deal:int}", deal_json), Route("/api/me", api_me),
+        Route("/api/bots/{name}/stderr", bot_stderr), Route("/api/bots/{name}/code", bot_code),
+        Route("/api/bots/{name}/retire", retire, methods=["POST"]),
+        Route("/api/submit", submit, methods=["POST"]),
+    ]
+    return SecurityHeaders(Starlette(routes=routes))
+
+
+class SecurityHeaders:
+    """ASGI middleware: every answer carries the content policy (nothing from elsewhere, no
+    inline script), and the API's are never cached."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        api = scope.get("path", "").startswith("/api/")
+
+        async def sending(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                extra = [(b"content-security-policy", POLICY.encode()), (b"x-content-type-options", b"nosniff"),
+                         (b"referrer-policy", b"no-referrer")] + ([(b"cache-control", b"no-store")] if api else [])
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz")
+
+
+def _is_archive(filename: str, data: bytes) -> bool:
+    return filename.endswith(ARCHIVE_SUFFIXES)
+
+
+def _single_file(filename: str, data: bytes) -> bytes:
+    """A bot file uploaded through the form, as the one-file archive the CLI would send."""
+    import io
+    import tarfile
+
+    name = Path(filename.replace("\\", "/")).name or "bot"
+    if name in (".", ".."):
+        name = "bot"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        info.mode = 0o644
+        tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def status_document(db: Any, tid: int, ladder: Ladder | None = None) -> dict:
+    """What plays and what waits: from the ladder when asked in the server, else from the
+    database (unfinished matches: in play if the server runs, else to be resumed)."""
+    t = read.get_tournament(db, tid)
+    names = store.versions_of(db)
+
+    def label(bot: int) -> str:
+        v = names.get(bot)
+        return f"{v['name']}@{v['version']}" if v else str(bot)
+
+    pairs, matches_of = store.pair_counts(db, tid)
+    active = store.active_bots(db)
+    unfinished = store.unfinished_matches(db, tid, t["boards"])
+    done = read.done_tables(db, tid)
+    in_play = [{"match_no": m["match_no"], "a": label(m["a"]), "b": label(m["b"]), "boards": t["boards"],
+                "tables": sum(1 for (no, _b, _s) in done if no == m["match_no"])} for m in unfinished]
+    first = ladder.first if ladder is not None else 2
+    return {
+        "league": t["name"], "status": t["status"], "matches": t["matches"], "boards_done": t["boards_done"],
+        "boards_per_match": t["boards"], "playing": in_play if t["status"] == "running" else [],
+        "to_resume": in_play if t["status"] != "running" else [],
+        "active": [{"bot": label(b["id"]), "matches": matches_of.get(b["id"], 0)} for b in active],
+        "waiting": [label(b["id"]) for b in active if matches_of.get(b["id"], 0) < first],
+    }
+
+
+async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrency: int = 1, sandbox: str = "auto",
+                name: str = store.DEFAULT_NAME, boards: int = 8, limits: archive.Limits = archive.Limits(),
+                rate: RateLimit | None = None, time_control: TimeControl = TimeControl(),
+                on_ready: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> None:
+    """Play the ladder and serve its pages until SIGINT or SIGTERM."""
+    db = schema.open_db(db_path)
+    try:
+        t = store.league_tournament(db, name, boards=boards)
+        mode = resolve_mode(sandbox)
+        league: League
+        ladder = Ladder(db, t["id"], sandbox=mode, concurrency=concurrency, time_control=time_control,
+                        on_rated=lambda fitted: league.refresh(fitted), log=log)
+        league = League(db, t["id"], ladder, Submissions(db, t["id"], mode, limits, rate or RateLimit()))
+        league.doc = pages.empty_document(t)  # until the first fit, a moment after the start
+        config = Config()
+        config.bind = [f"{host}:{port}"]
+        config.accesslog = None
+        config.errorlog = "-"
+        config.loglevel = "WARNING"
+        config.graceful_timeout = 1.0
+        app = make_app(league)
+        async with forking.serving(mode), trio.open_nursery() as nursery:
+            binds = await nursery.start(partial(hypercorn_serve, app, config, mode="asgi"))
+            if on_ready is not None:
+                on_ready(binds[0] if binds else f"http://{host}:{port}")
+            await nursery.start(ladder.run)
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _signum in signals:
+                    nursery.cancel_scope.cancel()
+                    break
+    finally:
+        db.close()

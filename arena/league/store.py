@@ -1,0 +1,179 @@
+"""The league's tables (migration 0008 in arena.results.schema) and its tournament.
+
+The ladder is one tournament, named `league` unless chosen otherwise, marked by
+settings["league"] (its boards per match, seed and variant are fixed when it is made). Its
+matches are added one at a time as the ladder starts them (`add_match`); match k plays boards
+(k-1)*B .. k*B-1, so that every match has deals of its own while both rooms of a match play the
+same ones. Bots enter it as they are submitted; a bot name belongs to the author who first
+submitted it (`league_bots`), each version keeps its check (`league_versions`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import sqlite_utils
+
+import engine
+from arena.errors import ArenaError
+from arena.play import seeds
+from arena.results import read, registry, write
+from arena.results.schema import _dumps, _now
+
+DEFAULT_NAME = "league"
+
+
+@contextmanager
+def writing(db: sqlite_utils.Database) -> Iterator[None]:
+    """A write transaction that takes the write lock at its start (BEGIN IMMEDIATE): the ratings
+    are stored by a second connection meanwhile, and a transaction that read first and wrote
+    after that one's commit would fail at once ("database is locked") instead of waiting."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.conn.rollback()
+        raise
+    db.conn.commit()
+
+
+def league_tournament(db: sqlite_utils.Database, name: str = DEFAULT_NAME, *, boards: int = 8,
+                      variant: dict | None = None, create: bool = True) -> dict:
+    """The league's tournament, made on first use (then `boards` and `variant` are kept)."""
+    rows = db.execute("SELECT id, settings FROM tournaments WHERE name = ?", [name]).fetchall()
+    if rows:
+        if "league" not in json.loads(rows[0][1]):
+            raise ArenaError(f"tournament '{name}' is not a league: choose another --name for the league")
+        return read.get_tournament(db, rows[0][0])
+    if not create:
+        raise ArenaError(f"no league '{name}' in this database yet (run 'arena league serve' first)")
+    if type(boards) is not int or boards < 1:
+        raise ArenaError(f"--boards must be at least 1, got {boards!r}")
+    v = variant if variant is not None else engine.variant().to_dict()
+    tid = write.create_tournament(db, name, seed=seeds.draw_master_seed(), variant=v, format="deal",
+                                  partners="clone", boards=boards, bot_ids=[], matches=[],
+                                  settings={"league": {"boards": boards}, "gauntlet": None, "sandbox": None})
+    return read.get_tournament(db, tid)
+
+
+def match_boards(match_no: int, boards: int) -> range:
+    """The board numbers match `match_no` plays (each match its own deals)."""
+    return range((match_no - 1) * boards, match_no * boards)
+
+
+def add_match(db: sqlite_utils.Database, tid: int, a: int, b: int) -> int:
+    """Append the match `a` (two copies) against `b` (two copies); returns its number."""
+    with writing(db):
+        (last,) = db.execute("SELECT COALESCE(MAX(match_no), 0) FROM matches WHERE tournament_id = ?", [tid]).fetchone()
+        db.execute("INSERT INTO matches (tournament_id, match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id,"
+                   " team_b_bot2_id) VALUES (?, ?, ?, ?, ?, ?)", [tid, last + 1, a, a, b, b])
+    return last + 1
+
+
+def unfinished_matches(db: sqlite_utils.Database, tid: int, boards: int) -> list[dict]:
+    """Matches started but not stored whole (a server stopped or killed meanwhile), oldest first."""
+    return [{"match_no": r[0], "a": r[1], "b": r[2]} for r in db.execute(
+        "SELECT m.match_no, m.team_a_bot1_id, m.team_b_bot1_id FROM matches m"
+        " LEFT JOIN board_tables t ON t.match_id = m.id WHERE m.tournament_id = ?"
+        " GROUP BY m.id HAVING COUNT(t.id) < ? ORDER BY m.match_no", [tid, 2 * boards])]
+
+
+def owner(db: sqlite_utils.Database, name: str) -> dict | None:
+    """Who owns a bot name: {"author_id", "author", "retired"}; {"author_id": None} for a name
+    the organiser registered (`arena bot add`); None for a free name."""
+    row = db.execute("SELECT b.author_id, a.name, b.retired FROM league_bots b JOIN league_authors a"
+                     " ON a.id = b.author_id WHERE b.name = ?", [name]).fetchone()
+    if row is not None:
+        return {"author_id": row[0], "author": row[1], "retired": row[2]}
+    if db.execute("SELECT 1 FROM bots WHERE name = ?", [name]).fetchone():
+        return {"author_id": None, "author": None, "retired": None}
+    return None
+
+
+def store_version(db: sqlite_utils.Database, tid: int, author: dict, path, name: str, check: dict,
+                  check_text: str) -> dict:
+    """Store a checked submission: the bot's copy (a new version of the name, or the version
+    with that content already), its owner, its check, and its place in the league."""
+    with writing(db):
+        bot = registry.add_bot(db, path, name=name, new_version=True)
+        db.execute("INSERT INTO league_bots (name, author_id, created) VALUES (?, ?, ?)"
+                   " ON CONFLICT (name) DO UPDATE SET retired = NULL", [name, author["id"], _now()])
+        db.execute("UPDATE bots SET source = ? WHERE id = ?", [f"league:{author['name']}", bot["id"]])
+        db.execute("INSERT OR IGNORE INTO league_versions (bot_id, author_id, submitted, check_report, check_text)"
+                   " VALUES (?, ?, ?, ?, ?)", [bot["id"], author["id"], _now(), _dumps(check), check_text])
+        db.execute("INSERT OR IGNORE INTO tournament_bots (tournament_id, bot_id) VALUES (?, ?)", [tid, bot["id"]])
+    return registry.get_bot(db, bot["id"])
+
+
+def retire(db: sqlite_utils.Database, author: dict, name: str) -> None:
+    found = owner(db, name)
+    if found is None or found["author_id"] is None:
+        raise ArenaError(f"no bot '{name}' of yours in the league")
+    if found["author_id"] != author["id"]:
+        raise PermissionError(f"bot '{name}' belongs to another author")
+    with writing(db):
+        db.execute("UPDATE league_bots SET retired = ? WHERE name = ? AND retired IS NULL", [_now(), name])
+
+
+def active_bots(db: sqlite_utils.Database) -> list[dict]:
+    """The latest submitted version of every bot that is not retired: the ladder's pool."""
+    return list(db.query(
+        "SELECT b.id, b.name, b.version, lv.submitted, lb.author_id FROM league_bots lb"
+        " JOIN bots b ON b.name = lb.name JOIN league_versions lv ON lv.bot_id = b.id"
+        " WHERE lb.retired IS NULL AND b.removed IS NULL AND b.disabled IS NULL AND b.version = ("
+        "   SELECT MAX(b2.version) FROM bots b2 JOIN league_versions v2 ON v2.bot_id = b2.id WHERE b2.name = b.name)"
+        " ORDER BY b.id"))
+
+
+def pair_counts(db: sqlite_utils.Database, tid: int) -> tuple[dict[frozenset, int], dict[int, int]]:
+    """Boards stored per pair of bots, and matches started per bot."""
+    pairs: dict[frozenset, int] = {}
+    for a, b, n in db.execute(
+        "SELECT m.team_a_bot1_id, m.team_b_bot1_id, COUNT(bo.id) FROM matches m LEFT JOIN boards bo"
+        " ON bo.match_id = m.id WHERE m.tournament_id = ? GROUP BY m.id", [tid]):
+        key = frozenset((a, b))
+        pairs[key] = pairs.get(key, 0) + n
+    started: dict[int, int] = {}
+    for bot, n in db.execute(
+        "SELECT bot, COUNT(*) FROM (SELECT team_a_bot1_id AS bot FROM matches WHERE tournament_id = ?"
+        " UNION ALL SELECT team_b_bot1_id FROM matches WHERE tournament_id = ?) GROUP BY bot", [tid, tid]):
+        started[bot] = n
+    return pairs, started
+
+
+def author_view(db: sqlite_utils.Database, tid: int, author: dict) -> dict:
+    """What an author sees of their own bots: every version with its check, and every fault
+    with its stderr. Never another author's."""
+    bots = []
+    for row in db.query("SELECT name, created, retired FROM league_bots WHERE author_id = ? ORDER BY name",
+                        [author["id"]]):
+        versions = []
+        for v in db.query(
+            "SELECT b.id, b.version, b.sha256, b.kind, lv.submitted, lv.check_report, lv.check_text FROM bots b"
+            " JOIN league_versions lv ON lv.bot_id = b.id WHERE b.name = ? AND lv.author_id = ? ORDER BY b.version",
+            [row["name"], author["id"]]):
+            faults = [dict(f) for f in db.query(
+                "SELECT m.match_no, t.board_no, t.swapped, s.seat, s.status, s.detail, s.stderr_tail AS stderr"
+                " FROM seats s JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
+                " WHERE m.tournament_id = ? AND s.bot_id = ? AND s.status != 'ok'"
+                " ORDER BY m.match_no, t.board_no, t.swapped LIMIT 50", [tid, v["id"]])]
+            (boards,) = db.execute(
+                "SELECT COUNT(*) FROM boards bo JOIN matches m ON m.id = bo.match_id WHERE m.tournament_id = ?"
+                " AND ? IN (m.team_a_bot1_id, m.team_b_bot1_id)", [tid, v["id"]]).fetchone()
+            versions.append({"bot_id": v["id"], "version": v["version"], "sha256": v["sha256"], "kind": v["kind"],
+                             "submitted": v["submitted"], "check": json.loads(v["check_report"]),
+                             "check_text": v["check_text"], "boards": boards, "faults": faults})
+        bots.append({"name": row["name"], "created": row["created"], "retired": row["retired"],
+                     "versions": versions})
+    return {"author": author["name"], "bots": bots}
+
+
+def versions_of(db: sqlite_utils.Database) -> dict[int, dict]:
+    """Every league version by bot id: name, version, whether it is the active one."""
+    active = {b["id"] for b in active_bots(db)}
+    return {r["id"]: {"name": r["name"], "version": r["version"], "active": r["id"] in active,
+                      "retired": r["retired"] is not None}
+            for r in db.query("SELECT b.id, b.name, b.version, lb.retired FROM bots b JOIN league_versions lv"
+                              " ON lv.bot_id = b.id JOIN league_bots lb ON lb.name = b.name")}

@@ -1,0 +1,166 @@
+"""A submission, from the archive to a stored version on the ladder, or a refusal.
+
+In order: the token (401), the bot's name (400) and whose it is (403: a name belongs to the
+author who first submitted it, and the organiser's registered bots to no author), the author's
+rate (429 with the wait), the archive's rules (400, arena.league.archive), whether the arena
+can run it (400), and `bot check` in the sandbox (422 with the verdict and the bot's stderr).
+Everything before the store happens in a temporary folder that is removed, so nothing of a
+refused submission is kept. The same content again is the version already stored (not checked
+again; a retired bot comes back with it).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from arena.errors import ArenaError
+from arena.league import archive, authors, store
+from arena.play.match import check_bot, format_check
+from arena.results import registry
+from arena.results.schema import _BOT_NAME
+from arena.tournaments.runner import candidate_command
+
+
+class Refused(ArenaError):
+    """A submission refused: `status` is the HTTP status, the message the one line to show."""
+
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.extra = extra
+
+
+@dataclass
+class RateLimit:
+    """At most `count` submissions per author in any `window` seconds (kept in memory: a
+    restarted server starts counting again). Every authenticated attempt counts, refused or not,
+    since a refused one may have cost a check."""
+
+    count: int = 10
+    window: float = 3600.0
+    clock: Any = time.monotonic
+    _seen: dict[int, collections.deque] = field(default_factory=dict)
+
+    def wait(self, author_id: int) -> float:
+        """Seconds until the author may submit again (0: now), without counting."""
+        seen = self._seen.setdefault(author_id, collections.deque())
+        now = self.clock()
+        while seen and seen[0] <= now - self.window:
+            seen.popleft()
+        return 0.0 if len(seen) < self.count else seen[0] + self.window - now
+
+    def take(self, author_id: int) -> None:
+        self._seen.setdefault(author_id, collections.deque()).append(self.clock())
+
+
+def check_name(name: str | None) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise Refused(400, "a submission needs a bot name (--name)")
+    if not _BOT_NAME.match(name) or len(name) > 64:
+        raise Refused(400, f"bad bot name {name!r}: use up to 64 letters, digits and . _ + - (start with a letter or digit)")
+    if name.isdigit():
+        raise Refused(400, f"bad bot name {name!r}: a name of digits only reads as a bot id")
+    return name
+
+
+def author_of(db: sqlite_utils.Database, token: str | None) -> dict:
+    author = authors.authenticate(db, token)
+    if author is None:
+        raise Refused(401, "unknown or revoked token" if token else "this needs an author's token")
+    return author
+
+
+def may_use(db: sqlite_utils.Database, author: dict, name: str) -> None:
+    found = store.owner(db, name)
+    if found is None or found["author_id"] == author["id"]:
+        return
+    if found["author_id"] is None:
+        raise Refused(403, f"the name '{name}' is taken by a bot the organiser registered: choose another --name")
+    raise Refused(403, f"the name '{name}' belongs to another author: choose another --name")
+
+
+@dataclass
+class Submissions:
+    """What the server needs to take submissions: its database, the league, the limits."""
+
+    db: sqlite_utils.Database
+    tid: int
+    sandbox: str
+    limits: archive.Limits = archive.Limits()
+    rate: RateLimit = field(default_factory=RateLimit)
+    check_deals: int = 1
+
+    def admit(self, token: str | None, name: str | None) -> tuple[dict, str]:
+        """Who submits what, before the archive is read: 401, 400, 403 or 429, or the author."""
+        author = author_of(self.db, token)
+        name = check_name(name)
+        may_use(self.db, author, name)
+        wait = self.rate.wait(author["id"])
+        if wait > 0:
+            raise Refused(429, f"too many submissions: wait {int(wait) + 1} s (at most {self.rate.count} "
+                               f"in {int(self.rate.window)} s)", retry_after=int(wait) + 1)
+        self.rate.take(author["id"])
+        return author, name
+
+    async def submit(self, author: dict, name: str, data: bytes) -> dict:
+        """Unpack, check and store; returns the stored version and its check, or raises Refused."""
+        folder = Path(tempfile.mkdtemp(prefix="arena-submission-"))
+        try:
+            folder.chmod(0o755)  # the sandboxed check runs as a user of its own
+            try:
+                path = archive.unpack(data, folder / "bot", self.limits)
+            except archive.BadArchive as exc:
+                raise Refused(400, str(exc)) from None
+            sha = registry.bot_sha256(path)
+            same = self.db.execute("SELECT b.id, lv.check_report, lv.check_text FROM bots b JOIN league_versions lv"
+                                   " ON lv.bot_id = b.id WHERE b.name = ? AND b.sha256 = ? AND b.removed IS NULL",
+                                   [name, sha]).fetchone()
+            if same is not None:  # a version already checked: no second check (a retired bot comes back)
+                bot = store.store_version(self.db, self.tid, author, path, name, json.loads(same[1]), same[2])
+                return {"bot": f"{bot['name']}@{bot['version']}", "bot_id": bot["id"], "name": bot["name"],
+                        "version": bot["version"], "new": False, "verdict": "conformant", "check": same[2],
+                        "stderr": ""}
+            try:
+                command = candidate_command(path, None)
+            except ArenaError as exc:
+                raise Refused(400, str(exc).replace(str(path.parent) + "/", "")) from None
+            result = await check_bot(command, deals=self.check_deals, sandbox=self.sandbox)
+            report = result.to_dict()
+            report["bot"] = name
+            text = format_check(result).replace(str(command), name)
+            stderr = _stderr(result)
+            if not result.conformant:
+                raise Refused(422, f"{name} failed the check: {_fault(result)}; nothing stored",
+                              check=text, stderr=stderr, verdict="not conformant")
+            bot = store.store_version(self.db, self.tid, author, path, name, report, text)
+            return {"bot": f"{bot['name']}@{bot['version']}", "bot_id": bot["id"], "name": bot["name"],
+                    "version": bot["version"], "new": True, "verdict": "conformant", "check": text,
+                    "stderr": stderr}
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _stderr(result: Any) -> str:
+    """The checked bot's own stderr over its check tables (never the random bots')."""
+    parts = [t.seats[seat].stderr for t, seat in zip(result.tables, result.positions) if t.seats[seat].stderr]
+    return "\n".join(parts)[-8000:]
+
+
+def _fault(result: Any) -> str:
+    for t, seat in zip(result.tables, result.positions):
+        s = t.seats[seat]
+        if s.status != "ok":
+            return f"seat {seat}: {s.status}: {s.detail}"[:300]
+        if t.forfeit is not None:
+            return f"a table was forfeited: {t.forfeit.get('status')}: {t.forfeit.get('detail')}"[:300]
+    return "not conformant"

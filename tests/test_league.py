@@ -1,0 +1,455 @@
+"""The league against a real server process on 127.0.0.1 (`arena league serve`) with real bot
+processes in the sandbox: authors and tokens, submissions through `arena submit` with every
+refusal, privacy, the ladder's pairing of a new version, and a server killed (`kill -9`) and
+started again that loses and doubles nothing."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import queue
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from arena.league import archive, authors, pairing
+from arena.process.lifecycle import leftover_bot_pids
+from arena.results import schema
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "bots"
+LIMIT = 4  # submissions per author (the server's --submit-limit in these tests)
+MAX_BYTES = 200_000
+SECRET = "stderr-secret-5f1c"  # what the author's bot writes on stderr: never public
+
+
+def arena(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, **(env or {})}, timeout=300)
+
+
+def make_bot(folder: Path, source: Path = BOTS / "random_bot.py", stderr: str | None = None) -> Path:
+    """A bot folder (bot.py with the bot kit beside it), readable for the sandbox's user."""
+    folder.mkdir(parents=True)
+    text = source.read_text()
+    if stderr is not None:
+        text = text.replace("from botkit import", f"sys.stderr.write({stderr!r} + '\\n'); sys.stderr.flush()\n"
+                                                   "from botkit import", 1)
+    (folder / "bot.py").write_text(text)
+    shutil.copy(BOTS / "botkit.py", folder / "botkit.py")
+    for p in [folder, *folder.iterdir()]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    return folder
+
+
+class Server:
+    """`arena league serve` as a process; its stdout lines (a line per match started, room
+    stored and fit made) are read as they come, so a test waits for an event, not a time."""
+
+    def __init__(self, db: Path, *extra: str) -> None:
+        self.db = db
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "arena", "league", "serve", "--db", str(db), "--port", "0", "--boards", "2",
+             "--concurrency", "1", "--submit-limit", str(LIMIT), "--max-bytes", str(MAX_BYTES), *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._drain, daemon=True)  # a full pipe would stop the server
+        self._reader.start()
+        first = self.next_line()
+        assert "serving on http://127.0.0.1:" in first, first + self.proc.stderr.read()
+        self.url = first.split("serving on ")[1].split()[0]
+
+    def _drain(self) -> None:
+        for line in self.proc.stdout:
+            self._queue.put(line)
+        self._queue.put(None)
+
+    def next_line(self) -> str:
+        line = self._queue.get(timeout=300)
+        if line is None:
+            self._queue.put(None)
+            raise AssertionError(f"the server ended: {self.proc.stderr.read()}")
+        self.lines.append(line.rstrip("\n"))
+        return self.lines[-1]
+
+    def wait_for(self, test) -> str:
+        while not test(line := self.next_line()):
+            pass
+        return line
+
+    def get(self, path: str, token: str | None = None) -> tuple[int, bytes]:
+        req = urllib.request.Request(self.url + path, headers={"Authorization": f"Bearer {token}"} if token else {})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                return r.status, r.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+    def submit(self, path: Path, token: str, name: str) -> subprocess.CompletedProcess:
+        return arena("submit", str(path), "--server", self.url, "--token", token, "--name", name)
+
+    def stop(self, sig: int = signal.SIGINT) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=60)
+        self._reader.join(timeout=60)  # at the end of its output
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+def stored(db: Path) -> tuple[int, list[str]]:
+    """Bot rows and the stored copies' folders: what a refused submission must not add to."""
+    conn = sqlite3.connect(db)
+    try:
+        (rows,) = conn.execute("SELECT COUNT(*) FROM bots").fetchone()
+    finally:
+        conn.close()
+    return rows, sorted(p.name for p in (db.parent / "bots").glob("*")) if (db.parent / "bots").exists() else []
+
+
+def add_author(db: Path, name: str) -> str:
+    out = arena("league", "author", "add", name, "--db", str(db))
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory):
+    folder = Path(tmp_path_factory.mktemp("league"))
+    folder.chmod(0o755)
+    db = folder / "league.db"
+    tokens = {name: add_author(db, name) for name in ("alice", "bob", "carol", "hasty")}
+    server = Server(db)
+    bots = folder / "src"
+    bots.mkdir()
+    bots.chmod(0o755)
+    yield {"server": server, "db": db, "tokens": tokens, "bots": bots}
+    server.stop()
+
+
+def tar_of(*members: tarfile.TarInfo, data: dict[str, bytes] | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for m in members:
+            body = (data or {}).get(m.name)
+            if body is not None:
+                m.size = len(body)
+            tar.addfile(m, io.BytesIO(body) if body is not None else None)
+    return buffer.getvalue()
+
+
+def entry(name: str, kind: bytes = tarfile.REGTYPE, **kw) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.mode = 0o644
+    for k, v in kw.items():
+        setattr(info, k, v)
+    return info
+
+
+# -- tokens ------------------------------------------------------------------------------------
+
+
+def test_a_token_is_stored_as_its_hash_only(tmp_path):
+    db = schema.open_db(tmp_path / "a.db")
+    author, token = authors.add_author(db, "dora")
+    assert token.startswith("zwl_") and len(token.split("_", 2)[2]) >= 43  # 256 bits, url-safe base64
+    (stored_hash,) = db.execute("SELECT token_sha256 FROM league_authors").fetchone()
+    assert stored_hash == authors.token_hash(token) and token not in json.dumps(list(db.query(
+        "SELECT * FROM league_authors")))
+    assert authors.authenticate(db, token)["name"] == "dora"
+    assert authors.authenticate(db, token[:-1] + ("A" if token[-1] != "A" else "B")) is None
+    assert authors.authenticate(db, "zwl_999_" + token.split("_", 2)[2]) is None
+    authors.revoke_author(db, "dora")
+    assert authors.authenticate(db, token) is None
+    db.close()
+
+
+# -- submissions -------------------------------------------------------------------------------
+
+
+def test_a_bot_submitted_through_the_cli_is_checked_and_stored(league):
+    s, t = league["server"], league["tokens"]
+    bot = make_bot(league["bots"] / "alice-rnd", stderr=SECRET)
+    out = s.submit(bot, t["alice"], "rnd")
+    assert out.returncode == 0, out.stderr
+    assert "conformant: the bot speaks protocol version 1" in out.stdout
+    assert out.stdout.strip().splitlines()[-1] == "stored rnd@1 (conformant)"
+    again = s.submit(bot, t["alice"], "rnd")  # the same content: the same version
+    assert again.returncode == 0 and again.stdout.strip().splitlines()[-1] == "unchanged: rnd@1 (conformant)"
+
+
+def ensure_rnd(league) -> None:
+    """alice's bot `rnd`, which later tests build on (when a test runs alone, it is made here)."""
+    if not (league["bots"] / "alice-rnd").exists():
+        test_a_bot_submitted_through_the_cli_is_checked_and_stored(league)
+
+
+def test_a_wrong_token_is_401_and_another_authors_name_403(league):
+    s, t, db = league["server"], league["tokens"], league["db"]
+    ensure_rnd(league)
+    bot = make_bot(league["bots"] / "bob-rnd")
+    before = stored(db)
+    out = s.submit(bot, t["alice"][:-2] + "xx", "bobs")
+    assert out.returncode == 2 and out.stderr.strip() == "arena: error: 401: unknown or revoked token"
+    out = s.submit(bot, t["bob"], "rnd")  # alice's name
+    assert out.returncode == 2
+    assert out.stderr.strip() == "arena: error: 403: the name 'rnd' belongs to another author: choose another --name"
+    assert stored(db) == before
+
+
+@pytest.mark.parametrize("case", ["dotdot", "absolute", "symlink", "hardlink", "device", "fifo"])
+def test_an_archive_breaking_a_rule_is_400_with_the_reason_and_nothing_stored(league, case, tmp_path):
+    s, t, db = league["server"], league["tokens"], league["db"]
+    code = (BOTS / "random_bot.py").read_bytes()
+    members = {
+        "dotdot": (entry("b/bot.py"), entry("b/../../escape.py")),
+        "absolute": (entry("/etc/b.py"),),
+        "symlink": (entry("b/bot.py"), entry("b/botkit.py", tarfile.SYMTYPE, linkname="/etc/passwd")),
+        "hardlink": (entry("b/bot.py"), entry("b/botkit.py", tarfile.LNKTYPE, linkname="b/bot.py")),
+        "device": (entry("b/bot.py"), entry("b/null", tarfile.CHRTYPE, devmajor=1, devminor=3)),
+        "fifo": (entry("b/bot.py"), entry("b/pipe", tarfile.FIFOTYPE)),
+    }[case]
+    reason = {"dotdot": "contains '..'", "absolute": "is an absolute path", "symlink": "is a symbolic link",
+              "hardlink": "is a hard link", "device": "is a character device", "fifo": "is a fifo"}[case]
+    path = tmp_path / "bot.tar.gz"
+    path.write_bytes(tar_of(*members, data={m.name: code for m in members if m.type == tarfile.REGTYPE}))
+    author = "bob" if case in ("symlink", "hardlink", "device") else "carol"
+    before = stored(db)
+    out = s.submit(path, t[author], f"{author}-{case}")
+    assert out.returncode == 2, out.stdout
+    (line,) = out.stderr.strip().splitlines()
+    assert line.startswith("arena: error: 400: archive entry ") and reason in line, line
+    assert stored(db) == before
+
+
+def test_an_oversized_bot_is_400_and_nothing_stored(league):
+    s, t, db = league["server"], league["tokens"], league["db"]
+    bot = make_bot(league["bots"] / "big")
+    (bot / "weights.bin").write_bytes(bytes(MAX_BYTES + 1))  # zeros: a small archive, too big unpacked
+    (bot / "weights.bin").chmod(0o644)
+    before = stored(db)
+    out = s.submit(bot, t["alice"], "big")
+    assert out.returncode == 2
+    assert out.stderr.strip() == (f"arena: error: 400: the archive unpacks to more than {MAX_BYTES} bytes "
+                                  f"({MAX_BYTES // archive.MiB} MiB allowed)")
+    assert stored(db) == before
+
+
+def test_a_bot_failing_the_check_is_refused_with_its_stderr(league):
+    s, t, db = league["server"], league["tokens"], league["db"]
+    bot = league["bots"] / "crasher"
+    bot.mkdir()
+    (bot / "bot.py").write_text("import sys\nsys.stderr.write('cannot start: no model file\\n')\nsys.exit(3)\n")
+    for p in [bot, *bot.iterdir()]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    before = stored(db)
+    out = s.submit(bot, t["carol"], "crasher")
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines()[-1].startswith("arena: error: 422: crasher failed the check: seat 0: ")
+    assert "cannot start: no model file" in out.stderr and "NOT conformant" in out.stderr
+    assert stored(db) == before
+
+
+def test_too_many_submissions_are_429_with_the_wait(league):
+    s, t = league["server"], league["tokens"]
+    broken = league["bots"] / "broken.tar.gz"
+    broken.write_bytes(b"not an archive")
+    for _ in range(LIMIT):
+        out = s.submit(broken, t["hasty"], "hasty")
+        assert out.returncode == 2 and "400: not a tar archive" in out.stderr
+    out = s.submit(broken, t["hasty"], "hasty")
+    (line,) = out.stderr.strip().splitlines()
+    assert line.startswith("arena: error: 429: too many submissions: wait ") and f"at most {LIMIT} in 3600 s" in line
+    code, body = s.get("/api/me", t["hasty"])  # reading is not limited
+    assert code == 200
+
+
+# -- privacy -----------------------------------------------------------------------------------
+
+
+def test_only_the_author_sees_a_bots_code_stderr_and_check(league):
+    s, t = league["server"], league["tokens"]
+    ensure_rnd(league)
+    for path in ("/api/bots/rnd/stderr", "/api/bots/rnd/code", "/api/me"):
+        assert s.get(path)[0] == 401, path  # a spectator
+    assert s.get("/api/bots/rnd/stderr", t["bob"])[0] == 403
+    assert s.get("/api/bots/rnd/code", t["bob"])[0] == 403
+    assert SECRET not in s.get("/api/me", t["bob"])[1].decode()
+    code, body = s.get("/api/me", t["alice"])
+    assert code == 200 and SECRET in body.decode()  # the check's tables keep the bot's stderr
+    code, body = s.get("/api/bots/rnd/code", t["alice"])
+    assert code == 200
+    with tarfile.open(fileobj=io.BytesIO(body)) as tar:
+        assert SECRET.encode() in tar.extractfile("alice-rnd/bot.py").read()
+    while s.get("/api/standings")[0] == 503:  # the first fit with bots is under way
+        s.wait_for(lambda line: line.startswith("rated:"))
+    for path in ("/", "/api/league", "/api/standings", "/api/status"):
+        code, body = s.get(path)
+        assert code == 200 and SECRET not in body.decode(), path
+
+
+# -- the ladder --------------------------------------------------------------------------------
+
+
+def test_the_ladder_plays_and_a_new_version_plays_first(league):
+    s, t, db = league["server"], league["tokens"], league["db"]
+    ensure_rnd(league)
+    bot = make_bot(league["bots"] / "bob-greedy", BOTS / "greedy_bot.py")
+    out = s.submit(bot, t["bob"], "greedy")
+    assert out.returncode == 0, out.stderr
+    s.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
+    code, body = s.get("/api/league")
+    doc = json.loads(body)
+    assert {r["bot"] for r in doc["standings"]} == {"rnd", "greedy"} and doc["boards_done"] >= 1
+    v2 = make_bot(league["bots"] / "alice-rnd2", BOTS / "first_bot.py")
+    out = s.submit(v2, t["alice"], "rnd")
+    assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == "stored rnd@2 (conformant)"
+    s.wait_for(lambda line: line == "submitted: rnd@2 by alice")
+    started = [s.wait_for(lambda line: line.startswith("match ")) for _ in range(2)]
+    assert any("rnd@2" in line for line in started), started  # the one in play when it came, then it
+    status = arena("league", "status", "--db", str(db))
+    assert status.returncode == 0 and "active: greedy@1" in status.stdout and "rnd@2" in status.stdout
+    standings = arena("league", "standings", "--db", str(db), "--json")
+    same = arena("standings", "league", "--db", str(db), "--json")
+    assert standings.returncode == 0 and json.loads(standings.stdout)["standings"] and \
+        json.loads(standings.stdout).keys() == json.loads(same.stdout).keys()
+    code, page = s.get("/")
+    assert code == 200 and b'<table id="standings">' in page and b"greedy" in page
+
+
+def test_retiring_takes_a_bot_off_the_ladder(league):
+    s, t, db = league["server"], league["tokens"], league["db"]
+    out = arena("submit", "--retire", "rnd", "--server", s.url, "--token", t["bob"])
+    assert out.returncode == 2 and "403" in out.stderr
+    out = arena("submit", "--retire", "greedy", "--server", s.url, "--token", t["bob"])
+    assert out.returncode == 0 and out.stdout.strip() == "retired greedy"
+    status = json.loads(arena("league", "status", "--db", str(db), "--json").stdout)
+    assert [b["bot"] for b in status["active"]] == ["rnd@2"]
+
+
+def test_the_pairing_prefers_new_versions_then_overlapping_intervals():
+    r = {1: pairing.Rated(0, -50, 50), 2: pairing.Rated(300, 250, 350), 3: pairing.Rated(20, -40, 80)}
+    boards = {frozenset((1, 2)): 8, frozenset((1, 3)): 8, frozenset((2, 3)): 8}
+    assert pairing.next_pair([1, 2, 3], r, boards, {1: 3, 2: 3, 3: 3}, boards=8) == (1, 3)
+    assert pairing.next_pair([1, 2, 3, 4], r, boards, {1: 3, 2: 3, 3: 3}, boards=8)[0] == 4  # new: first
+    two = {1: pairing.Rated(0, -50, 50), 2: pairing.Rated(20, -30, 70), 3: pairing.Rated(300, 250, 350),
+           4: pairing.Rated(320, 270, 370)}  # two pairs in doubt, as much each
+    even = {frozenset((a, b)): 8 for a in two for b in two if a < b}
+    assert pairing.next_pair([1, 2, 3, 4], two, even, dict.fromkeys(two, 3), boards=8) == (1, 2)
+    assert pairing.next_pair([1, 2, 3, 4], two, {**even, frozenset((1, 2)): 800}, dict.fromkeys(two, 3),
+                             boards=8) == (3, 4)  # the pair with fewer boards between them
+    assert pairing.next_pair([1], r, boards, {}, boards=8) is None
+
+
+# -- kill -9 -----------------------------------------------------------------------------------
+
+
+def tables(db: Path) -> dict[tuple[int, int, int], tuple[int, int]]:
+    conn = sqlite3.connect(db)
+    try:
+        return {(m, b, s): (p0, p1) for m, b, s, p0, p1 in conn.execute(
+            "SELECT m.match_no, t.board_no, t.swapped, t.side0_points, t.side1_points FROM board_tables t"
+            " JOIN matches m ON m.id = t.match_id")}
+    finally:
+        conn.close()
+
+
+def test_a_killed_server_started_again_loses_and_doubles_nothing(tmp_path):
+    folder = tmp_path / "k"
+    folder.mkdir()
+    folder.chmod(0o755)
+    tmp_path.chmod(0o755)
+    db = folder / "league.db"
+    token = add_author(db, "ann")
+    server = Server(db)
+    try:
+        for name, source in (("a", "random_bot.py"), ("b", "greedy_bot.py")):
+            assert server.submit(make_bot(folder / name, BOTS / source), token, name).returncode == 0
+        server.wait_for(lambda line: line.startswith("room stored:"))
+        line = server.wait_for(lambda line: line.startswith("match "))  # one more started: in play
+        in_play = int(line.split()[1])
+        server.proc.send_signal(signal.SIGKILL)
+        server.proc.wait(timeout=60)
+    finally:
+        server.stop()
+    while leftover_bot_pids():
+        pass  # the kernel's parent-death signals take the bots down
+    before = tables(db)
+    status = json.loads(arena("league", "status", "--db", str(db), "--json").stdout)
+    assert status["status"] == "interrupted" and in_play in [m["match_no"] for m in status["to_resume"]]
+    again = Server(db)
+    try:
+        line = again.wait_for(lambda line: line.startswith("match "))
+        assert line.startswith(f"match {status['to_resume'][0]['match_no']} resumed: ")
+        while len({(m, b) for (m, b, _s) in tables(db) if m == in_play}) < 2 or \
+                sum(1 for (m, _b, _s) in tables(db) if m == in_play) < 4:
+            again.wait_for(lambda line: line.startswith("room stored:"))
+        again.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
+        code, body = again.get("/api/standings")
+        document = json.loads(body)
+    finally:
+        again.stop()
+    after = tables(db)
+    assert {k: after[k] for k in before} == before  # nothing lost, nothing played again
+    conn = sqlite3.connect(db)
+    try:
+        for match_no, n_tables, n_boards in conn.execute(
+                "SELECT m.match_no, (SELECT COUNT(*) FROM board_tables t WHERE t.match_id = m.id),"
+                " (SELECT COUNT(*) FROM boards b WHERE b.match_id = m.id) FROM matches m"):
+            assert n_tables <= 4 and n_boards == sum(
+                1 for b in range((match_no - 1) * 2, match_no * 2)
+                if (match_no, b, 0) in after and (match_no, b, 1) in after), match_no
+        assert conn.execute("SELECT COUNT(*) FROM board_tables t JOIN matches m ON m.id = t.match_id"
+                            " WHERE m.match_no = ?", [in_play]).fetchone()[0] == 4
+        (boards,) = conn.execute("SELECT COUNT(*) FROM boards").fetchone()
+    finally:
+        conn.close()
+    assert sum(r["boards"] for r in document["standings"]) == 2 * len(document["boards"]) <= 2 * boards
+
+
+# -- the CLI -----------------------------------------------------------------------------------
+
+
+def test_every_league_command_has_help_with_an_example():
+    from typer.testing import CliRunner
+
+    from arena.cli import _register, app
+
+    _register()
+    for argv in (["league", "serve"], ["league", "status"], ["league", "standings"], ["league", "author", "add"],
+                 ["league", "author", "list"], ["league", "author", "revoke"], ["submit"]):
+        out = CliRunner().invoke(app, [*argv, "--help"]).output
+        assert "Example: arena " in out, argv
+
+
+@pytest.mark.parametrize("args, words", [
+    (["league", "status", "--db", "{tmp}/none.db"], "no arena database at"),
+    (["league", "author", "revoke", "nobody", "--db", "{tmp}/a.db"], "unknown author 'nobody'"),
+    (["league", "standings", "--db", "{tmp}/a.db"], "no league 'league' in this database yet"),
+    (["submit", "bots/random_bot.py", "--name", "x"], "--token is needed"),
+    (["submit", "--token", "t", "--name", "x"], "give the bot's PATH and --name"),
+    (["submit", "bots/random_bot.py", "--token", "t", "--name", "x", "--server", "http://127.0.0.1:9"],
+     "cannot reach the league at http://127.0.0.1:9/api/submit"),
+])
+def test_bad_input_is_one_clear_line_and_exit_2(capsys, tmp_path, args, words, monkeypatch):
+    from arena.cli import main
+
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    monkeypatch.chdir(ROOT)
+    schema.open_db(tmp_path / "a.db").close()
+    with pytest.raises(SystemExit) as exit_info:
+        main([a.replace("{tmp}", str(tmp_path)) for a in args])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.startswith("arena: error: ") and words in err and err.count("\n") == 1, err

@@ -1,0 +1,76 @@
+"""The league's pages in a real browser (Debian's Chromium driven by Playwright) against a real
+`arena league serve`: an author submits through the form on their page, sees the verdict, a
+refusal in one line and their bots; the league page shows the standings as rooms land."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.league import archive
+from tests.test_league import BOTS, Server, add_author, make_bot
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip("needs Debian's chromium package (make test installs it as root)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright package (pip install -e '.[test]')")
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WAIT_MS = 120_000  # how long a page may take to show what the test waits for (not a speed check)
+
+
+@pytest.fixture
+def page():
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        tab = context.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" and "the server responded with a "
+               "status of 4" not in m.text else None)
+        yield tab
+        context.close()
+        browser.close()
+        assert not errors, errors
+
+
+def test_an_author_submits_through_the_form_and_the_league_page_shows_it(page, open_dir):
+    db = open_dir / "league.db"
+    alice, bob = add_author(db, "alice"), add_author(db, "bob")
+    bundle = open_dir / "web-bot.tar.gz"
+    bundle.write_bytes(archive.pack(make_bot(open_dir / "web-bot", BOTS / "greedy_bot.py")))
+    server = Server(db)
+    try:
+        assert server.submit(make_bot(open_dir / "bobs", BOTS / "random_bot.py"), bob, "taken").returncode == 0
+        page.goto(server.url + "/author")
+        page.fill("#token", alice)
+        page.click("#token-form button")
+        page.wait_for_selector("text=No bots yet", timeout=WAIT_MS)
+
+        page.fill("#bot-name", "taken")  # bob's name: refused, in one line
+        page.set_input_files("#bot-file", str(bundle))
+        page.click("#submit-form button")
+        refused = page.wait_for_selector("#submit-result.error", timeout=WAIT_MS)
+        assert refused.inner_text() == "403: the name 'taken' belongs to another author: choose another --name"
+
+        page.fill("#bot-name", "webbot")
+        page.click("#submit-form button")
+        done = page.wait_for_selector("#submit-result.ok", timeout=WAIT_MS)
+        assert done.inner_text() == "stored webbot@1 (conformant)"
+        assert "conformant: the bot speaks protocol version 1" in page.inner_text("#submit-check")
+        page.wait_for_selector("#my-bots td.bot:text('webbot@1')", timeout=WAIT_MS)
+        assert "taken" not in page.inner_text("#my-bots")  # bob's bot is not alice's to see
+
+        server.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
+        page.goto(server.url + "/")
+        page.wait_for_selector("#standings td.bot:text('webbot')", timeout=WAIT_MS)
+        assert "taken" in page.inner_text("#standings")
+        page.wait_for_selector("#recent a", timeout=WAIT_MS)  # the page refreshes itself as matches end
+        page.click("#recent a")
+        page.click("a[href^='/replay/'] >> nth=0")  # the match's first deal: its replay
+        page.wait_for_selector("pre:has-text('plays')", timeout=WAIT_MS)
+    finally:
+        server.stop()
