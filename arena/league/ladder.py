@@ -26,8 +26,9 @@ from typing import Any
 import sqlite_utils
 import trio
 
-import engine
+import games
 from arena.league import pairing, store
+from arena.play import seeds
 from arena.play.room import Job, Room, play_room
 from arena.play.table import TimeControl
 from arena.process import forking
@@ -153,7 +154,7 @@ class Ladder:
             commands = {bot: bot_command(registry.get_bot(self.db, bot)) for bot in {match.a, match.b}}
             job = Job(name=self.name, seed=self.seed, variant=self.variant, format="deal", commands=commands,
                       time_control=self.time_control, sandbox=self.sandbox, limits=self.limits)
-            v = engine.variant(self.variant)
+            v = games.game().variant(self.variant)
             team_a, team_b = [match.a, match.a], [match.b, match.b]
             async with trio.open_nursery() as nursery:
                 for swapped in (False, True):
@@ -172,7 +173,7 @@ class Ladder:
                 for seat in record["seats"]:
                     seat["bot_id"] = room.seats[seat["seat"]]
                 write.record_table(self.db, self.tid, room.match_no, board_no, room.swapped,
-                                   engine.deal_seed(self.seed, board_no), record)
+                                   seeds.board_seed(self.seed, board_no), record)
         if room.match_no in self.playing:
             self.playing[room.match_no].tables += len(records)
         self.deals += sum(len(r["deals"]) for r in records)

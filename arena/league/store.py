@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import sqlite_utils
 
-import engine
+import games
 from arena.errors import ArenaError
 from arena.play import seeds
 from arena.results import read, registry, write
@@ -51,7 +51,7 @@ def league_tournament(db: sqlite_utils.Database, name: str = DEFAULT_NAME, *, bo
         raise ArenaError(f"no league '{name}' in this database yet (run 'arena league serve' first)")
     if type(boards) is not int or boards < 1:
         raise ArenaError(f"--boards must be at least 1, got {boards!r}")
-    v = variant if variant is not None else engine.variant().to_dict()
+    v = variant if variant is not None else games.game().variant(None).to_dict()
     tid = write.create_tournament(db, name, seed=seeds.draw_master_seed(), variant=v, format="deal",
                                   partners="clone", boards=boards, bot_ids=[], matches=[],
                                   settings={"league": {"boards": boards}, "gauntlet": None, "sandbox": None})
