@@ -33,6 +33,9 @@ FIRST_HOUR = {
         "report": "A tournament's pages as files that open from disk.",
         "serve": "Every tournament of a database in the browser, live.",
         "export": "A tournament as CSV (a row per table) or JSON (everything).",
+        "rules": "Ask a game's real rules: JSON lines in, JSON lines out.",
+        "league": "A standing competition: a ladder that authors submit bots to.",
+        "submit": "Send a bot to a league: checked there, then on its ladder.",
     },
     "bot": {
         "add": "Check that a bot starts and answers hello, then store a copy.",

@@ -19,7 +19,7 @@ from arena.league.submissions import RateLimit
 from arena.play.table import TimeControl
 from arena.results import read
 
-league_app = typer.Typer(help="Run a standing competition: a ladder that authors submit bots to.",
+league_app = typer.Typer(help="A standing competition: a ladder that authors submit bots to.",
                          no_args_is_help=True, rich_markup_mode=None)
 author_app = typer.Typer(help="Add, list and revoke the league's authors.", no_args_is_help=True,
                          rich_markup_mode=None)
@@ -172,7 +172,7 @@ def submit_cmd(
     retire: Annotated[str | None, typer.Option(help="Retire this bot of yours instead.", show_default=False)] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Submit a bot to a league: it is checked in the sandbox there, and joins the ladder.
+    """Submit a bot to a league, which checks it and puts it on its ladder.
 
     The same name again with new content is its next version, which replaces the old one.
 
