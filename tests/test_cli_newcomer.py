@@ -269,7 +269,7 @@ def test_protocol_md_gives_the_rules_a_bot_needs_and_what_each_msgpack_library_n
     import engine
 
     doc = (ROOT / "protocol.md").read_text()
-    rules = doc.split("## 15. The rules a bot needs\n")[1].split("\n## 16.")[0]
+    rules = doc.split("## 15. The Zwicker rules a bot needs\n")[1].split("\n## 16.")[0]
     libraries = doc.split("## 16. msgpack libraries\n")[1]
     for numbered in range(1, 15):  # the sections before keep their numbers
         assert re.search(rf"^## {numbered}\. ", doc, re.M)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import engine
+from games.zwicker import State as ZwickerState
 from arena.report.site import write_site
 from arena.results import read, schema
 
@@ -515,7 +516,7 @@ def test_a_person_watches_a_table_in_play_without_its_hands(page, tmp_path):
     server = Server(db_path)
     with run_lock(db_path, tid, "now"):
         try:
-            watch("now/m1/straight/b1", 0, state, moves)
+            watch("now/m1/straight/b1", 0, ZwickerState(state), moves)
             page.goto(server.url + f"#t={tid}")
             page.wait_for_selector("#in-play a[href^='#live=']")
             assert page.get_attribute("#matches tbody tr", "class") == "playing"
@@ -533,7 +534,7 @@ def test_a_person_watches_a_table_in_play_without_its_hands(page, tmp_path):
             move = state.legal_moves()[0]  # the table plays on: the open page follows
             moves.append({"seat": state.to_move, "move": move.to_dict(), "ms": 1.0})
             state = state.apply(move)
-            watch("now/m1/straight/b1", 0, state, moves)
+            watch("now/m1/straight/b1", 0, ZwickerState(state), moves)
             page.wait_for_function("() => document.querySelectorAll('#live-moves li').length === 6", timeout=WAIT_MS)
             page.set_viewport_size({"width": 400, "height": 800})
             assert page.evaluate("document.documentElement.scrollWidth") <= 400

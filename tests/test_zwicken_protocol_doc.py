@@ -8,7 +8,7 @@ from pathlib import Path
 import games
 from engine import zwicken as z
 
-DOC = (Path(__file__).resolve().parents[1] / "protocol.md").read_text().split("## 17. Zwicken", 1)[1]
+DOC = (Path(__file__).resolve().parents[1] / "protocol.md").read_text().split("## 17. Zwicken", 1)[1].split("\n## 18.", 1)[0]
 
 
 def examples():

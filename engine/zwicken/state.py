@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.zwicken import cards as _cards
+import engine.zwicken.cards as _cards
 from engine.zwicken.errors import IllegalMove, ZwickenError
 from engine.zwicken.moves import CARD_MOVES, PASS, PLAY, SCHLECKEN, TITSCHEN, Move, legal_cards, trick_winner
 from engine.zwicken.settlement import DealResult, settle
