@@ -404,6 +404,7 @@ class CheckResult:
     tables: list[TableResult]  # one per seat position of the bot under test
     positions: list[int]
     sandbox: str = "none"  # the confinement the bot was checked in
+    game: str = "zwicker"
 
     @property
     def conformant(self) -> bool:
@@ -414,7 +415,7 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         times = self.reply_times()
-        return {"bot": self.bot, "conformant": self.conformant, "sandbox": self.sandbox,
+        return {"bot": self.bot, "game": self.game, "conformant": self.conformant, "sandbox": self.sandbox,
                 "reply_ms": {"median": statistics.median(times) if times else None,
                              "max": max(times) if times else None, "count": len(times)},
                 "tables": [{"seat": seat, **t.to_dict()} for t, seat in zip(self.tables, self.positions)]}
@@ -438,7 +439,7 @@ async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
             tables.append(await play_table(seats, variant=v, plan=plan, time_control=time_control,
                                            sandbox=sandbox, limits=limits, match_id="check",
                                            table_id=f"seat{seat}", bot_seed=table_bot_seed(seed, 0, seat), game=g))
-    return CheckResult(str(bot), tables, list(range(v.players)), sandbox)
+    return CheckResult(str(bot), tables, list(range(v.players)), sandbox, g.info.name)
 
 
 def format_check(check: CheckResult) -> str:
@@ -465,6 +466,14 @@ def format_check(check: CheckResult) -> str:
     if times:
         lines.append(f"reply times: median {statistics.median(times):.2f} ms, max {max(times):.2f} ms "
                      f"over {len(times)} moves")
+    first = next(((t, seat) for t, seat in zip(check.tables, check.positions)
+                  if t.forfeit is not None and t.forfeit["seat"] == seat), None)
+    if first is not None:  # the one line that says it, whatever the seats above say
+        table, seat = first
+        s = table.seats[seat]
+        tail = s.stderr.strip().splitlines()[-1:] if s.stderr.strip() else []
+        lines.append(f"fails as a {check.game} bot at seat {seat}: {s.status}: {visible(s.detail)}"
+                     + (f"; its stderr ends with: {visible(tail[0][:200])}" if tail else ""))
     lines.append("conformant: the bot speaks protocol version 1" if check.conformant
                  else "NOT conformant: see the fault above")
     return "\n".join(lines)
