@@ -119,6 +119,8 @@ def _table(variant: str, game: str, players: int | None, bots: list[str]) -> tup
     """The variant and the entrants, one per side: the bots as given, or, in a game where every
     seat plays alone, as many players as --players says (else the variant's own `players` if it
     names one, else one per bot), the bots filling the seats round robin."""
+    if len(bots) < 2 and players is None:
+        raise ArenaError(f"a match needs at least two bots (or --players), got {len(bots)}")
     v = _game_variant(variant, game)
     g = games.game(game)
     alone = not g.layout(g.variant(v)).partnerships
@@ -129,13 +131,29 @@ def _table(variant: str, game: str, players: int | None, bots: list[str]) -> tup
         except (games.GameError, ValueError, TypeError) as exc:
             raise ArenaError(f"--players: {exc}") from None
     sides = g.layout(g.variant(v)).num_sides
-    if len(bots) < 2 and sides != 1:
-        raise ArenaError(f"a match needs at least two bots, got {len(bots)}")
     if len(bots) == 2 and players is None:
         return v, list(bots)  # two sides (Zwicker): play_match says if the variant has others
     if len(bots) > sides:
         raise ArenaError(f"{len(bots)} bots for {sides} sides: give at most one bot per side (--players)")
     return v, [bots[e % len(bots)] for e in range(sides)]
+
+
+def board_summary(margins: list[int], name: str = "") -> str:
+    """A's boards won, drawn and lost, and its mean margin per board with a 95% interval (Student's
+    t over the boards: each board is both its tables, so the luck of the cards is paired out)."""
+    n = len(margins)
+    won, drawn = sum(m > 0 for m in margins), sum(m == 0 for m in margins)
+    who = f"A ({visible(name)})" if name else "A"
+    counts = f"{who}: W-D-L {won}-{drawn}-{n - won - drawn} over {n} board{'s' * (n != 1)}"
+    if n == 0:
+        return counts
+    mean = sum(margins) / n
+    if n < 2:
+        return f"{counts}; margin {mean:+.1f} points (one board: no interval)"
+    sd = (sum((m - mean) ** 2 for m in margins) / (n - 1)) ** 0.5
+    half = t975(n - 1) * sd / n**0.5
+    return (f"{counts}; mean margin {mean:+.1f} points a board, "
+            f"95% interval {mean - half:+.1f} .. {mean + half:+.1f}")
 
 
 @bot_app.command("check")

@@ -225,13 +225,18 @@ def rotation(entrants: int, room: int) -> list[int]:
     return [(s - room) % entrants for s in range(entrants)]
 
 
-def board_plan(g: games.Game, v: games.Variant, seed: int, dealer: int, name: str) -> Any:
-    """A board's plan at one table: a single seeded deal where the game's first format is "deal"
-    (Zwicker), else one board of that format to its end (Zwicken: a session of attempts)."""
+def table_plan(g: games.Game, v: games.Variant, seed: int, dealer: int) -> FixedDeals | GamePlan:
+    """A board as one table plays it: a single seeded deal where the game's first format is
+    "deal" (Zwicker), else one board of that format to its end (Zwicken: a session of attempts)."""
     fmt = g.info.formats[0]
-    if fmt == "deal":
-        return FixedDeals([(seed, dealer)])
-    return RoomPlan([GamePlan(v, seed, dealer, fmt, g)], room=name, boards=[name])
+    return FixedDeals([(seed, dealer)]) if fmt == "deal" else GamePlan(v, seed, dealer, fmt, g)
+
+
+def board_plan(g: games.Game, v: games.Variant, seed: int, dealer: int, name: str) -> Any:
+    """`table_plan` as the table is given it: a board of several deals inside a RoomPlan, whose
+    deals then name their board (`name`) as a tournament room's do."""
+    plan = table_plan(g, v, seed, dealer)
+    return plan if isinstance(plan, FixedDeals) else RoomPlan([plan], room=name, boards=[name])
 
 
 @dataclass
@@ -332,6 +337,9 @@ async def play_group(bots: Sequence[BotCommand], *, boards: int = 8, seed: int |
                     seats, variant=v, plan=board_plan(g, v, deal_seed, dealer, name), time_control=time_control,
                     sandbox=sandbox, limits=limits, match_id=match_id, table_id=name,
                     bot_seed=table_bot_seed(seed, b, r), game=g))
+            for table in tables:
+                if table.ok and isinstance(plan := table_plan(g, v, deal_seed, dealer), GamePlan):
+                    table.points = list(plan.result(table.finals).sides)  # the board's, not its deals' sum
             results = [0] * k
             for r, table in enumerate(tables):
                 for side, entrant in enumerate(rotation(k, r)):
