@@ -152,3 +152,11 @@ def test_bot_check_fails_a_zwicker_bot_in_one_line(tmp_path):
 def test_bad_input_is_one_clear_line(args, words, tmp_path):
     done = arena(*args, cwd=tmp_path, code=2)
     assert done.stderr.startswith("arena: error: ") and words in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_bot_add_checks_a_zwicken_bot_at_a_zwicken_table(tmp_path):
+    out = arena("bot", "add", "--game", "zwicken", RULE, "--name", "zrule", cwd=tmp_path).stdout
+    assert out.startswith("added zrule version 1 (id 1, ")
+    err = arena("bot", "add", "--game", "zwicken", CRASH.replace("crash_at_act", "missing"), cwd=tmp_path,
+                code=2).stderr
+    assert err.startswith("arena: error: no bot at ") and err.count("\n") == 1
