@@ -160,3 +160,18 @@ def test_bot_add_checks_a_zwicken_bot_at_a_zwicken_table(tmp_path):
     err = arena("bot", "add", "--game", "zwicken", CRASH.replace("crash_at_act", "missing"), cwd=tmp_path,
                 code=2).stderr
     assert err.startswith("arena: error: no bot at ") and err.count("\n") == 1
+
+
+def test_two_players_play_as_a_two_sided_match_in_chips(tmp_path):
+    done = arena("play", "--game", "zwicken", RULE, RANDOM, "--boards", "1", "--seed", str(SEED), "--json",
+                 cwd=tmp_path)
+    data = json.loads(done.stdout)
+    v = G.variant(data["variant"])
+    assert v.players == 2 and data["forfeits"] == []
+    board = data["boards"][0]
+    for table in board["tables"]:  # each room's board is the whole session, as the rules score it
+        final = replay_board(v, int(board["seed"]), board["dealer"], table["deals"])
+        assert list(final.result().sides) == table["points"] and sum(table["points"]) == 0
+    text = arena("play", "--game", "zwicken", RULE, RANDOM, "--boards", "1", "--seed", str(SEED),
+                 cwd=tmp_path).stdout
+    assert "chips" in text and "points" not in text

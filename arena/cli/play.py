@@ -104,7 +104,8 @@ def play(
             echo_json(result.to_dict())
         else:
             echo(format_match(result))
-            echo(board_summary([b.points[0] - b.points[1] for b in result.boards], result.names[0] or entrants[0]))
+            echo(board_summary([b.points[0] - b.points[1] for b in result.boards], result.names[0] or entrants[0],
+                               games.game(game).info.unit))
         return
     group = trio.run(lambda: play_group([commands[e] for e in entrants], boards=boards, seed=seed, variant=v,
                                         time_control=tc, sandbox=sandbox, game=game))
@@ -131,14 +132,14 @@ def _table(variant: str, game: str, players: int | None, bots: list[str]) -> tup
         except (games.GameError, ValueError, TypeError) as exc:
             raise ArenaError(f"--players: {exc}") from None
     sides = g.layout(g.variant(v)).num_sides
-    if len(bots) == 2 and players is None:
-        return v, list(bots)  # two sides (Zwicker): play_match says if the variant has others
+    if len(bots) == 2 and players is None and not alone:
+        return v, list(bots)  # Zwicker's two teams: play_match says if the variant has other sides
     if len(bots) > sides:
         raise ArenaError(f"{len(bots)} bots for {sides} sides: give at most one bot per side (--players)")
     return v, [bots[e % len(bots)] for e in range(sides)]
 
 
-def board_summary(margins: list[int], name: str = "") -> str:
+def board_summary(margins: list[int], name: str = "", unit: str = "points") -> str:
     """A's boards won, drawn and lost, and its mean margin per board with a 95% interval (Student's
     t over the boards: each board is both its tables, so the luck of the cards is paired out)."""
     n = len(margins)
@@ -149,10 +150,10 @@ def board_summary(margins: list[int], name: str = "") -> str:
         return counts
     mean = sum(margins) / n
     if n < 2:
-        return f"{counts}; margin {mean:+.1f} points (one board: no interval)"
+        return f"{counts}; margin {mean:+.1f} {unit} (one board: no interval)"
     sd = (sum((m - mean) ** 2 for m in margins) / (n - 1)) ** 0.5
     half = t975(n - 1) * sd / n**0.5
-    return (f"{counts}; mean margin {mean:+.1f} points a board, "
+    return (f"{counts}; mean margin {mean:+.1f} {unit} a board, "
             f"95% interval {mean - half:+.1f} .. {mean + half:+.1f}")
 
 

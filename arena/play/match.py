@@ -178,6 +178,8 @@ async def _play_boards(result: MatchResult, bot_a: BotCommand, bot_b: BotCommand
                 seats, variant=v, plan=board_plan(g, v, deal_seed, dealer, f"b{k}t{t}"), time_control=time_control,
                 sandbox=sandbox, limits=limits, match_id=match_id, table_id=f"b{k}t{t}",
                 bot_seed=table_bot_seed(seed, k, t), game=g))
+        for table in tables:
+            settle(table, g, v, deal_seed, dealer)
         a_points = tables[0].points[0] + tables[1].points[1]
         b_points = tables[0].points[1] + tables[1].points[0]
         board = BoardResult(k, deal_seed, dealer, tables, [a_points, b_points])
@@ -212,7 +214,8 @@ def format_match(result: MatchResult) -> str:
     if total_a == total_b:
         lines.append("a draw")
     else:
-        lines.append(f"{a if total_a > total_b else b} wins by {abs(total_a - total_b)} points")
+        lines.append(f"{a if total_a > total_b else b} wins by {abs(total_a - total_b)} "
+                     f"{games.game(result.game).info.unit}")
     return "\n".join(lines)
 
 
@@ -237,6 +240,15 @@ def board_plan(g: games.Game, v: games.Variant, seed: int, dealer: int, name: st
     deals then name their board (`name`) as a tournament room's do."""
     plan = table_plan(g, v, seed, dealer)
     return plan if isinstance(plan, FixedDeals) else RoomPlan([plan], room=name, boards=[name])
+
+
+def settle(table: TableResult, g: games.Game, v: games.Variant, seed: int, dealer: int) -> None:
+    """A table's points as its board's result: for a board of several deals the game's own
+    (Zwicken: the final balances, the pot's close-out included), not its deals' sum; a forfeit
+    and a single deal stay as the table gave them."""
+    plan = table_plan(g, v, seed, dealer)
+    if table.ok and isinstance(plan, GamePlan):
+        table.points = list(plan.result(table.finals).sides)
 
 
 @dataclass
@@ -338,8 +350,7 @@ async def play_group(bots: Sequence[BotCommand], *, boards: int = 8, seed: int |
                     sandbox=sandbox, limits=limits, match_id=match_id, table_id=name,
                     bot_seed=table_bot_seed(seed, b, r), game=g))
             for table in tables:
-                if table.ok and isinstance(plan := table_plan(g, v, deal_seed, dealer), GamePlan):
-                    table.points = list(plan.result(table.finals).sides)  # the board's, not its deals' sum
+                settle(table, g, v, deal_seed, dealer)
             results = [0] * k
             for r, table in enumerate(tables):
                 for side, entrant in enumerate(rotation(k, r)):

@@ -82,7 +82,7 @@ class Settings:
             sides = g.layout(g.variant(self.variant)).num_sides
         except (games.GameError, ValueError, TypeError) as exc:
             raise ArenaError(f"--variant: {exc}") from None
-        if sides != 2:
+        if sides != 2 and not g.layout(g.variant()).partnerships:  # Zwicker's own say "2 v 2 by 4 players"
             raise ArenaError(f"--game {g.info.name}: tournaments of more than two sides are not yet supported "
                              f"({sides} here); play a match with 'arena play --game {g.info.name} BOT BOT ...'")
         if type(self.boards) is not int or self.boards < 1:
