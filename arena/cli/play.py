@@ -124,7 +124,7 @@ def _table(variant: str, game: str, players: int | None, bots: list[str]) -> tup
         raise ArenaError(f"a match needs at least two bots (or --players), got {len(bots)}")
     v = _game_variant(variant, game)
     g = games.game(game)
-    alone = not g.layout(g.variant(v)).partnerships
+    alone = not g.layout(g.variant()).partnerships  # the game's kind (Zwicker: teams), not this variant's
     if players is not None or (alone and "players" not in variant and len(bots) != v.get("players")):
         n = players if players is not None else len(bots)
         try:
