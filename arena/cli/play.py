@@ -10,6 +10,7 @@ import typer
 import games
 from arena.cli import app, bot_app, echo, echo_json
 from arena.errors import ArenaError, visible
+from arena.play.stats import t975
 from arena.results.schema import default_db_path
 from arena.tournaments.runner import parse_variant
 
@@ -55,14 +56,18 @@ DB_HELP = "The database registered names are looked up in (default: $ARENA_DB, e
 
 @app.command("play")
 def play(
-    bot_a: str = typer.Argument(..., help="Bot A: a registered name, a .py/.js/.mjs/.cjs script, an executable, "
-                                "or a command string."),
-    bot_b: str = typer.Argument(..., help="Bot B, given the same way."),
-    boards: int = typer.Option(8, "--boards", "-n", help="Boards to play; each is played at two tables."),
+    bots: list[str] = typer.Argument(..., help="The bots, A then B (for a game of more sides, one per side): "
+                                     "each a registered name, a .py/.js/.mjs/.cjs script, an executable, "
+                                     "or a command string.", show_default=False),
+    boards: int = typer.Option(8, "--boards", "-n", help="Boards to play; each is played at one table per side "
+                               "(two for Zwicker)."),
     seed: int | None = typer.Option(None, "--seed", help="Master seed: board k is dealt from deal_seed(seed, k) "
                                     "[default: a random one, printed]", show_default=False),
     variant: str = typer.Option("jensen", "--variant", help=VARIANT_HELP),
     game: str = typer.Option("zwicker", "--game", help=GAME_HELP),
+    players: int = typer.Option(None, "--players", help="Players at the table, where the game lets you choose "
+                                "(zwicken: 2..10) [default: one per bot given; fewer bots fill the seats round "
+                                "robin]", show_default=False),
     sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP + " [default: the best available]"),
     move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),
     bank_ms: int = typer.Option(10000, "--bank-ms", help="Time bank per seat and table, in milliseconds."),
@@ -71,44 +76,70 @@ def play(
     as_json: bool = typer.Option(False, "--json", help="Print the whole match (every move) as JSON."),
     db: Path = typer.Option(None, "--db", help=DB_HELP, show_default=False),
 ) -> None:
-    """Play a duplicate match between two bots: the boards, the total, W-D-L and the mean margin.
+    """Play a duplicate match between bots: the boards, the total, W-D-L and the mean margin.
 
     Each board's deal is played twice, with the bots' sides swapped, so the luck of the cards
     cancels out; it ends with A's boards won, drawn and lost and its mean margin per board with a
-    95% interval. Nothing is stored. Example:
+    95% interval. In a game where every seat plays for itself (--game zwicken) each bot is one
+    entrant and a board is played in one room per entrant, the seats rotated, so that each holds
+    every seat's cards once; the end says each entrant's chips per board with a 95% interval, its
+    faults, and its boards won, drawn and lost against each other entrant. Nothing is stored.
+    Examples:
 
         arena play bots/greedy_bot.py bots/random_bot.py --boards 4
+
+        arena play --game zwicken bots/zwicken_rule_bot.py bots/zwicken_random_bot.py --players 4
     """
-    from arena.play.match import format_match, play_match
+    from arena.play.match import format_group, format_match, play_group, play_match
 
-    v = _game_variant(variant, game)
-    commands = [_command(bot_a, db), _command(bot_b, db)]
+    v, entrants = _table(variant, game, players, bots)
+    commands = {spec: _command(spec, db) for spec in dict.fromkeys(bots)}  # each bot once, its copy shared
     tc = _time_control(move_ms, bank_ms, handshake_ms, tempo)
-    result = trio.run(lambda: play_match(*commands, boards=boards, seed=seed, variant=v, time_control=tc,
-                                         sandbox=sandbox or _default_sandbox(), game=game))
-    result.bots = [bot_a, bot_b]
+    sandbox = sandbox or _default_sandbox()
+    if len(entrants) == 2:
+        result = trio.run(lambda: play_match(*(commands[e] for e in entrants), boards=boards, seed=seed, variant=v,
+                                             time_control=tc, sandbox=sandbox, game=game))
+        result.bots = list(entrants)
+        if as_json:
+            echo_json(result.to_dict())
+        else:
+            echo(format_match(result))
+            echo(board_summary([b.points[0] - b.points[1] for b in result.boards], result.names[0] or entrants[0],
+                               games.game(game).info.unit))
+        return
+    group = trio.run(lambda: play_group([commands[e] for e in entrants], boards=boards, seed=seed, variant=v,
+                                        time_control=tc, sandbox=sandbox, game=game))
+    group.bots = list(entrants)
     if as_json:
-        echo_json(result.to_dict())
+        echo_json(group.to_dict())
     else:
-        echo(format_match(result))
-        echo(board_summary([b.points[0] - b.points[1] for b in result.boards], result.names[0] or bot_a))
+        echo(format_group(group))
 
 
-T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
-        2.042)
-"""Student's t, 97.5% quantile, for 1 to 30 degrees of freedom."""
+def _table(variant: str, game: str, players: int | None, bots: list[str]) -> tuple[dict, list[str]]:
+    """The variant and the entrants, one per side: the bots as given, or, in a game where every
+    seat plays alone, as many players as --players says (else the variant's own `players` if it
+    names one, else one per bot), the bots filling the seats round robin."""
+    if len(bots) < 2 and players is None:
+        raise ArenaError(f"a match needs at least two bots (or --players), got {len(bots)}")
+    v = _game_variant(variant, game)
+    g = games.game(game)
+    alone = not g.layout(g.variant()).partnerships  # the game's kind (Zwicker: teams), not this variant's
+    if players is not None or (alone and "players" not in variant and len(bots) != v.get("players")):
+        n = players if players is not None else len(bots)
+        try:
+            v = g.variant({**v, "players": n}).to_dict()
+        except (games.GameError, ValueError, TypeError) as exc:
+            raise ArenaError(f"--players: {exc}") from None
+    sides = g.layout(g.variant(v)).num_sides
+    if len(bots) == 2 and players is None and not alone:
+        return v, list(bots)  # Zwicker's two teams: play_match says if the variant has other sides
+    if len(bots) > sides:
+        raise ArenaError(f"{len(bots)} bots for {sides} sides: give at most one bot per side (--players)")
+    return v, [bots[e % len(bots)] for e in range(sides)]
 
 
-def t975(df: int) -> float:
-    """Student's t 97.5% quantile (beyond the table, its Cornish-Fisher expansion around 1.96)."""
-    if df <= len(T975):
-        return T975[df - 1]
-    z = 1.959964
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-
-
-def board_summary(margins: list[int], name: str = "") -> str:
+def board_summary(margins: list[int], name: str = "", unit: str = "points") -> str:
     """A's boards won, drawn and lost, and its mean margin per board with a 95% interval (Student's
     t over the boards: each board is both its tables, so the luck of the cards is paired out)."""
     n = len(margins)
@@ -119,10 +150,10 @@ def board_summary(margins: list[int], name: str = "") -> str:
         return counts
     mean = sum(margins) / n
     if n < 2:
-        return f"{counts}; margin {mean:+.1f} points (one board: no interval)"
+        return f"{counts}; margin {mean:+.1f} {unit} (one board: no interval)"
     sd = (sum((m - mean) ** 2 for m in margins) / (n - 1)) ** 0.5
     half = t975(n - 1) * sd / n**0.5
-    return (f"{counts}; mean margin {mean:+.1f} points a board, "
+    return (f"{counts}; mean margin {mean:+.1f} {unit} a board, "
             f"95% interval {mean - half:+.1f} .. {mean + half:+.1f}")
 
 

@@ -90,6 +90,8 @@ def bot_add(
                                            "answers hello.")] = False,
     sandbox: Annotated[str | None, typer.Option("--sandbox", help="Where the check runs it (default: the best "
                                                 "available).", show_default=False)] = None,
+    game: Annotated[str, typer.Option("--game", help="The game whose table the check seats it at (zwicker, "
+                                      "zwicken, ...), beside that game's random bots.")] = "zwicker",
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -104,7 +106,7 @@ def bot_add(
     with _open(db, create=True) as d:
         before = {b["id"] for b in registry.list_bots(d)}
         bot = register_bot(d, path, name=name, command=command, new_version=new_version, check=not no_check,
-                           sandbox=resolve_mode(sandbox) if not no_check else "none")
+                           sandbox=resolve_mode(sandbox) if not no_check else "none", game=game)
     if as_json:
         _json(bot)
         return

@@ -1,8 +1,10 @@
-"""Duplicate matches between two bots and the conformance check behind `arena bot check`.
+"""Duplicate matches among bots and the conformance check behind `arena bot check`.
 
-A duplicate match plays each board's deal at two tables with the sides swapped, so luck of the
-cards cancels out: bot A sits on side 0 at the first table and on side 1 at the second, each
-table with its own processes. No database is needed; the CLI only prints what comes back.
+A duplicate match plays each board at as many tables (rooms) as the game has sides, so luck of
+the cards cancels out. Two sides (`play_match`, Zwicker's two teams): bot A sits on side 0 at the
+first table and on side 1 at the second. k sides (`play_group`, a Zwicken table of k players):
+room r rotates the entrants by r sides, so each entrant holds each side's cards once. Each table
+has its own processes. No database is needed; the CLI only prints what comes back.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import shutil
 import statistics
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,11 +23,24 @@ from typing import Any
 import games
 from arena.play import seeds
 from arena.errors import visible
+from arena.play.room import GamePlan, RoomPlan
+from arena.play.stats import t975
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
 from arena.process.command import BotCommand, Limits
 from arena.process.modes import label, resolve_mode
 
-RANDOM_BOT = Path(__file__).resolve().parents[2] / "bots" / "random_bot.py"
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+RANDOM_BOT = BOTS / "random_bot.py"
+RANDOM_BOTS = {"zwicker": RANDOM_BOT, "zwicken": BOTS / "zwicken_random_bot.py"}
+"""The bundled random bot of each game: what `arena bot check` seats beside the bot checked."""
+
+
+def random_bot(game: games.Game) -> Path:
+    """The game's bundled random bot; a game without one cannot be checked against it."""
+    found = RANDOM_BOTS.get(game.info.name)
+    if found is None:
+        raise ValueError(f"--game: no bundled random bot plays {game.info.name} (bots/), so no bot check for it")
+    return found
 
 
 def table_bot_seed(seed: int, board: int, table: int) -> int:
@@ -160,9 +175,11 @@ async def _play_boards(result: MatchResult, bot_a: BotCommand, bot_b: BotCommand
         tables = []
         for t, seats in enumerate((_seats(layout, bot_a, bot_b), _seats(layout, bot_b, bot_a))):
             tables.append(await play_table(
-                seats, variant=v, plan=FixedDeals([(deal_seed, dealer)]), time_control=time_control,
+                seats, variant=v, plan=board_plan(g, v, deal_seed, dealer, f"b{k}t{t}"), time_control=time_control,
                 sandbox=sandbox, limits=limits, match_id=match_id, table_id=f"b{k}t{t}",
                 bot_seed=table_bot_seed(seed, k, t), game=g))
+        for table in tables:
+            settle(table, g, v, deal_seed, dealer)
         a_points = tables[0].points[0] + tables[1].points[1]
         b_points = tables[0].points[1] + tables[1].points[0]
         board = BoardResult(k, deal_seed, dealer, tables, [a_points, b_points])
@@ -197,7 +214,203 @@ def format_match(result: MatchResult) -> str:
     if total_a == total_b:
         lines.append("a draw")
     else:
-        lines.append(f"{a if total_a > total_b else b} wins by {abs(total_a - total_b)} points")
+        lines.append(f"{a if total_a > total_b else b} wins by {abs(total_a - total_b)} "
+                     f"{games.game(result.game).info.unit}")
+    return "\n".join(lines)
+
+
+# --- k entrants: one side each, rotated over k rooms ------------------------------------------
+
+
+def rotation(entrants: int, room: int) -> list[int]:
+    """Room `room`'s entrant per side: side s holds entrant (s - room) mod k, so that over k rooms
+    each entrant holds each side's cards once (room 0 seats them in the order given)."""
+    return [(s - room) % entrants for s in range(entrants)]
+
+
+def table_plan(g: games.Game, v: games.Variant, seed: int, dealer: int) -> FixedDeals | GamePlan:
+    """A board as one table plays it: a single seeded deal where the game's first format is
+    "deal" (Zwicker), else one board of that format to its end (Zwicken: a session of attempts)."""
+    fmt = g.info.formats[0]
+    return FixedDeals([(seed, dealer)]) if fmt == "deal" else GamePlan(v, seed, dealer, fmt, g)
+
+
+def board_plan(g: games.Game, v: games.Variant, seed: int, dealer: int, name: str) -> Any:
+    """`table_plan` as the table is given it: a board of several deals inside a RoomPlan, whose
+    deals then name their board (`name`) as a tournament room's do."""
+    plan = table_plan(g, v, seed, dealer)
+    return plan if isinstance(plan, FixedDeals) else RoomPlan([plan], room=name, boards=[name])
+
+
+def settle(table: TableResult, g: games.Game, v: games.Variant, seed: int, dealer: int) -> None:
+    """A table's points as its board's result: for a board of several deals the game's own
+    (Zwicken: the final balances, the pot's close-out included), not its deals' sum; a forfeit
+    and a single deal stay as the table gave them."""
+    plan = table_plan(g, v, seed, dealer)
+    if table.ok and isinstance(plan, GamePlan):
+        table.points = list(plan.result(table.finals).sides)
+
+
+@dataclass
+class GroupBoard:
+    number: int
+    seed: int
+    dealer: int
+    tables: list[TableResult]  # per room: room r seats the entrants by rotation(k, r)
+    results: list[int]  # per entrant, summed over the rooms: what it scored with each side's cards
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"number": self.number, "seed": self.seed, "dealer": self.dealer, "results": self.results,
+                "tables": [t.to_dict() for t in self.tables]}
+
+
+@dataclass
+class GroupResult:
+    bots: list[str]  # how each entrant was given
+    names: list[str]  # as the bots named themselves
+    variant: dict[str, Any]
+    seed: int
+    game: str
+    boards: list[GroupBoard] = field(default_factory=list)
+
+    @property
+    def totals(self) -> list[int]:
+        return [sum(b.results[e] for b in self.boards) for e in range(len(self.bots))]
+
+    @property
+    def forfeits(self) -> list[dict[str, Any]]:
+        """Every forfeited table, with the entrant (0-based) whose seat faulted."""
+        k = len(self.bots)
+        out = []
+        for board in self.boards:
+            for r, table in enumerate(board.tables):
+                if table.forfeit is not None:
+                    entrant = rotation(k, r)[table.forfeit["side"]]
+                    out.append({"board": board.number, "room": r, "entrant": entrant, **table.forfeit})
+        return out
+
+    def pairwise(self) -> list[list[tuple[int, int, int]]]:
+        """[e][f]: entrant e's boards won, drawn and lost against f, by the sign of their board
+        results (each summed over the rooms)."""
+        k = len(self.bots)
+        table = [[(0, 0, 0)] * k for _ in range(k)]
+        for e in range(k):
+            for f in range(k):
+                d = [b.results[e] - b.results[f] for b in self.boards]
+                table[e][f] = (sum(x > 0 for x in d), sum(x == 0 for x in d), sum(x < 0 for x in d))
+        return table
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"bots": self.bots, "names": self.names, "game": self.game, "variant": self.variant,
+                "seed": self.seed, "totals": self.totals, "forfeits": self.forfeits,
+                "pairwise": [[list(c) for c in row] for row in self.pairwise()],
+                "boards": [b.to_dict() for b in self.boards]}
+
+
+async def play_group(bots: Sequence[BotCommand], *, boards: int = 8, seed: int | None = None,
+                     variant: games.Variant | str | dict[str, Any] | None = None,
+                     time_control: TimeControl = TimeControl(), sandbox: str = "none",
+                     limits: Limits | None = None, match_id: str = "",
+                     on_board: Callable[[GroupBoard], None] | None = None,
+                     game: games.Game | str | None = None) -> GroupResult:
+    """Play `boards` boards of a duplicate match among k entrants, one per side of the table,
+    in k rooms (`rotation`); the same board seeds in every room. Each entrant's board result is
+    the sum over the rooms of what the side it held scored; a table's fault forfeits that table
+    as the game's rules say (`game.forfeit`). Each bot runs from a private copy of its files."""
+    g, v = _rules(variant, game)
+    layout = g.layout(v)
+    k = layout.num_sides
+    if len(bots) != k:
+        raise ValueError(f"{v} has {k} sides: a match needs {k} entrants, got {len(bots)}")
+    if boards < 1:
+        raise ValueError(f"boards must be at least 1, got {boards}")
+    if seed is None:
+        seed = seeds.draw_master_seed()
+    elif not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be 0 <= seed < 2**64, got {seed}")
+    elif (warning := seeds.guessable_warning(seed)) is not None:
+        print(warning, file=sys.stderr)
+    match_id = match_id or "play"  # never the seed: the bots see it
+    result = GroupResult(bots=[str(b) for b in bots], names=[""] * k, variant=v.to_dict(), seed=seed,
+                         game=g.info.name)
+    with ExitStack() as copies:
+        own: dict[int, BotCommand] = {}  # one private copy per distinct command (round-robin fills repeat one)
+        for bot in bots:
+            own.setdefault(id(bot), copies.enter_context(private_copy(bot)))
+        entrants = [own[id(bot)] for bot in bots]
+        for b in range(boards):
+            deal_seed, dealer = board_deal(seed, b, v.players)
+            tables = []
+            for r in range(k):
+                holder = rotation(k, r)
+                seats = [entrants[holder[layout.side_of(s)]] for s in range(layout.players)]
+                name = f"b{b}t{r}"
+                tables.append(await play_table(
+                    seats, variant=v, plan=board_plan(g, v, deal_seed, dealer, name), time_control=time_control,
+                    sandbox=sandbox, limits=limits, match_id=match_id, table_id=name,
+                    bot_seed=table_bot_seed(seed, b, r), game=g))
+            for table in tables:
+                settle(table, g, v, deal_seed, dealer)
+            results = [0] * k
+            for r, table in enumerate(tables):
+                for side, entrant in enumerate(rotation(k, r)):
+                    results[entrant] += table.points[side]
+                    if not result.names[entrant]:
+                        result.names[entrant] = table.seats[layout.sides[side][0]].name
+            board = GroupBoard(b, deal_seed, dealer, tables, results)
+            result.boards.append(board)
+            if on_board is not None:
+                on_board(board)
+    return result
+
+
+def mean_interval(values: Sequence[float]) -> tuple[float, float | None]:
+    """The mean and the half-width of its 95% interval (Student's t; None for one value)."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, None
+    sd = (sum((x - mean) ** 2 for x in values) / (n - 1)) ** 0.5
+    return mean, t975(n - 1) * sd / n**0.5
+
+
+def format_group(result: GroupResult) -> str:
+    """The match as plain text: the entrants, each board's results, then per entrant its result
+    per board with a 95% interval, its faults, and its boards won-drawn-lost against each other."""
+    g = games.game(result.game)
+    unit = g.info.unit
+    k = len(result.bots)
+    names = [visible(n) if n else "?" for n in result.names]  # a bot's own words: no line of theirs
+    lines = [f"{e + 1} = {names[e]} ({result.bots[e]})" for e in range(k)]
+    lines += [f"game {result.game}, variant {g.variant(result.variant)}, seed {result.seed}, "
+              f"{len(result.boards)} boards, {k} rooms each", ""]
+    lines.append(f"{'board':>5} {'dealer':>6} {'deals':>5} " + " ".join(f"{e + 1:>6}" for e in range(k)))
+    for board in result.boards:
+        deals = sum(len(t.deals) for t in board.tables)
+        lines.append(f"{board.number:>5} {board.dealer:>6} {deals:>5} "
+                     + " ".join(f"{x:>+6}" for x in board.results)
+                     + ("  forfeit" if not all(t.ok for t in board.tables) else ""))
+    lines.append(f"{'total':>5} {'':>6} {'':>5} " + " ".join(f"{x:>+6}" for x in result.totals))
+    faults = [0] * k
+    for f in result.forfeits:
+        faults[f["entrant"]] += 1
+    lines += ["", f"{'entrant':<24} {unit + ' per board':>16} {'95% interval':>18} {'faults':>6}"]
+    for e in range(k):
+        mean, half = mean_interval([b.results[e] for b in result.boards])
+        interval = "(one board)" if half is None else f"{mean - half:+.1f} .. {mean + half:+.1f}"
+        lines.append(f"{f'{e + 1} {names[e]}'[:24]:<24} {mean:>+16.1f} {interval:>18} {faults[e]:>6}")
+    lines += ["", "boards won-drawn-lost against each other entrant (row against column):",
+              f"{'':>7}" + "".join(f"{f + 1:>10}" for f in range(k))]
+    pairs = result.pairwise()
+    for e in range(k):
+        lines.append(f"{e + 1:>7}" + "".join(f"{'-' if f == e else '-'.join(map(str, pairs[e][f])):>10}"
+                                             for f in range(k)))
+    for f in result.forfeits:
+        lines.append(f"board {f['board']} room {f['room'] + 1}: entrant {f['entrant'] + 1} (seat {f['seat']}) "
+                     f"{f['status']}: {visible(f['detail'])}")
+        log = result.boards[f["board"]].tables[f["room"]].seats[f["seat"]].stderr.strip()
+        if log:
+            lines.append(f"  its stderr ends with: {visible(log.splitlines()[-1][:200])}")
     return "\n".join(lines)
 
 
@@ -210,6 +423,7 @@ class CheckResult:
     tables: list[TableResult]  # one per seat position of the bot under test
     positions: list[int]
     sandbox: str = "none"  # the confinement the bot was checked in
+    game: str = "zwicker"
 
     @property
     def conformant(self) -> bool:
@@ -220,7 +434,7 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         times = self.reply_times()
-        return {"bot": self.bot, "conformant": self.conformant, "sandbox": self.sandbox,
+        return {"bot": self.bot, "game": self.game, "conformant": self.conformant, "sandbox": self.sandbox,
                 "reply_ms": {"median": statistics.median(times) if times else None,
                              "max": max(times) if times else None, "count": len(times)},
                 "tables": [{"seat": seat, **t.to_dict()} for t, seat in zip(self.tables, self.positions)]}
@@ -238,13 +452,13 @@ async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
     plan = FixedDeals([board_deal(seed, k, v.players) for k in range(deals)])
     sandbox = resolve_mode(sandbox)
     tables = []
-    with private_copy(bot) as checked, private_copy(BotCommand.from_spec(str(RANDOM_BOT))) as random_bot:
+    with private_copy(bot) as checked, private_copy(BotCommand.from_spec(str(random_bot(g)))) as others:
         for seat in range(v.players):
-            seats = [checked if s == seat else random_bot for s in range(v.players)]
+            seats = [checked if s == seat else others for s in range(v.players)]
             tables.append(await play_table(seats, variant=v, plan=plan, time_control=time_control,
                                            sandbox=sandbox, limits=limits, match_id="check",
                                            table_id=f"seat{seat}", bot_seed=table_bot_seed(seed, 0, seat), game=g))
-    return CheckResult(str(bot), tables, list(range(v.players)), sandbox)
+    return CheckResult(str(bot), tables, list(range(v.players)), sandbox, g.info.name)
 
 
 def format_check(check: CheckResult) -> str:
@@ -271,6 +485,14 @@ def format_check(check: CheckResult) -> str:
     if times:
         lines.append(f"reply times: median {statistics.median(times):.2f} ms, max {max(times):.2f} ms "
                      f"over {len(times)} moves")
+    first = next(((t, seat) for t, seat in zip(check.tables, check.positions)
+                  if t.forfeit is not None and t.forfeit["seat"] == seat), None)
+    if first is not None:  # the one line that says it, whatever the seats above say
+        table, seat = first
+        s = table.seats[seat]
+        tail = s.stderr.strip().splitlines()[-1:] if s.stderr.strip() else []
+        lines.append(f"fails as a {check.game} bot at seat {seat}: {s.status}: {visible(s.detail)}"
+                     + (f"; its stderr ends with: {visible(tail[0][:200])}" if tail else ""))
     lines.append("conformant: the bot speaks protocol version 1" if check.conformant
                  else "NOT conformant: see the fault above")
     return "\n".join(lines)

@@ -44,6 +44,14 @@ class GamePlan:
             return None
         return board.deal_seed, board.dealer, board.carry()
 
+    def result(self, finished: Sequence[games.State]) -> games.Result:
+        """The board's result once its deals `finished` are over: the game's own (Zwicken: the
+        final balances, the close-out of the pot included, not the attempts' nets summed)."""
+        board = self.start
+        for final in finished:
+            board = board.after(final)
+        return board.result()
+
     def forfeit(self, game: games.Game, variant: games.Variant, seat: int) -> games.Result:
         """The game's forfeit of a board (Zwicker: a game is lost by the target score)."""
         return game.forfeit(variant, self.format, seat)

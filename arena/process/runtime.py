@@ -1,6 +1,7 @@
-"""What a sandboxed bot is shown of the arena: the bot kit, msgpack, the engine, and its own folder.
+"""What a sandboxed bot is shown of the arena: the bot kits, msgpack, the engine, and its own folder.
 
-No system package is needed for Python bots: the kit, msgpack and the rules engine are copied
+No system package is needed for Python bots: the kits (botkit.py, and zwicken_kit.py on top of
+it), msgpack and the rules engine (Zwicker's and `engine.zwicken`) are copied
 once per arena process from the arena's own environment into `runtime()`, a folder that the
 bot's throw-away uid may read, and shown read-only (at KIT_MOUNT in bwrap and fork, on
 PYTHONPATH in rlimit). The arena's own files may lie in a private folder (a clone in a 0700
@@ -29,6 +30,7 @@ from arena.process.command import OWNER, BotCommand, owner_alive
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "bots" / "botkit.py"
+KITS = (KIT, ROOT / "bots" / "zwicken_kit.py")  # zwicken_kit imports botkit, and engine.zwicken on first use
 ENGINE = ROOT / "engine"
 STAGE_PREFIX = "zwicker-stage-"
 _IGNORE = shutil.ignore_patterns(".git", "*.egg-info")
@@ -56,13 +58,14 @@ def _open_to_others(root: Path) -> None:
 
 @functools.cache
 def runtime() -> Path:
-    """The folder a sandboxed Python bot imports from: `botkit`, `msgpack` and `engine`, with
-    their bytecode (compiled here once, so that no bot compiles them at every start)."""
+    """The folder a sandboxed Python bot imports from: `botkit`, `zwicken_kit`, `msgpack` and
+    `engine`, with their bytecode (compiled here once, so that no bot compiles them at every start)."""
     import msgpack
 
     folder = stage() / "runtime"
     folder.mkdir()
-    shutil.copy2(KIT, folder / KIT.name)
+    for kit in KITS:
+        shutil.copy2(kit, folder / kit.name)
     shutil.copytree(Path(msgpack.__file__).parent, folder / "msgpack", ignore=_IGNORE)
     shutil.copytree(ENGINE, folder / "engine", ignore=_IGNORE)
     compileall.compile_dir(str(folder), quiet=2)

@@ -77,7 +77,14 @@ class Settings:
     game: str = "zwicker"  # the game's registry name (games.game)
 
     def __post_init__(self) -> None:
-        check_game(self.game)
+        g = check_game(self.game)
+        try:
+            sides = g.layout(g.variant(self.variant)).num_sides
+        except (games.GameError, ValueError, TypeError) as exc:
+            raise ArenaError(f"--variant: {exc}") from None
+        if sides != 2 and not g.layout(g.variant()).partnerships:  # Zwicker's own say "2 v 2 by 4 players"
+            raise ArenaError(f"--game {g.info.name}: tournaments of more than two sides are not yet supported "
+                             f"({sides} here); play a match with 'arena play --game {g.info.name} BOT BOT ...'")
         if type(self.boards) is not int or self.boards < 1:
             raise ArenaError(f"--boards must be at least 1, got {self.boards!r}")
         if self.seed is not None and (type(self.seed) is not int or not 0 <= self.seed < 2**64):
@@ -178,40 +185,43 @@ def candidate_command(path: Path, command: str | None) -> BotCommand:
         raise ArenaError(f"cannot run {path}: {exc}") from None
 
 
-async def answers_hello(command: BotCommand, *, sandbox: str = "none", handshake_s: float = 10.0) -> SeatResult:
-    """Start the bot at a table of random bots and let it play one deal: its seat's result
-    says whether it started and answered `hello` (handshake_ms set) and how it did after."""
-    from arena.play.match import RANDOM_BOT, board_deal
+async def answers_hello(command: BotCommand, *, sandbox: str = "none", handshake_s: float = 10.0,
+                        game: str | None = None) -> SeatResult:
+    """Start the bot at a table of the game's random bots and let it play one deal: its seat's
+    result says whether it started and answered `hello` (handshake_ms set) and how it did after."""
+    from arena.play.match import board_deal, random_bot
 
-    v = games.game().variant()
-    seats = [command] + [BotCommand.from_spec(str(RANDOM_BOT))] * (v.players - 1)
+    g = check_game(game)
+    v = g.variant()
+    seats = [command] + [BotCommand.from_spec(str(random_bot(g)))] * (v.players - 1)
     table = await play_table(seats, variant=v, plan=FixedDeals([board_deal(0, 0, v.players)]),
                              time_control=TimeControl(handshake_s=handshake_s), sandbox=sandbox,
-                             match_id="add-check", table_id="seat0", bot_seed=0)
+                             match_id="add-check", table_id="seat0", bot_seed=0, game=g)
     return table.seats[0]
 
 
-async def _copy_answers_hello(path: Path, command: str | None, sandbox: str) -> SeatResult:
+async def _copy_answers_hello(path: Path, command: str | None, sandbox: str, game: str | None = None) -> SeatResult:
     """The check runs a copy made as the store makes it: a bot file that needs its neighbours
     fails here, not in its first tournament."""
     folder = Path(tempfile.mkdtemp(prefix="arena-check-"))
     try:
         folder.chmod(0o755)  # sandboxed bots run as a user of their own
         copy = registry.store_copy(path.expanduser().resolve(), folder / "copy")
-        return await answers_hello(candidate_command(copy, command), sandbox=sandbox)
+        return await answers_hello(candidate_command(copy, command), sandbox=sandbox, game=game)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def register_bot(db: sqlite_utils.Database, path: Path, *, name: str | None = None, command: str | None = None,
-                 new_version: bool = False, check: bool = True, sandbox: str = "none") -> dict:
+                 new_version: bool = False, check: bool = True, sandbox: str = "none",
+                 game: str | None = None) -> dict:
     """`arena bot add`: refuse what cannot be run (and, with `check`, a bot that does not start
-    and answer `hello`) before anything is stored."""
+    and answer `hello` at a table of `game`, default Zwicker) before anything is stored."""
     if not path.exists():
         raise ArenaError(f"no bot at {path}")
     candidate_command(path, command)  # refused at once: a file the arena cannot run
     if check:
-        seat = trio.run(lambda: _copy_answers_hello(path, command, sandbox))
+        seat = trio.run(lambda: _copy_answers_hello(path, command, sandbox, game))
         if seat.handshake_ms is None:
             tail = seat.stderr.strip().splitlines()[-1:] if seat.stderr.strip() else []
             raise ArenaError(f"{path} did not start and answer hello ({seat.status}: {seat.detail}"
