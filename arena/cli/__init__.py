@@ -26,7 +26,7 @@ FIRST_HOUR = {
         "standings": "The standings: Elo, 95% interval, LOS, W-D-L, margin, faults.",
         "matches": "The matches (one board by board, with deal ids) and faults.",
         "replay": "Step through a stored deal, move by move.",
-        "play": "One duplicate match (two teams, or a bot a seat); nothing is stored.",
+        "play": "One duplicate match (teams, or a bot a seat); nothing is stored.",
         "sprt": "Is NEW better than OLD? A match until a sequential test decides.",
         "crosstable": "Head-to-head scores of every pair of bots.",
         "los": "The likelihood of superiority of every bot over every other.",
