@@ -208,8 +208,9 @@ async def test_writes_only_in_the_temp_dir(hostile, tmp_path, mode):
     returncode, log = await run_to_end(mode, hostile / "write_outside.py", str(target))
     assert returncode == 0, log
     assert f"write_outside: blocked {target}" in log
-    # its own folder: the bot's, or the readable copy it runs from when the clone is private
-    assert re.search(r"write_outside: blocked /\S*/hostile/planted\.py", log), log
+    # its own folder: at runtime.BOT_MOUNT in fork and bwrap; in rlimit the bot's, or the
+    # readable copy it runs from when the clone is private
+    assert re.search(r"write_outside: blocked (/bot|/\S*/hostile)/planted\.py", log), log
     assert "write_outside: temp dir ok (5 bytes)" in log
     assert not target.exists() and not (hostile / "planted.py").exists()
 
@@ -366,8 +367,8 @@ async def test_a_bot_in_a_private_folder_runs_from_a_readable_copy(open_dir, mod
 @needs_fork
 @pytest.mark.skipif(ROOT, reason="as root the bot runs as a throw-away uid (the test above)")
 async def test_without_root_a_fork_bot_runs_from_its_own_private_folder(open_dir):
-    """An ordinary user's bot is that user in a user namespace of its own: it may enter the
-    user's private folder itself, so no copy is made, and the folder stays private."""
+    """An ordinary user's bot is that user in a user namespace of its own, shown (a copy of) its
+    folder at runtime.BOT_MOUNT; the user's folder stays private."""
     home = open_dir / "home"
     folder = home / "mybot"
     folder.mkdir(parents=True)
@@ -378,8 +379,37 @@ async def test_without_root_a_fork_bot_runs_from_its_own_private_folder(open_dir
     home.chmod(0o700)
     folder.chmod(0o700)
     _, said = await run_to_end("fork", script)
-    assert said == f"mine {folder} {os.getuid()}\ndone\n"
+    assert said == f"mine {runtime.BOT_MOUNT} {os.getuid()}\ndone\n"
     assert home.stat().st_mode & 0o777 == 0o700
+
+
+MOUNTS_BOT = """import sys
+for name in ("/proc/self/mountinfo", "/proc/self/mounts", "/proc/mounts"):
+    print(name, open(name).read().replace("\\n", " | "), flush=True)
+print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("control", [False, True], ids=["shown", "control"])
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_the_mount_table_names_neither_the_bots_folder_nor_the_stage(open_dir, mode, control, monkeypatch):
+    """mountinfo and mounts list every mount's source path within its file system: a bot must
+    not read there where the arena keeps its stage or the bot's own folder. The positive
+    control binds the bot's real folder instead of its copy: the same probe then reads its path."""
+    folder = open_dir / "where-the-bot-lives"
+    folder.mkdir()
+    (folder / "bot.py").write_text(MOUNTS_BOT)
+    if control:
+        inside = runtime.inside
+        monkeypatch.setattr(runtime, "inside", lambda cmd: (cmd.workdir.resolve(), inside(cmd)[1]))
+    status, said = await run_to_end(mode, folder / "bot.py")
+    assert status == 0 and said.count("/proc/") >= 3, said
+    if control:
+        assert str(folder) in said
+        return
+    for secret in (str(folder), folder.name, str(runtime.stage()), runtime.stage().name, str(open_dir)):
+        assert secret not in said, (secret, said)
+    assert f" {runtime.BOT_MOUNT} " in said  # where it is shown instead
 
 
 ARENA_SCRIPT = """

@@ -10,6 +10,13 @@ folder the throw-away uid cannot read is run from a copy that it can (`visible`)
 Everything lives under one stage folder per arena process, `/tmp/zwicker-stage-<owner>-...`
 (mode 0711: others can reach a copy only by its random name), removed when the process exits;
 `sweep_stages` removes those of arenas that were killed outright.
+
+What bwrap and fork bind into a bot's root lies apart, in `shown()`: a folder with a random name
+on the machine's tmpfs (/dev/shm) that tells nothing of the host. A bind mount's line in
+/proc/self/mountinfo names its source's path within its file system, so a bot would otherwise
+read there where the arena keeps its stage and the bot's own folder. The bot's folder is shown
+from a copy in `shown()` (`inside`), at BOT_MOUNT, with the paths of its command moved there; on
+a tmpfs its pages are memory, not a page cache another bot could probe.
 """
 
 from __future__ import annotations
@@ -31,6 +38,9 @@ ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "bots" / "botkit.py"
 ENGINE = ROOT / "engine"
 STAGE_PREFIX = "zwicker-stage-"
+SHOWN_PREFIX = "zwicker-"
+SHM = "/dev/shm"
+BOT_MOUNT = "/bot"  # where bwrap and fork show a bot its own folder
 _IGNORE = shutil.ignore_patterns(".git", "*.egg-info")
 
 
@@ -41,6 +51,28 @@ def stage() -> Path:
     folder.chmod(0o711)
     atexit.register(shutil.rmtree, folder, True)
     return folder
+
+
+@functools.cache
+def shown() -> Path:
+    """The folder of what bwrap and fork bind into a bot's root: on /dev/shm with a random name
+    where that is a tmpfs (a link in the stage, `shown`, names it for `sweep_stages`), else the
+    stage itself."""
+    if not _is_tmpfs(SHM):
+        return stage()
+    folder = Path(tempfile.mkdtemp(prefix=SHOWN_PREFIX, dir=SHM))
+    folder.chmod(0o711)
+    (stage() / "shown").symlink_to(folder)
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def _is_tmpfs(path: str) -> bool:
+    try:
+        with open("/proc/self/mounts") as f:
+            return any(line.split()[1:3] == [path, "tmpfs"] for line in f)
+    except OSError:
+        return False
 
 
 def _open_to_others(root: Path) -> None:
@@ -60,7 +92,7 @@ def runtime() -> Path:
     their bytecode (compiled here once, so that no bot compiles them at every start)."""
     import msgpack
 
-    folder = stage() / "runtime"
+    folder = shown() / "kit"
     folder.mkdir()
     shutil.copy2(KIT, folder / KIT.name)
     shutil.copytree(Path(msgpack.__file__).parent, folder / "msgpack", ignore=_IGNORE)
@@ -121,13 +153,38 @@ def visible(cmd: BotCommand) -> BotCommand:
     return dataclasses.replace(cmd, argv=moved, workdir=copy)
 
 
+@functools.cache
+def _bot_copy(folder: Path) -> Path:
+    _check_size(folder)
+    copy = shown() / f"bot-{secrets.token_hex(8)}"
+    shutil.copytree(folder, copy, symlinks=True, ignore=_IGNORE)  # files keep their modes
+    for here, dirs, files in os.walk(copy):
+        os.chmod(here, 0o755)
+    return copy
+
+
+def inside(cmd: BotCommand) -> tuple[Path, BotCommand]:
+    """Where bwrap or fork finds `cmd`'s folder (a copy in `shown()`, made once per arena process),
+    and `cmd` as the bot runs it: from BOT_MOUNT, with the paths into its folder moved there."""
+    folder = cmd.workdir.resolve()
+    moved = tuple(str(Path(BOT_MOUNT) / Path(arg).relative_to(folder))
+                  if Path(arg).is_absolute() and Path(arg).is_relative_to(folder) else arg for arg in cmd.argv)
+    return _bot_copy(folder), dataclasses.replace(cmd, argv=moved, workdir=Path(BOT_MOUNT))
+
+
 def sweep_stages() -> list[str]:
-    """Remove the stage folders of arenas that are dead (killed outright: no exit handler ran)."""
+    """Remove the stage folders of arenas that are dead (killed outright: no exit handler ran),
+    and what they showed their bots (`shown`)."""
     removed = []
     for folder in Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*-*-*"):
         pid, _, rest = folder.name[len(STAGE_PREFIX):].partition("-")
         started = rest.partition("-")[0]
         if pid.isdigit() and started.isdigit() and not owner_alive(f"{pid}:{started}"):
+            link = folder / "shown"
+            if link.is_symlink():
+                target = Path(os.readlink(link))
+                if target.parent == Path(SHM) and target.name.startswith(SHOWN_PREFIX) and target.lstat().st_uid == folder.lstat().st_uid:
+                    shutil.rmtree(target, ignore_errors=True)
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(str(folder))
     return removed
