@@ -480,6 +480,32 @@ def test_the_scratch_sweep_takes_only_dead_arenas_empty_folders(tmp_path, monkey
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(n for k, n in names.items() if k != "dead")
 
 
+def test_the_stage_sweep_takes_a_dead_arenas_stage_and_what_it_showed_its_bots(tmp_path, monkeypatch):
+    from arena.process.command import OWNER, _start_time
+
+    temp, shm = tmp_path / "tmp", tmp_path / "shm"
+    temp.mkdir()
+    shm.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(runtime, "SHM", str(shm))
+    gone = subprocess.Popen(["true"])
+    dead = f"{gone.pid}-{_start_time(gone.pid)}"
+    gone.wait()
+    stages = {"dead": temp / f"zwicker-stage-{dead}-a1b2", "alive": temp / f"zwicker-stage-1-{_start_time(1)}-c3d4"}
+    shown = {"dead": shm / "zwicker-abcd1234", "alive": shm / "zwicker-efgh5678", "ours": shm / "zwicker-ijkl9012",
+             "view": shm / "zwicker-usr-0-0123456789abcdef", "making": shm / "zwicker-mnop3456"}
+    owners = {"dead": dead.replace("-", ":"), "alive": f"1:{_start_time(1)}", "ours": OWNER}
+    for stage in stages.values():
+        stage.mkdir()
+    for key, folder in shown.items():
+        (folder / "kit").mkdir(parents=True)
+        if key in owners:
+            (folder / runtime.OWNER_FILE).write_text(owners[key])
+    assert sorted(runtime.sweep_stages()) == sorted([str(shown["dead"]), str(stages["dead"])])
+    assert sorted(p.name for p in shm.iterdir()) == sorted(f.name for k, f in shown.items() if k != "dead")
+    assert [p.name for p in temp.iterdir()] == [stages["alive"].name]
+
+
 def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, capsys):
     caches = (modes.default_mode, sandbox.bwrap_problem, sandbox.sandbox_python_problem, forking.problem)
     monkeypatch.setenv(sandbox.SANDBOX_PYTHON_VAR, "/nonexistent/python3")

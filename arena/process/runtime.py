@@ -56,15 +56,18 @@ def stage() -> Path:
 @functools.cache
 def shown() -> Path:
     """The folder of what bwrap and fork bind into a bot's root: on /dev/shm with a random name
-    where that is a tmpfs (a link in the stage, `shown`, names it for `sweep_stages`), else the
-    stage itself."""
+    where that is a tmpfs (its file `owner`, which no bot sees, names this arena process for
+    `sweep_stages`), else the stage itself."""
     if not _is_tmpfs(SHM):
         return stage()
     folder = Path(tempfile.mkdtemp(prefix=SHOWN_PREFIX, dir=SHM))
-    folder.chmod(0o711)
-    (stage() / "shown").symlink_to(folder)
     atexit.register(shutil.rmtree, folder, True)
+    folder.chmod(0o711)
+    (folder / OWNER_FILE).write_text(OWNER)
     return folder
+
+
+OWNER_FILE = "owner"
 
 
 def _is_tmpfs(path: str) -> bool:
@@ -176,15 +179,20 @@ def sweep_stages() -> list[str]:
     """Remove the stage folders of arenas that are dead (killed outright: no exit handler ran),
     and what they showed their bots (`shown`)."""
     removed = []
+    for folder in Path(SHM).glob(f"{SHOWN_PREFIX}*"):
+        try:
+            if folder.lstat().st_uid != os.geteuid() or folder.is_symlink():
+                continue
+            owner = (folder / OWNER_FILE).read_text()
+        except OSError:
+            continue  # not one of these (the view's copy), or one still being made
+        if not owner_alive(owner):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(str(folder))
     for folder in Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*-*-*"):
         pid, _, rest = folder.name[len(STAGE_PREFIX):].partition("-")
         started = rest.partition("-")[0]
         if pid.isdigit() and started.isdigit() and not owner_alive(f"{pid}:{started}"):
-            link = folder / "shown"
-            if link.is_symlink():
-                target = Path(os.readlink(link))
-                if target.parent == Path(SHM) and target.name.startswith(SHOWN_PREFIX) and target.lstat().st_uid == folder.lstat().st_uid:
-                    shutil.rmtree(target, ignore_errors=True)
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(str(folder))
     return removed
