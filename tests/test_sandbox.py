@@ -412,6 +412,16 @@ async def test_the_mount_table_names_neither_the_bots_folder_nor_the_stage(open_
     assert f" {runtime.BOT_MOUNT} " in said  # where it is shown instead
 
 
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_a_bot_whose_folder_changed_runs_from_a_new_copy(open_dir, mode):
+    folder = open_dir / "changing"
+    folder.mkdir()
+    (folder / "bot.py").write_text("print(open('value.txt').read(), flush=True)\nprint('done', flush=True)\n")
+    for value in ("one", "two"):
+        (folder / "value.txt").write_text(value)
+        assert await run_to_end(mode, folder / "bot.py") == (0, f"{value}\ndone\n")
+
+
 ARENA_SCRIPT = """
 import sys, trio
 from arena.process.command import ARENA_ID, BotCommand

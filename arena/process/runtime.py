@@ -156,8 +156,20 @@ def visible(cmd: BotCommand) -> BotCommand:
     return dataclasses.replace(cmd, argv=moved, workdir=copy)
 
 
+def _stamp(folder: Path) -> tuple:
+    """What a copy of `folder` must match: every path in it with its kind, size, mode and time."""
+    out = []
+    for here, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in sorted(dirs + files):
+            info = os.lstat(os.path.join(here, name))
+            out.append((os.path.join(here, name), info.st_mode, info.st_size, info.st_mtime_ns))
+    return tuple(sorted(out))
+
+
 @functools.cache
-def _bot_copy(folder: Path) -> Path:
+def _bot_copy(folder: Path, stamp: tuple) -> Path:
+    """A copy of `folder` as `stamp` found it (a folder changed since gets a new copy)."""
     _check_size(folder)
     copy = shown() / f"bot-{secrets.token_hex(8)}"
     shutil.copytree(folder, copy, symlinks=True, ignore=_IGNORE)  # files keep their modes
@@ -167,12 +179,13 @@ def _bot_copy(folder: Path) -> Path:
 
 
 def inside(cmd: BotCommand) -> tuple[Path, BotCommand]:
-    """Where bwrap or fork finds `cmd`'s folder (a copy in `shown()`, made once per arena process),
-    and `cmd` as the bot runs it: from BOT_MOUNT, with the paths into its folder moved there."""
+    """Where bwrap or fork finds `cmd`'s folder (a copy in `shown()`, made once per arena process
+    and again when the folder has changed), and `cmd` as the bot runs it: from BOT_MOUNT, with
+    the paths into its folder moved there."""
     folder = cmd.workdir.resolve()
     moved = tuple(str(Path(BOT_MOUNT) / Path(arg).relative_to(folder))
                   if Path(arg).is_absolute() and Path(arg).is_relative_to(folder) else arg for arg in cmd.argv)
-    return _bot_copy(folder), dataclasses.replace(cmd, argv=moved, workdir=Path(BOT_MOUNT))
+    return _bot_copy(folder, _stamp(folder)), dataclasses.replace(cmd, argv=moved, workdir=Path(BOT_MOUNT))
 
 
 def sweep_stages() -> list[str]:

@@ -340,6 +340,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
     source = None
     if mode == "bwrap":
         outside = _program_outside(argv[0], cmd.workdir)
+        in_usr = [] if python else _program_in_usr(argv[0])  # (its libraries found from where it lies)
         source, cmd = runtime.inside(cmd)  # its folder at BOT_MOUNT, from a copy named after nothing of the host
         view.pin_folder(str(source))  # (a copy on disk where /dev/shm is no tmpfs)
         argv = list(cmd.argv)
@@ -358,7 +359,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         # bwrap's own two processes (outside and the PID namespace's init) share the uid.
         # A Python bot gets the bot kit (that file and its bytecode) on its path; others their program.
         extra = [arg for bind in kit_binds() for arg in ("--ro-bind", *bind)] if python else [
-            arg for p in outside for arg in ("--ro-bind", p, p)] + _program_in_usr(argv[0])
+            arg for p in outside for arg in ("--ro-bind", p, p)] + in_usr
         env |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
         namespace = PidNamespace()
         try:
