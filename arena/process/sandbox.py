@@ -325,7 +325,8 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         outside = [] if python else _program_outside(argv[0], cmd.workdir)
         usr = [] if python else program_layout(argv[0])
         source, cmd = runtime.inside(cmd)  # its folder at BOT_MOUNT, from a copy named after nothing of the host
-        view.pin_folder(str(source))  # (a copy on disk where /dev/shm is no tmpfs)
+        if runtime.shown() == runtime.stage():
+            view.pin_folder(str(source))  # a copy on disk (no tmpfs at /dev/shm): its pages loaded
         argv = list(cmd.argv)
         if python:
             argv[0] = sandbox_python()
@@ -342,7 +343,8 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         outside = _program_outside(argv[0], cmd.workdir)
         in_usr = [] if python else _program_in_usr(argv[0])  # (its libraries found from where it lies)
         source, cmd = runtime.inside(cmd)  # its folder at BOT_MOUNT, from a copy named after nothing of the host
-        view.pin_folder(str(source))  # (a copy on disk where /dev/shm is no tmpfs)
+        if runtime.shown() == runtime.stage():
+            view.pin_folder(str(source))  # a copy on disk (no tmpfs at /dev/shm): its pages loaded
         argv = list(cmd.argv)
     elif uid is not None:
         cmd = runtime.visible(cmd)
