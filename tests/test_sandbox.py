@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -400,8 +401,7 @@ async def test_the_mount_table_names_neither_the_bots_folder_nor_the_stage(open_
     folder.mkdir()
     (folder / "bot.py").write_text(MOUNTS_BOT)
     if control:
-        inside = runtime.inside
-        monkeypatch.setattr(runtime, "inside", lambda cmd: (cmd.workdir.resolve(), inside(cmd)[1]))
+        monkeypatch.setattr(runtime, "_bot_copy", lambda folder, stamp: folder)
     status, said = await run_to_end(mode, folder / "bot.py")
     assert status == 0 and said.count("/proc/") >= 3, said
     if control:
@@ -420,6 +420,32 @@ async def test_a_bot_whose_folder_changed_runs_from_a_new_copy(open_dir, mode):
     for value in ("one", "two"):
         (folder / "value.txt").write_text(value)
         assert await run_to_end(mode, folder / "bot.py") == (0, f"{value}\ndone\n")
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_a_folders_copy_serves_every_start_and_goes_with_the_folder(open_dir, mode):
+    """One copy while the folder stays as it is; a changed folder's old copy, and the copy of a
+    folder that is gone (a checked submission's temp folder), are removed at the next start."""
+    def copies() -> set[Path]:
+        return set(runtime.shown().glob("bot-*"))
+
+    folder, other = open_dir / "passing", open_dir / "other"
+    for f in (folder, other):
+        f.mkdir()
+        (f / "bot.py").write_text("print('done', flush=True)\n")
+    before = copies()
+    assert await run_to_end(mode, folder / "bot.py") == (0, "done\n")
+    made = copies() - before
+    assert len(made) == 1
+    assert await run_to_end(mode, folder / "bot.py") == (0, "done\n")
+    assert copies() - before == made  # the same copy again
+    (folder / "notes.txt").write_text("changed")
+    assert await run_to_end(mode, folder / "bot.py") == (0, "done\n")
+    changed = copies() - before
+    assert len(changed) == 1 and changed != made  # the outdated copy went
+    shutil.rmtree(folder)
+    assert await run_to_end(mode, other / "bot.py") == (0, "done\n")
+    assert len(copies() - before) == 1 and not changed & copies()  # the gone folder's copy went too
 
 
 ARENA_SCRIPT = """

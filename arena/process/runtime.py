@@ -30,6 +30,8 @@ import secrets
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from arena.process.command import OWNER, BotCommand, owner_alive
@@ -167,25 +169,58 @@ def _stamp(folder: Path) -> tuple:
     return tuple(sorted(out))
 
 
-@functools.cache
+_copies: dict[tuple[Path, tuple], Path] = {}  # (folder, stamp) -> its copy in shown()
+_in_use: dict[Path, int] = {}  # copy -> bots running from it
+
+
 def _bot_copy(folder: Path, stamp: tuple) -> Path:
     """A copy of `folder` as `stamp` found it (a folder changed since gets a new copy)."""
-    _check_size(folder)
-    copy = shown() / f"bot-{secrets.token_hex(8)}"
-    shutil.copytree(folder, copy, symlinks=True, ignore=_IGNORE)  # files keep their modes
-    for here, dirs, files in os.walk(copy):
-        os.chmod(here, 0o755)
+    copy = _copies.get((folder, stamp))
+    if copy is None:
+        _check_size(folder)
+        copy = shown() / f"bot-{secrets.token_hex(8)}"
+        shutil.copytree(folder, copy, symlinks=True, ignore=_IGNORE)  # files keep their modes
+        for here, dirs, files in os.walk(copy):
+            os.chmod(here, 0o755)
+        _copies[(folder, stamp)] = copy
     return copy
 
 
-def inside(cmd: BotCommand) -> tuple[Path, BotCommand]:
+@contextmanager
+def inside(cmd: BotCommand) -> Iterator[tuple[Path, BotCommand]]:
     """Where bwrap or fork finds `cmd`'s folder (a copy in `shown()`, made once per arena process
     and again when the folder has changed), and `cmd` as the bot runs it: from BOT_MOUNT, with
-    the paths into its folder moved there."""
+    the paths into its folder moved there. For as long as the block runs (the bot's life); then a
+    copy no bot runs from is removed if its folder has changed or is gone (a checked submission's
+    temp folder, say), so that a long-running arena keeps only the copies it may use again."""
     folder = cmd.workdir.resolve()
     moved = tuple(str(Path(BOT_MOUNT) / Path(arg).relative_to(folder))
                   if Path(arg).is_absolute() and Path(arg).is_relative_to(folder) else arg for arg in cmd.argv)
-    return _bot_copy(folder, _stamp(folder)), dataclasses.replace(cmd, argv=moved, workdir=Path(BOT_MOUNT))
+    stamp = _stamp(folder)
+    _prune(folder, stamp)
+    copy = _bot_copy(folder, stamp)
+    _in_use[copy] = _in_use.get(copy, 0) + 1
+    try:
+        yield copy, dataclasses.replace(cmd, argv=moved, workdir=Path(BOT_MOUNT))
+    finally:
+        _in_use[copy] -= 1
+        if not _in_use[copy]:
+            del _in_use[copy]
+        try:
+            _prune(folder, _stamp(folder) if folder.is_dir() else None)
+        except OSError:
+            pass
+
+
+def _prune(folder: Path, stamp: tuple | None) -> None:
+    """Remove the copies no bot runs from whose folder is gone, and those of `folder` that
+    `stamp` (its state now) has outdated."""
+    for (source, state), copy in list(_copies.items()):
+        if copy in _in_use or copy.parent != shown():
+            continue
+        if (source == folder and state != stamp) or not source.is_dir():
+            del _copies[(source, state)]
+            shutil.rmtree(copy, ignore_errors=True)
 
 
 def sweep_stages() -> list[str]:

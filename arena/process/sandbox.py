@@ -29,6 +29,7 @@ environment (`runtime`), so no system package is needed.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -307,8 +308,10 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
     uid = allocate_uid()
     group = cgroups.BotGroup(limits.memory_bytes, limits.processes + 2, uid) if uid is not None and cgroups.available() else None
     try:
-        async with _prepared(cmd, mode, limits, tag_env, argv, uid, group) as launch:
-            yield launch
+        # bwrap and fork: the bot's folder at BOT_MOUNT, from a copy named after nothing of the host
+        with runtime.inside(cmd) if mode in ("fork", "bwrap") else contextlib.nullcontext((None, cmd)) as shown:
+            async with _prepared(cmd, mode, limits, tag_env, argv, uid, group, shown) as launch:
+                yield launch
     finally:
         if group is not None:
             group.remove()
@@ -316,7 +319,8 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
 
 @asynccontextmanager
 async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[str, str], argv: list[str],
-                    uid: int | None, group: cgroups.BotGroup | None) -> AsyncIterator[Launch]:
+                    uid: int | None, group: cgroups.BotGroup | None,
+                    shown: tuple[Path | None, BotCommand]) -> AsyncIterator[Launch]:
     python = cmd.kind == "python"
     join = group.join_shell() if group is not None else ""
     if mode == "fork":  # resolve_mode made sure the fork sandbox runs here
@@ -324,7 +328,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         in_process = python and len(argv) > 1 and argv[1].endswith(".py") and os.path.isfile(argv[1])
         outside = [] if python else _program_outside(argv[0], cmd.workdir)
         usr = [] if python else program_layout(argv[0])
-        source, cmd = runtime.inside(cmd)  # its folder at BOT_MOUNT, from a copy named after nothing of the host
+        source, cmd = shown
         if runtime.shown() == runtime.stage():
             view.pin_folder(str(source))  # a copy on disk (no tmpfs at /dev/shm): its pages loaded
         argv = list(cmd.argv)
@@ -342,7 +346,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
     if mode == "bwrap":
         outside = _program_outside(argv[0], cmd.workdir)
         in_usr = [] if python else _program_in_usr(argv[0])  # (its libraries found from where it lies)
-        source, cmd = runtime.inside(cmd)  # its folder at BOT_MOUNT, from a copy named after nothing of the host
+        source, cmd = shown
         if runtime.shown() == runtime.stage():
             view.pin_folder(str(source))  # a copy on disk (no tmpfs at /dev/shm): its pages loaded
         argv = list(cmd.argv)
