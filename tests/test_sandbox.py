@@ -537,6 +537,11 @@ def test_the_stage_sweep_takes_a_dead_arenas_stage_and_what_it_showed_its_bots(t
         (folder / "kit").mkdir(parents=True)
         if key in owners:
             (folder / runtime.OWNER_FILE).write_text(owners[key])
+    frozen = shown["dead"] / "proc" / "sys" / "fs"  # as the snapshot of /proc leaves its folders: 0555
+    frozen.mkdir(parents=True)
+    (frozen / "file-max").write_text("9")
+    for path in (frozen, frozen.parent, frozen.parent.parent):
+        path.chmod(0o555)
     assert sorted(runtime.sweep_stages()) == sorted([str(shown["dead"]), str(stages["dead"])])
     assert sorted(p.name for p in shm.iterdir()) == sorted(f.name for k, f in shown.items() if k != "dead")
     assert [p.name for p in temp.iterdir()] == [stages["alive"].name]

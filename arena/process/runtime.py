@@ -51,7 +51,7 @@ def stage() -> Path:
     """This arena process's stage folder (made on first use, removed at exit)."""
     folder = Path(tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{OWNER.replace(':', '-')}-"))
     folder.chmod(0o711)
-    atexit.register(shutil.rmtree, folder, True)
+    atexit.register(remove, folder)
     return folder
 
 
@@ -63,13 +63,28 @@ def shown() -> Path:
     if not _is_tmpfs(SHM):
         return stage()
     folder = Path(tempfile.mkdtemp(prefix=SHOWN_PREFIX, dir=SHM))
-    atexit.register(shutil.rmtree, folder, True)
+    atexit.register(remove, folder)
     folder.chmod(0o711)
     (folder / OWNER_FILE).write_text(OWNER)
     return folder
 
 
 OWNER_FILE = "owner"
+
+
+def remove(folder: Path) -> None:
+    """Remove `folder` and all in it, its read-only folders too (the snapshot of /proc's are
+    0555, which stops even their owner's rmtree unless he is root); its folders first, so that
+    a sweep still knows by the owner file a folder a failed removal left."""
+    for here, dirs, files in os.walk(folder):
+        try:
+            os.chmod(here, 0o700)
+        except OSError:
+            pass
+    for entry in folder.iterdir() if folder.is_dir() else ():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _is_tmpfs(path: str) -> bool:
@@ -235,12 +250,12 @@ def sweep_stages() -> list[str]:
         except OSError:
             continue  # not one of these (the view's copy), or one still being made
         if not owner_alive(owner):
-            shutil.rmtree(folder, ignore_errors=True)
+            remove(folder)
             removed.append(str(folder))
     for folder in Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*-*-*"):
         pid, _, rest = folder.name[len(STAGE_PREFIX):].partition("-")
         started = rest.partition("-")[0]
         if pid.isdigit() and started.isdigit() and not owner_alive(f"{pid}:{started}"):
-            shutil.rmtree(folder, ignore_errors=True)
+            remove(folder)
             removed.append(str(folder))
     return removed
