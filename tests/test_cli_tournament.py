@@ -118,3 +118,24 @@ def test_a_sandbox_that_cannot_run_here_is_one_line_and_stores_nothing(dbpath, m
     said = {"fork": "sandbox fork: the fork sandbox needs root", "bwrap": "sandbox bwrap: bwrap is not installed"}
     assert exit_info.value.code == 2 and capsys.readouterr().err == f"arena: error: {said[mode]}\n"
     assert not dbpath.exists() or read.list_tournaments(schema.open_db(dbpath)) == []
+
+
+@pytest.mark.parametrize("args", [["--resume", "league"],
+                                  ["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "league"]])
+def test_a_leagues_ladder_is_not_played_as_a_tournament(dbpath, args, capsys):
+    """The ladder is a tournament (settings["league"]) whose matches its server adds as it plays:
+    `tournament run` would play it as one with a fixed list, so it is refused, and nothing changes."""
+    from arena.cli import main
+    from arena.league import store
+
+    db = schema.open_db(dbpath)
+    tid = store.league_tournament(db)["id"]
+    before = read.get_tournament(db, tid)
+    db.close()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["tournament", "run", *args, "--db", str(dbpath), "--quiet"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert "tournament 'league' is a league's ladder: 'arena league serve' plays it" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert read.get_tournament(schema.open_db(dbpath, create=False), tid) == before

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -208,8 +209,9 @@ async def test_writes_only_in_the_temp_dir(hostile, tmp_path, mode):
     returncode, log = await run_to_end(mode, hostile / "write_outside.py", str(target))
     assert returncode == 0, log
     assert f"write_outside: blocked {target}" in log
-    # its own folder: the bot's, or the readable copy it runs from when the clone is private
-    assert re.search(r"write_outside: blocked /\S*/hostile/planted\.py", log), log
+    # its own folder: at runtime.BOT_MOUNT in fork and bwrap; in rlimit the bot's, or the
+    # readable copy it runs from when the clone is private
+    assert re.search(r"write_outside: blocked (/bot|/\S*/hostile)/planted\.py", log), log
     assert "write_outside: temp dir ok (5 bytes)" in log
     assert not target.exists() and not (hostile / "planted.py").exists()
 
@@ -366,8 +368,8 @@ async def test_a_bot_in_a_private_folder_runs_from_a_readable_copy(open_dir, mod
 @needs_fork
 @pytest.mark.skipif(ROOT, reason="as root the bot runs as a throw-away uid (the test above)")
 async def test_without_root_a_fork_bot_runs_from_its_own_private_folder(open_dir):
-    """An ordinary user's bot is that user in a user namespace of its own: it may enter the
-    user's private folder itself, so no copy is made, and the folder stays private."""
+    """An ordinary user's bot is that user in a user namespace of its own, shown (a copy of) its
+    folder at runtime.BOT_MOUNT; the user's folder stays private."""
     home = open_dir / "home"
     folder = home / "mybot"
     folder.mkdir(parents=True)
@@ -378,8 +380,72 @@ async def test_without_root_a_fork_bot_runs_from_its_own_private_folder(open_dir
     home.chmod(0o700)
     folder.chmod(0o700)
     _, said = await run_to_end("fork", script)
-    assert said == f"mine {folder} {os.getuid()}\ndone\n"
+    assert said == f"mine {runtime.BOT_MOUNT} {os.getuid()}\ndone\n"
     assert home.stat().st_mode & 0o777 == 0o700
+
+
+MOUNTS_BOT = """import sys
+for name in ("/proc/self/mountinfo", "/proc/self/mounts", "/proc/mounts"):
+    print(name, open(name).read().replace("\\n", " | "), flush=True)
+print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("control", [False, True], ids=["shown", "control"])
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_the_mount_table_names_neither_the_bots_folder_nor_the_stage(open_dir, mode, control, monkeypatch):
+    """mountinfo and mounts list every mount's source path within its file system: a bot must
+    not read there where the arena keeps its stage or the bot's own folder. The positive
+    control binds the bot's real folder instead of its copy: the same probe then reads its path."""
+    folder = open_dir / "where-the-bot-lives"
+    folder.mkdir()
+    (folder / "bot.py").write_text(MOUNTS_BOT)
+    if control:
+        monkeypatch.setattr(runtime, "_bot_copy", lambda folder, stamp: folder)
+    status, said = await run_to_end(mode, folder / "bot.py")
+    assert status == 0 and said.count("/proc/") >= 3, said
+    if control:
+        assert str(folder) in said
+        return
+    for secret in (str(folder), folder.name, str(runtime.stage()), runtime.stage().name, str(open_dir)):
+        assert secret not in said, (secret, said)
+    assert f" {runtime.BOT_MOUNT} " in said  # where it is shown instead
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_a_bot_whose_folder_changed_runs_from_a_new_copy(open_dir, mode):
+    folder = open_dir / "changing"
+    folder.mkdir()
+    (folder / "bot.py").write_text("print(open('value.txt').read(), flush=True)\nprint('done', flush=True)\n")
+    for value in ("one", "two"):
+        (folder / "value.txt").write_text(value)
+        assert await run_to_end(mode, folder / "bot.py") == (0, f"{value}\ndone\n")
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_a_folders_copy_serves_every_start_and_goes_with_the_folder(open_dir, mode):
+    """One copy while the folder stays as it is; a changed folder's old copy, and the copy of a
+    folder that is gone (a checked submission's temp folder), are removed at the next start."""
+    def copies() -> set[Path]:
+        return set(runtime.shown().glob("bot-*"))
+
+    folder, other = open_dir / "passing", open_dir / "other"
+    for f in (folder, other):
+        f.mkdir()
+        (f / "bot.py").write_text("print('done', flush=True)\n")
+    before = copies()
+    assert await run_to_end(mode, folder / "bot.py") == (0, "done\n")
+    made = copies() - before
+    assert len(made) == 1
+    assert await run_to_end(mode, folder / "bot.py") == (0, "done\n")
+    assert copies() - before == made  # the same copy again
+    (folder / "notes.txt").write_text("changed")
+    assert await run_to_end(mode, folder / "bot.py") == (0, "done\n")
+    changed = copies() - before
+    assert len(changed) == 1 and changed != made  # the outdated copy went
+    shutil.rmtree(folder)
+    assert await run_to_end(mode, other / "bot.py") == (0, "done\n")
+    assert len(copies() - before) == 1 and not changed & copies()  # the gone folder's copy went too
 
 
 ARENA_SCRIPT = """
@@ -448,6 +514,37 @@ def test_the_scratch_sweep_takes_only_dead_arenas_empty_folders(tmp_path, monkey
     (tmp_path / names["busy"] / "something").write_text("")  # not an empty mount point: not ours to delete
     assert forking.sweep_scratch() == [str(tmp_path / names["dead"])]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(n for k, n in names.items() if k != "dead")
+
+
+def test_the_stage_sweep_takes_a_dead_arenas_stage_and_what_it_showed_its_bots(tmp_path, monkeypatch):
+    from arena.process.command import OWNER, _start_time
+
+    temp, shm = tmp_path / "tmp", tmp_path / "shm"
+    temp.mkdir()
+    shm.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(runtime, "SHM", str(shm))
+    gone = subprocess.Popen(["true"])
+    dead = f"{gone.pid}-{_start_time(gone.pid)}"
+    gone.wait()
+    stages = {"dead": temp / f"zwicker-stage-{dead}-a1b2", "alive": temp / f"zwicker-stage-1-{_start_time(1)}-c3d4"}
+    shown = {"dead": shm / "zwicker-abcd1234", "alive": shm / "zwicker-efgh5678", "ours": shm / "zwicker-ijkl9012",
+             "view": shm / "zwicker-usr-0-0123456789abcdef", "making": shm / "zwicker-mnop3456"}
+    owners = {"dead": dead.replace("-", ":"), "alive": f"1:{_start_time(1)}", "ours": OWNER}
+    for stage in stages.values():
+        stage.mkdir()
+    for key, folder in shown.items():
+        (folder / "kit").mkdir(parents=True)
+        if key in owners:
+            (folder / runtime.OWNER_FILE).write_text(owners[key])
+    frozen = shown["dead"] / "proc" / "sys" / "fs"  # as the snapshot of /proc leaves its folders: 0555
+    frozen.mkdir(parents=True)
+    (frozen / "file-max").write_text("9")
+    for path in (frozen, frozen.parent, frozen.parent.parent):
+        path.chmod(0o555)
+    assert sorted(runtime.sweep_stages()) == sorted([str(shown["dead"]), str(stages["dead"])])
+    assert sorted(p.name for p in shm.iterdir()) == sorted(f.name for k, f in shown.items() if k != "dead")
+    assert [p.name for p in temp.iterdir()] == [stages["alive"].name]
 
 
 def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, capsys):

@@ -5,6 +5,7 @@ so far), then the standings; Ctrl-C says how much is stored and the command that
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -103,6 +104,7 @@ def tournament_run(
     if report_every < 0:
         raise ArenaError(f"--report-every must be 0 or more, got {report_every}")
     with _open(db, create=True) as database:
+        _refuse_a_league(database, resume if resume is not None else name)
         if resume is not None:
             if bots or all_bots:
                 raise ArenaError("--resume takes the bots and settings stored with the tournament")
@@ -156,6 +158,15 @@ def tournament_run(
                  f"{t['variant']['preset']}, {t['format']} format, {t['partners']} partners")
             standings_cmd(name=t["name"], db=db if db is not None else schema.default_db_path(), as_json=False)
             echo("\n" + next_steps(t["name"], db))
+
+
+def _refuse_a_league(database, name: str) -> None:
+    """A league's ladder (settings["league"]) is played by its server, match by match as bots
+    are submitted: run as a tournament it would be played as one with a fixed list of matches."""
+    row = database.execute("SELECT settings FROM tournaments WHERE name = ?", [name]).fetchone()
+    if row is not None and "league" in json.loads(row[0] or "{}"):
+        raise ArenaError(f"tournament '{name}' is a league's ladder: 'arena league serve' plays it "
+                         "('arena league standings' shows it); choose another --name for a tournament")
 
 
 def next_steps(name: str, db: Path | None) -> str:

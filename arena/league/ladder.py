@@ -34,7 +34,7 @@ from arena.play.table import TimeControl
 from arena.process import forking
 from arena.process.command import Limits
 from arena.process.lifecycle import sweep_orphans
-from arena.process.modes import resolve_mode
+from arena.process.modes import label, resolve_mode
 from arena.results import read, registry, schema, write
 from arena.results.lock import run_lock
 from arena.results.schema import db_path
@@ -93,7 +93,7 @@ class Ladder:
             self.sandbox = resolve_mode(self.sandbox)
             sweep_orphans()  # bots a killed server may have left behind
             write.set_status(self.db, self.tid, "running")
-            write.note_sandbox(self.db, self.tid, self.sandbox)
+            write.note_sandbox(self.db, self.tid, self.sandbox, label(self.sandbox))
             try:
                 async with forking.serving(self.sandbox), trio.open_nursery() as nursery:
                     self._read_ratings()

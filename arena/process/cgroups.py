@@ -10,9 +10,13 @@ with the bot; the guard shell moves the bot into it before its program starts (`
 the fork server before it drops root.
 
 Cgroup v1 (the controllers mounted apart under /sys/fs/cgroup, as on these machines) and v2 (one
-unified hierarchy with the controllers enabled) are both used; where neither is writable (not
-root, or a container without them) bots keep only their per-process limits, which
-docs/hostile.md describes as the weaker case.
+unified hierarchy with the controllers enabled) are both used by root. An ordinary user gets
+them where the machine delegates a v2 subtree to the user (`delegated`): the arena's own v2
+group belongs to the user, as under `systemd-run --user --scope -p Delegate=yes arena ...` or in
+a group an administrator made and handed over with `chown -R`. Elsewhere (v1 without root, no
+delegation, a container without the controllers) bots keep only their per-process limits,
+which docs/hostile.md describes as the weaker case, and the sandbox's name says so
+(arena.process.modes.label).
 """
 
 from __future__ import annotations
@@ -36,12 +40,14 @@ _GROUP = f"{GROUP_PREFIX}{command.OWNER.replace(':', '-')}"
 group of a dead arena from a live one's (whose bot groups are empty for a moment at each start)."""
 
 
-def _own(controller: str) -> str | None:
-    """This process's cgroup path in `controller`'s v1 hierarchy ("" for v2's), or None."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
+def _own(controller: str, lines: list[str] | None = None) -> str | None:
+    """This process's cgroup path in `controller`'s v1 hierarchy ("" for v2's), or None (`lines`:
+    /proc/self/cgroup's)."""
+    if lines is None:
+        try:
+            lines = Path("/proc/self/cgroup").read_text().splitlines()
+        except OSError:
+            return None
     for line in lines:
         _, names, path = line.split(":", 2)
         if controller in names.split(",") or (controller == "" and names == ""):
@@ -49,31 +55,60 @@ def _own(controller: str) -> str | None:
     return None
 
 
+def _controllers(folder: Path, name: str = "cgroup.controllers") -> set[str]:
+    try:
+        return set((folder / name).read_text().split())
+    except OSError:
+        return set()
+
+
+def delegated(folder: Path, uid: int) -> bool:
+    """Is the v2 group `folder` handed to `uid` with the controllers bots need? The group, its
+    cgroup.procs and cgroup.subtree_control belong to `uid` (what systemd's Delegate=yes and
+    a `chown -R` of a group give), and its parent lets it use memory, pids and cpu."""
+    try:
+        owned = all(path.stat().st_uid == uid for path in
+                    (folder, folder / "cgroup.procs", folder / "cgroup.subtree_control"))
+    except OSError:
+        return False
+    return owned and set(CONTROLLERS) <= _controllers(folder)
+
+
 @functools.cache
 def _bases() -> dict[str, Path] | None:
-    """Where this arena's bot groups go, per controller (one folder for all in v2), or None.
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    return bases_in(ROOT, lines, os.geteuid(), os.getpid())
+
+
+def bases_in(root: Path, lines: list[str], euid: int, pid: int) -> dict[str, Path] | None:
+    """Where the bot groups of arena process `pid` go, per controller (one folder for all in v2),
+    in the cgroup file system at `root`, for a process of /proc/self/cgroup `lines` running as
+    `euid`; None where there is nowhere writable (v1 without root, v2 without delegation).
 
     CPU: the arena process moves itself into its group, which keeps the default weight (one
     task's), and its bots go in a `bots` group beneath it: so an arena and all its bots weigh
     against the machine's other work, another arena included, as much as one busy task (an
     arena's shards, started from it, make their groups inside it), while inside, the bots
     together weigh as much as BOTS_WEIGHT busy tasks against the arena process."""
-    if os.geteuid() != 0:
-        return None
     bases = {}
-    v1 = all((ROOT / c / "cgroup.procs").exists() for c in CONTROLLERS)
+    v1 = all((root / c / "cgroup.procs").exists() for c in CONTROLLERS)
+    if v1 and euid != 0:
+        return None  # v1 is not delegated to users (its groups' files are root's)
     for controller in CONTROLLERS:
         if v1:
-            own = _own(controller)
+            own = _own(controller, lines)
             if own is None:
                 return None
-            bases[controller] = ROOT / controller / own.lstrip("/") / _GROUP
+            bases[controller] = root / controller / own.lstrip("/") / _GROUP
         else:
-            own = _own("")
-            if own is None or not set(CONTROLLERS) <= set((ROOT / own.lstrip("/") / "cgroup.controllers")
-                                                            .read_text().split() if (ROOT / own.lstrip("/")).exists() else ()):
+            own = _own("", lines)
+            here = root / (own or "").lstrip("/")
+            if own is None or not set(CONTROLLERS) <= _controllers(here) or (euid != 0 and not delegated(here, euid)):
                 return None
-            bases[controller] = ROOT / own.lstrip("/") / _GROUP / BOTS
+            bases[controller] = here / _GROUP / BOTS
     enable = " ".join(f"+{c}" for c in CONTROLLERS)
     try:
         if v1:
@@ -85,9 +120,15 @@ def _bases() -> dict[str, Path] | None:
         else:  # no process may sit beside child groups in v2: the arena has a leaf of its own
             arena = bases["cpu"].parent
             arena.mkdir(exist_ok=True)
+            (arena / ARENA_LEAF).mkdir(exist_ok=True)
+            if not set(CONTROLLERS) <= _controllers(arena.parent, "cgroup.subtree_control"):
+                # A delegated group (a user's scope) may not pass the controllers on yet: it can
+                # once no process is in it, so the arena moves into its leaf first (the write is
+                # refused where other processes share the group: then no whole-bot limits).
+                (arena / ARENA_LEAF / "cgroup.procs").write_text(str(pid))
+                (arena.parent / "cgroup.subtree_control").write_text(enable)
             (arena / "cgroup.subtree_control").write_text(enable)
             (arena / "cpu.weight").write_text("100")
-            (arena / ARENA_LEAF).mkdir(exist_ok=True)
             bases["cpu"].mkdir(exist_ok=True)
             (bases["cpu"] / "cgroup.subtree_control").write_text(enable)  # the bots' groups get them too
         for folder in set(bases.values()):
@@ -98,7 +139,7 @@ def _bases() -> dict[str, Path] | None:
         cpu = bases["cpu"]
         (cpu / ("cpu.shares" if v1 else "cpu.weight")).write_text(str(min(BOTS_WEIGHT * 1024, 262144) if v1
                                                                          else min(BOTS_WEIGHT * 100, 10000)))
-        ((arena if v1 else arena / ARENA_LEAF) / "cgroup.procs").write_text(str(os.getpid()))
+        ((arena if v1 else arena / ARENA_LEAF) / "cgroup.procs").write_text(str(pid))
     except OSError:
         return None
     return bases

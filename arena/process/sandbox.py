@@ -29,6 +29,7 @@ environment (`runtime`), so no system package is needed.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -82,7 +83,7 @@ def bwrap_problem() -> str | None:
     uid = allocate_uid()
     with _filter_fd() as fd:
         extra = [arg for bind in kit_binds() for arg in ("--ro-bind", *bind)] + ["--seccomp", str(fd)]
-        argv = _bwrap_argv(runtime.runtime(), runtime.runtime(), uid, 1 << 20, extra) + [
+        argv = _bwrap_argv(runtime.runtime(), runtime.BOT_MOUNT, uid, 1 << 20, extra) + [
             "/usr/bin/env", f"PYTHONPATH={KIT_MOUNT}", sandbox_python(), "-c", "import msgpack"
         ]
         try:
@@ -212,7 +213,7 @@ def proc_masks() -> list[tuple[str, str]]:
     taken once per arena process into its stage folder, over the sandbox's /proc."""
     from arena.process import forkserver
 
-    snapshot = runtime.stage() / "proc"
+    snapshot = runtime.shown() / "proc"
     forkserver.snapshot_proc(str(snapshot))
     return forkserver.proc_masks(str(snapshot))
 
@@ -307,8 +308,10 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
     uid = allocate_uid()
     group = cgroups.BotGroup(limits.memory_bytes, limits.processes + 2, uid) if uid is not None and cgroups.available() else None
     try:
-        async with _prepared(cmd, mode, limits, tag_env, argv, uid, group) as launch:
-            yield launch
+        # bwrap and fork: the bot's folder at BOT_MOUNT, from a copy named after nothing of the host
+        with runtime.inside(cmd) if mode in ("fork", "bwrap") else contextlib.nullcontext((None, cmd)) as shown:
+            async with _prepared(cmd, mode, limits, tag_env, argv, uid, group, shown) as launch:
+                yield launch
     finally:
         if group is not None:
             group.remove()
@@ -316,27 +319,38 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
 
 @asynccontextmanager
 async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[str, str], argv: list[str],
-                    uid: int | None, group: cgroups.BotGroup | None) -> AsyncIterator[Launch]:
+                    uid: int | None, group: cgroups.BotGroup | None,
+                    shown: tuple[Path | None, BotCommand]) -> AsyncIterator[Launch]:
     python = cmd.kind == "python"
     join = group.join_shell() if group is not None else ""
     if mode == "fork":  # resolve_mode made sure the fork sandbox runs here
-        if uid is not None:  # (without root the bot runs as the arena's user, who may read its folder)
-            cmd = runtime.visible(cmd)
-            argv = list(cmd.argv)
+        # A script named straight after the interpreter runs in the server's warm interpreter.
+        in_process = python and len(argv) > 1 and argv[1].endswith(".py") and os.path.isfile(argv[1])
+        outside = [] if python else _program_outside(argv[0], cmd.workdir)
+        usr = [] if python else program_layout(argv[0])
+        source, cmd = shown
+        if runtime.shown() == runtime.stage():
+            view.pin_folder(str(source))  # a copy on disk (no tmpfs at /dev/shm): its pages loaded
+        argv = list(cmd.argv)
         if python:
             argv[0] = sandbox_python()
             binds = kit_binds()
         else:
-            binds = [(p, p) for p in _program_outside(argv[0], cmd.workdir)]
-        # A script named straight after the interpreter runs in the server's warm interpreter.
-        in_process = python and len(argv) > 1 and argv[1].endswith(".py") and os.path.isfile(argv[1])
-        request = fork_request(argv, cmd.workdir, in_process, limits, uid, tag_env, binds)
+            binds = [(p, p) for p in outside]
+        request = fork_request(argv, source, in_process, limits, uid, tag_env, binds)
         request["cgroups"] = group.procs_files() if group is not None else []
-        request["usr"] = [] if python else program_layout(argv[0])
-        view.pin_folder(str(cmd.workdir))
+        request["usr"] = usr
         yield Launch(argv, str(cmd.workdir), {}, uid, request=request)
         return
-    if uid is not None:
+    source = None
+    if mode == "bwrap":
+        outside = _program_outside(argv[0], cmd.workdir)
+        in_usr = [] if python else _program_in_usr(argv[0])  # (its libraries found from where it lies)
+        source, cmd = shown
+        if runtime.shown() == runtime.stage():
+            view.pin_folder(str(source))  # a copy on disk (no tmpfs at /dev/shm): its pages loaded
+        argv = list(cmd.argv)
+    elif uid is not None:
         cmd = runtime.visible(cmd)
         argv = list(cmd.argv)
     if cmd.kind == "python" and (mode == "bwrap" or uid is not None):
@@ -351,15 +365,14 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         # bwrap's own two processes (outside and the PID namespace's init) share the uid.
         # A Python bot gets the bot kit (that file and its bytecode) on its path; others their program.
         extra = [arg for bind in kit_binds() for arg in ("--ro-bind", *bind)] if python else [
-            arg for p in _program_outside(argv[0], cmd.workdir) for arg in ("--ro-bind", p, p)] + _program_in_usr(argv[0])
-        view.pin_folder(str(cmd.workdir))
+            arg for p in outside for arg in ("--ro-bind", p, p)] + in_usr
         env |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
         namespace = PidNamespace()
         try:
             with _filter_fd() as fd:
                 extra += ["--info-fd", str(namespace.write_fd), "--seccomp", str(fd)]
                 shell, prlimit = _rlimits(limits, uid, extra_processes=2)  # by the shell: bwrap's bounded too
-                full = (death_with_arena(uid, join + shell) + _bwrap_argv(cmd.workdir, cmd.workdir, uid, limits.tmp_bytes, extra)
+                full = (death_with_arena(uid, join + shell) + _bwrap_argv(source, cmd.workdir, uid, limits.tmp_bytes, extra)
                         + prlimit + argv)
                 yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd, fd), namespace=namespace)
         finally:
@@ -381,13 +394,14 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
 
 def fork_request(argv: list[str], workdir: Path, in_process: bool, limits: Limits, uid: int | None,
                  tag_env: Mapping[str, str], binds: list[tuple[str, str]]) -> dict:
-    """What the fork server needs to start one bot (see arena/process/forkserver.py)."""
+    """What the fork server needs to start one bot (see arena/process/forkserver.py): its folder
+    `workdir` is shown at runtime.BOT_MOUNT, where it starts."""
     env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/tmp", "TMPDIR": "/tmp", **tag_env}
     if os.path.basename(argv[0]).startswith("python"):
         env["PYTHONPATH"] = KIT_MOUNT
     return {
-        "argv": argv, "cwd": str(workdir), "in_process": in_process, "env": env, "uid": uid,
-        "tmp_bytes": limits.tmp_bytes, "binds": [(str(workdir), str(workdir)), *binds],
+        "argv": argv, "cwd": runtime.BOT_MOUNT, "in_process": in_process, "env": env, "uid": uid,
+        "tmp_bytes": limits.tmp_bytes, "binds": [(str(workdir), runtime.BOT_MOUNT), *binds],
         "limits": {"memory": limits.memory_bytes, "cpu": limits.cpu_seconds, "file": limits.file_bytes,
                    "open_files": limits.open_files, "processes": limits.processes + _others_counted(uid)},
     }
@@ -503,7 +517,8 @@ def _program_outside(program: str, workdir: Path) -> list[str]:
     return [str(path)]
 
 
-def _bwrap_argv(workdir: Path, chdir: Path, uid: int | None, tmp_bytes: int, extra: list[str] | None = None) -> list[str]:
+def _bwrap_argv(workdir: Path, chdir: Path | str, uid: int | None, tmp_bytes: int, extra: list[str] | None = None) -> list[str]:
+    """bwrap's command line: the bot's folder `workdir` shown at runtime.BOT_MOUNT, started in `chdir`."""
     argv = [
         "bwrap",
         "--unshare-all",  # user, pid, net, ipc, uts, cgroup namespaces: no network at all
@@ -524,7 +539,7 @@ def _bwrap_argv(workdir: Path, chdir: Path, uid: int | None, tmp_bytes: int, ext
         *[arg for source, target in proc_masks() for arg in ("--ro-bind", source, target)],  # frozen counters
         "--dev", "/dev",
         "--size", str(tmp_bytes), "--tmpfs", "/tmp",
-        "--ro-bind", str(workdir), str(workdir),
+        "--ro-bind", str(workdir), runtime.BOT_MOUNT,
         *(extra or []),
         "--remount-ro", "/dev",  # nothing writable but the size-limited /tmp
         "--remount-ro", "/",

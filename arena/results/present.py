@@ -21,6 +21,8 @@ from typing import Any
 from arena.results.read import ISOLATING
 
 NONE = "–"
+WITHOUT_WHOLE_BOT_LIMITS = "without whole-bot limits"
+"""What a stored sandbox label (arena.process.modes.label) says when a run had no writable cgroups."""
 """A cell with nothing in it yet (a bot that has not played)."""
 
 COLUMNS = [("rank", "rank", True), ("bot", "bot", False), ("elo", "elo", True), ("interval", None, True),
@@ -108,6 +110,10 @@ def notes(doc: dict) -> list[str]:
                      "prior sets the gaps between groups (\"separated\": outside the largest group).")
     if any(r["fault_flag"] for r in rows):
         lines.append("!: faulted in more than 10% of its tables.")
+    for label in doc.get("sandbox_labels") or []:
+        if WITHOUT_WHOLE_BOT_LIMITS in label:
+            lines.append(f"sandbox {label}: each bot process had its own memory, process and CPU limits, but a bot "
+                         "with all it started was not bounded as a whole.")
     iso = doc.get("isolation")
     if iso and iso["unisolated"]:
         modes = ", ".join(m for m in iso["sandboxes"] if m not in ISOLATING)

@@ -181,6 +181,14 @@ def _unisolated_sql(t: dict) -> str:
     return f"(CASE WHEN t.sandbox IS NULL THEN {older} ELSE t.sandbox NOT IN ({isolating}) END)"
 
 
+def sandbox_labels(t: dict) -> list[str]:
+    """The sandboxes the tournament's runs named (write.note_sandbox), with a note on each run
+    without whole-bot limits; only the modes for a tournament stored before runs kept labels."""
+    settings = t["settings"]
+    return list(settings.get("sandbox_labels") or settings.get("sandboxes") or
+                [mode for mode in [settings.get("sandbox")] if mode])
+
+
 def isolation(db: sqlite_utils.Database, tid: int) -> dict:
     """How the tournament's tables were confined: `tables`, `unisolated` (how many ran where
     partners could talk to each other, in rlimit or none) and `sandboxes` (tables per mode)."""
@@ -261,6 +269,7 @@ def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool"
         "core": named(params.get("core")), "groups": [named(g) for g in params.get("groups") or []],
         "pool_mean": sum(pooled) / len(pooled) if pooled else None,
         "isolation": isolation(db, tid),
+        "sandbox_labels": sandbox_labels(get_tournament(db, tid)),
         "standings": rows,
         **({"boards": board_outcomes(db, tid)} if boards else {}),
     }

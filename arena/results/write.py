@@ -136,19 +136,26 @@ def set_status(db: sqlite_utils.Database, tid: int, status: str) -> None:
             db.execute("UPDATE tournaments SET finished = ? WHERE id = ?", [_now(), tid])
 
 
-def note_sandbox(db: sqlite_utils.Database, tid: int, mode: str) -> None:
+def note_sandbox(db: sqlite_utils.Database, tid: int, mode: str, label: str | None = None) -> None:
     """Record that a run of the tournament plays under sandbox `mode`: settings["sandbox"] stays
-    the first run's, settings["sandboxes"] lists every mode it was played under, in order."""
+    the first run's, settings["sandboxes"] lists every mode it was played under, in order, and
+    settings["sandbox_labels"] every `label` (arena.process.modes.label: the mode, with a note
+    where bots ran without whole-bot limits) those runs named it by."""
     with db.atomic():
         row = db.execute("SELECT settings FROM tournaments WHERE id = ?", [tid]).fetchone()
         if row is None:
             raise ArenaError(f"unknown tournament id {tid}")
         settings = json.loads(row[0])
+        old = dict(settings)
         used = list(settings.get("sandboxes") or [settings.get("sandbox", mode)])
         if mode not in used:
             used.append(mode)
-        if used != settings.get("sandboxes"):
-            settings["sandboxes"] = used
+        settings["sandboxes"] = used
+        labels = list(settings.get("sandbox_labels") or [])
+        if (label or mode) not in labels:
+            labels.append(label or mode)
+        settings["sandbox_labels"] = labels
+        if settings != old:
             db.execute("UPDATE tournaments SET settings = ? WHERE id = ?", [_dumps(settings), tid])
 
 

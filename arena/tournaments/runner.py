@@ -46,7 +46,7 @@ from arena.play.room import GamePlan, Job, Room, RoomPlan, board_seed, play_room
 from arena.play.table import FixedDeals, SeatResult, TimeControl, play_table
 from arena.process.command import SCRIPT_SUFFIXES, BotCommand, Limits
 from arena.process.lifecycle import sweep_orphans
-from arena.process.modes import resolve_mode
+from arena.process.modes import label, resolve_mode
 from arena.results import live, ratings, read, registry, write
 from arena.results.lock import run_lock
 from arena.results.registry import default_name
@@ -556,7 +556,7 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
     playing = [concurrency // processes + (k < concurrency % processes) for k in range(processes)]
     pinned = processes == len(cpus) > 1
     write.set_status(db, tid, "running")
-    write.note_sandbox(db, tid, sandbox)  # a resumed run may use another one
+    write.note_sandbox(db, tid, sandbox, label(sandbox))  # a resumed run may use another one
 
     store = _storer(db, t, progress, on_room)
     finished = False

@@ -385,7 +385,7 @@
       ["Matches", t.matches],
       ["Format", t.format === "game" ? "game (a board is a game to the target)" : "deal (a board is one deal)"],
       ["Partners", t.partners + (st.gauntlet ? ", gauntlet of " + st.gauntlet : "")],
-      ["Sandbox", (st.sandboxes || [st.sandbox]).filter(Boolean).join(", ") || "–"],
+      ["Sandbox", (st.sandbox_labels || st.sandboxes || [st.sandbox]).filter(Boolean).join(", ") || "–"],
       ["Time control", tc.move_s !== undefined ? tc.move_s * 1000 + " ms a move, " + tc.bank_s * 1000 + " ms bank" : "–"],
       ["Bots", t.bots],
       ["Created", when(t.created)], ["Started", when(t.started)], ["Finished", when(t.finished)],
