@@ -133,6 +133,20 @@ def _rules(variant: games.Variant | str | dict[str, Any], game: games.Game | str
     return g, g.variant(variant) if isinstance(variant, (str, dict)) else variant
 
 
+def _match_seed(boards: int, seed: int | None) -> int:
+    """A match's master seed, checked (a random one when none is given; a small one warned of),
+    and its board count checked."""
+    if boards < 1:
+        raise ValueError(f"boards must be at least 1, got {boards}")
+    if seed is None:
+        return seeds.draw_master_seed()
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be 0 <= seed < 2**64, got {seed}")
+    if (warning := seeds.guessable_warning(seed)) is not None:
+        print(warning, file=sys.stderr)
+    return seed
+
+
 async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, seed: int | None = None,
                      variant: games.Variant | str | dict[str, Any] = "jensen",
                      time_control: TimeControl = TimeControl(), sandbox: str = "none",
@@ -147,14 +161,7 @@ async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, s
     g, v = _rules(variant, game)
     if g.layout(v).num_sides != 2:
         raise ValueError(f"a match needs a variant with two sides; {v} has {g.layout(v).num_sides}")
-    if boards < 1:
-        raise ValueError(f"boards must be at least 1, got {boards}")
-    if seed is None:
-        seed = seeds.draw_master_seed()
-    elif not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be 0 <= seed < 2**64, got {seed}")
-    elif (warning := seeds.guessable_warning(seed)) is not None:
-        print(warning, file=sys.stderr)
+    seed = _match_seed(boards, seed)
     match_id = match_id or "play"  # never the seed: the bots see it
     result = MatchResult(bots=[str(bot_a), str(bot_b)], names=["", ""], variant=v.to_dict(), seed=seed,
                          game=g.info.name)
@@ -322,14 +329,7 @@ async def play_group(bots: Sequence[BotCommand], *, boards: int = 8, seed: int |
     k = layout.num_sides
     if len(bots) != k:
         raise ValueError(f"{v} has {k} sides: a match needs {k} entrants, got {len(bots)}")
-    if boards < 1:
-        raise ValueError(f"boards must be at least 1, got {boards}")
-    if seed is None:
-        seed = seeds.draw_master_seed()
-    elif not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be 0 <= seed < 2**64, got {seed}")
-    elif (warning := seeds.guessable_warning(seed)) is not None:
-        print(warning, file=sys.stderr)
+    seed = _match_seed(boards, seed)
     match_id = match_id or "play"  # never the seed: the bots see it
     result = GroupResult(bots=[str(b) for b in bots], names=[""] * k, variant=v.to_dict(), seed=seed,
                          game=g.info.name)
