@@ -6,7 +6,8 @@ then fills its own memory cgroup); a receiver, started after it, reads them back
 sandbox the receiver gets the number exactly (RWF_NOWAIT, or a read that getrusage counts as
 block input or not) or nearly (a read timed by the clock); in fork and bwrap every call that
 drops or probes a page is refused, and every page the receiver reads is loaded already (the
-view, arena/process/view.py): no read comes from disk, so it reads all ones: nothing passed.
+view, arena/process/view.py, a tmpfs copy): no read comes from disk, so it reads all ones:
+nothing passed.
 """
 
 from __future__ import annotations
@@ -75,11 +76,14 @@ def wrong_bits(got: int) -> int:
 
 
 def nothing_passed(got: int) -> bool:
-    """The receiver read (nearly) all ones, never the number: in fork mode, on a loaded machine, a
-    stray page of the view is now and then reclaimed by the machine itself (seen: one bit of 32 in
-    two of about six full runs, once where the sender had loaded its page), which is noise the
-    sender does not steer, not a channel (docs/hostile.md)."""
-    return format(got, "032b").count("0") <= 2 and wrong_bits(got) >= 14
+    """The receiver read all ones: the view is a tmpfs copy, whose pages no reclaim evicts. Where
+    there is no tmpfs at /dev/shm it is the host's files, and on a loaded machine a stray page is
+    now and then reclaimed by the machine itself (seen: one to three bits of 32 in three of about
+    eight full runs, mostly where the sender had loaded its page), which is noise the sender does
+    not steer, not a channel (docs/hostile.md): nearly all ones, never the number."""
+    if sandbox.usr_copy() is not None:
+        return got == ALL_ONES
+    return format(got, "032b").count("0") <= 3 and wrong_bits(got) >= 13
 
 
 async def test_outside_a_sandbox_every_primitive_works(hostile):  # the positive control

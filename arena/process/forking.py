@@ -237,8 +237,12 @@ async def serving(mode: str = "fork") -> AsyncIterator[ForkServer | None]:
 
 def server_argv(fd: int, scratch: str) -> list[str]:
 
+    """The server's command line. Its bots' /usr is the view's tmpfs copy where there is one
+    (sandbox.usr_copy: pages that no reclaim evicts), else the view's paths, pinned."""
+    copy = sandbox.usr_copy()
+    layout = [] if copy else sandbox.pinned_usr_layout()
     return [sandbox.sandbox_python(), "-I", str(SERVER), str(fd), scratch, str(runtime.runtime()),
-            seccomp.program().hex(), json.dumps(sandbox.pinned_usr_layout())]
+            seccomp.program().hex(), json.dumps(layout), copy or ""]
 
 
 def make_scratch() -> str:

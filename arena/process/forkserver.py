@@ -181,11 +181,15 @@ def build_shared(scratch: str) -> None:
     os.mkdir(os.path.join(scratch, ROOT))
     usr, etc, dev = (os.path.join(shared, name) for name in ("usr", "etc", "dev"))
     os.mkdir(usr)
-    # Not all of /usr: the view (arena/process/view.py), whose every page the arena keeps
-    # cached. A tmpfs of mount points, writable here (a bot's own program joins it, `add_to_usr`),
-    # read-only in every bot.
-    _mount("tmpfs", usr, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
-    add_to_usr(scratch, USR_LAYOUT)
+    # Not all of /usr: the view (arena/process/view.py). Its tmpfs copy where the arena made one
+    # (its pages are memory: no reclaim evicts them; a bot's own program is copied into it by the
+    # arena); else a tmpfs of mount points, writable here (a bot's own program joins it,
+    # `add_to_usr`), read-only in every bot, over files whose every page the arena keeps cached.
+    if USR_COPY:
+        _bind_ro(USR_COPY, usr)
+    else:
+        _mount("tmpfs", usr, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+        add_to_usr(scratch, USR_LAYOUT)
     os.mkdir(etc)
     _mount("tmpfs", etc, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
     for path in ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives"):
@@ -207,6 +211,7 @@ def build_shared(scratch: str) -> None:
 
 
 USR_LAYOUT: list = []  # every bot's view of /usr, (kind, path, link target), from the command line
+USR_COPY = ""  # or the view's tmpfs copy, from the command line
 _in_usr: set[str] = set()
 
 
@@ -632,6 +637,7 @@ if __name__ == "__main__":
     sock = socket.socket(fileno=int(sys.argv[1]))
     FILTER = bytes.fromhex(sys.argv[4])
     USR_LAYOUT = json.loads(sys.argv[5])
+    USR_COPY = sys.argv[6] if len(sys.argv) > 6 else ""
     broken = None
     if os.geteuid() != 0:
         try:

@@ -194,13 +194,13 @@ def _fs_type(path: str) -> str:
     return kind
 
 
-def _program_in_usr(program: str) -> list[str]:
-    """bwrap's arguments that show a bot's own program under /usr (`program_layout`): added to
-    the tmpfs copy of the view (once), else bound path by path."""
+def _program_in_usr(program: str) -> list[tuple[str, str, str]]:
+    """What a bot's own program adds to its /usr (`program_layout`): added to the tmpfs copy of
+    the view (once), so nothing is left to show; else the paths to bind one by one."""
     extra = [entry for entry in program_layout(program) if entry not in usr_layout()]
     copy = usr_copy()
     if copy is None:
-        return _usr_args(extra)
+        return extra
     missing = [entry for entry in extra if not os.path.lexists(os.path.join(copy, os.path.relpath(entry[1], "/usr")))]
     if missing:
         view.copy_to(missing, copy)
@@ -327,7 +327,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         # A script named straight after the interpreter runs in the server's warm interpreter.
         in_process = python and len(argv) > 1 and argv[1].endswith(".py") and os.path.isfile(argv[1])
         outside = [] if python else _program_outside(argv[0], cmd.workdir)
-        usr = [] if python else program_layout(argv[0])
+        usr = [] if python else _program_in_usr(argv[0])
         source, cmd = shown
         if runtime.shown() == runtime.stage():
             view.pin_folder(str(source))  # a copy on disk (no tmpfs at /dev/shm): its pages loaded
@@ -345,7 +345,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
     source = None
     if mode == "bwrap":
         outside = _program_outside(argv[0], cmd.workdir)
-        in_usr = [] if python else _program_in_usr(argv[0])  # (its libraries found from where it lies)
+        in_usr = [] if python else _usr_args(_program_in_usr(argv[0]))  # (its libraries found from where it lies)
         source, cmd = shown
         if runtime.shown() == runtime.stage():
             view.pin_folder(str(source))  # a copy on disk (no tmpfs at /dev/shm): its pages loaded

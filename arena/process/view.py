@@ -14,11 +14,13 @@ never read), but the files a bot runs on, the *view*:
   the locale C.UTF-8 and the zone file of /etc/localtime;
 - a bot's own program when it lies under /usr (`/usr/bin/node`, say), with its libraries.
 
-The arena asks the kernel to load every file of the view once per process (`pin`,
-POSIX_FADV_WILLNEED: a few ms once the pages are there), and a bot's own folder at each start.
-The pages are then charged to the arena's memory cgroup, not to a bot's: a bot that fills its
-own cgroup evicts only pages it loaded itself, and it can load none of the view's. What the
-machine's own memory pressure may still evict is in docs/hostile.md.
+Bots see the view as a copy on the machine's tmpfs (`copy_to`, arena/process/sandbox.py's
+usr_copy), whose pages are memory: no reclaim evicts them. Where there is no tmpfs the arena
+asks the kernel to load every file of the view once per process (`pin`, POSIX_FADV_WILLNEED: a
+few ms once the pages are there), and a bot's own folder at each start. The pages are then
+charged to the arena's memory cgroup, not to a bot's: a bot that fills its own cgroup evicts
+only pages it loaded itself, and it can load none of the view's. What the machine's own memory
+pressure may still evict there is in docs/hostile.md.
 
 Shared libraries are found as the dynamic loader finds them: each ELF file's DT_NEEDED names,
 looked up in its RPATH/RUNPATH (with $ORIGIN), ld.so.cache (`ldconfig -p`) and the default
