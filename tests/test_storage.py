@@ -330,7 +330,7 @@ def test_recording_a_table_twice_does_not_count_twice(db, three):
     t = fake_table([a, a], [b, b], False, (20, 10))
     record_table(db, tid, 1, 1, False, 3, t)
     record_table(db, tid, 1, 1, True, 3, fake_table([a, a], [b, b], True, (10, 20)))
-    with pytest.raises(TableAlreadyRecorded, match="match 1, board 1, swapped=False"):
+    with pytest.raises(TableAlreadyRecorded, match="match 1, board 1, room 0"):
         record_table(db, tid, 1, 1, False, 3, t)
     assert len(board_results(db, tid)) == 1
     assert db["board_tables"].count == 2 and db["seats"].count == 8 and db["deals"].count == 2
@@ -628,7 +628,7 @@ def test_seat_layout_and_schedule(db, three):
     assert seat_bots([1, 2], [3, 4], True) == [3, 1, 4, 2]
     assert seat_bots([1, 1], [3, 3], False, players=2) == [1, 3]
     assert read.schedule(db, tid) == [
-        {"match_no": k, "team_a": ta, "team_b": tb} for k, (ta, tb) in enumerate(sched, start=1)]
+        {"match_no": k, "team_a": ta, "team_b": tb, "entrants": [ta, tb]} for k, (ta, tb) in enumerate(sched, start=1)]
 
 
 def test_a_bot_is_named_after_its_file_without_the_bot_suffix(db, tmp_path):

@@ -382,7 +382,7 @@ def _close(client: Any, local: Any) -> None:
 
 
 def _error(room: Room | None, exc: BaseException) -> ArenaError:
-    where = "" if room is None else f"room {room.match_no}/{'swapped' if room.swapped else 'straight'}: "
+    where = "" if room is None else f"room {room.match_no}/{room.label}: "
     if isinstance(exc, ArenaError):
         return ArenaError(f"{where}{exc}")
     name = type(exc).__name__
