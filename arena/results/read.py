@@ -485,6 +485,7 @@ def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list
     labels = _bot_labels(db, tid)
     bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
     per_board = int(db.execute("SELECT boards_per_match FROM tournaments WHERE id = ?", [tid]).fetchone()[0])
+    groups = _entrants(db, tid)
     faults = {
         match_id: n
         for match_id, n in db.execute(
@@ -502,8 +503,12 @@ def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list
         [tid],
     ):
         team_a, team_b = [m["team_a_bot1_id"], m["team_a_bot2_id"]], [m["team_b_bot1_id"], m["team_b_bot2_id"]]
-        members = {*team_a, *team_b}
+        entrants = groups.get(m["match_no"])
+        members = {*team_a, *team_b, *(entrants or ())}
         if bot_id is not None and bot_id not in members:
+            continue
+        if entrants is not None:  # k entrants: each one's result over the boards done, and its pairwise record
+            out.append(_group_match(db, m, entrants, labels, per_board, faults.get(m["id"], 0), bot_id))
             continue
         out.append({
             "match_no": m["match_no"],
@@ -522,6 +527,33 @@ def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list
     return out
 
 
+def _group_match(db: sqlite_utils.Database, m: dict, entrants: list[int], labels: dict[int, str], per_board: int,
+                 faults: int, bot_id: int | None) -> dict:
+    """`matches`' row of a match of k entrants: `results` per entrant (its chips or points over
+    the boards done), `scores` (the others it beat on them, draws half, summed over the boards);
+    with `bot`, that bot's own W/D/L against the others and its result."""
+    k = len(entrants)
+    results, scores = [0] * k, [0.0] * k
+    boards: dict[int, list[int]] = {}
+    for board_id, e, result, score in db.execute(
+        "SELECT e.board_id, e.entrant, e.result, e.score FROM board_entrants e JOIN boards b ON b.id = e.board_id"
+        " WHERE b.match_id = ? ORDER BY e.board_id, e.entrant", [m["id"]],
+    ):
+        results[e] += result
+        scores[e] += score
+        boards.setdefault(board_id, []).append(result)
+    row = {"match_no": m["match_no"], "team_a": [labels[entrants[0]]] * 2, "team_b": [labels[entrants[1]]] * 2,
+           "entrants": [labels[b] for b in entrants], "results": results, "scores": scores,
+           "boards": per_board, "boards_done": len(boards), "faults": faults}
+    if bot_id is not None:
+        e = entrants.index(bot_id)
+        versus = [(mine[e], other) for mine in boards.values() for f, other in enumerate(mine) if f != e]
+        row["bot"] = {"name": labels[bot_id], "entrant": e, "wins": sum(a > b for a, b in versus),
+                      "draws": sum(a == b for a, b in versus), "losses": sum(a < b for a, b in versus),
+                      "margin": results[e]}
+    return row
+
+
 def faults(db: sqlite_utils.Database, tid: int, *, match_no: int | None = None, bot: str | None = None) -> list[dict]:
     """Every seat that faulted, in play order: where, which bot, its status, the arena's detail
     and the tail of the bot's stderr (as stored: unchanged, for the caller to show safely)."""
@@ -529,12 +561,14 @@ def faults(db: sqlite_utils.Database, tid: int, *, match_no: int | None = None, 
     bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
     rows = db.query(
         "SELECT m.match_no, t.board_no, t.swapped, s.seat, s.bot_id, s.announced_name, s.status, s.detail,"
-        " s.stderr_tail FROM seats s JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
+        f" s.stderr_tail, NOT ({TEAM_MATCHES}) AS entrants"
+        " FROM seats s JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
         " WHERE m.tournament_id = ? AND s.status != 'ok' AND (? IS NULL OR m.match_no = ?)"
         " AND (? IS NULL OR s.bot_id = ?) ORDER BY m.match_no, t.board_no, t.swapped, s.seat",
         [tid, match_no, match_no, bot_id, bot_id],
     )
-    return [{"match_no": r["match_no"], "board_no": r["board_no"], "swapped": bool(r["swapped"]), "seat": r["seat"],
+    return [{"match_no": r["match_no"], "board_no": r["board_no"], "swapped": bool(r["swapped"]), "room": r["swapped"],
+             "entrants": bool(r["entrants"]), "seat": r["seat"],
              "bot": labels[r["bot_id"]], "announced": r["announced_name"], "status": r["status"],
              "detail": r["detail"], "stderr": r["stderr_tail"]} for r in rows]
 
@@ -577,10 +611,20 @@ def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
             "deal_ids": [r[0] for r in db.execute("SELECT id FROM deals WHERE table_id = ? ORDER BY deal_no", [t["id"]])],
             "duration_s": t["duration_s"],
         })
+    if m["entrants"]:  # k entrants: each board's result per entrant, each table's every side
+        for board_id, board_no in db.execute("SELECT id, board_no FROM boards WHERE match_id = ?", [m["id"]]):
+            rows = db.execute("SELECT result, score FROM board_entrants WHERE board_id = ? ORDER BY entrant",
+                              [board_id]).fetchall()
+            detail[board_no].update(results=[r for r, _ in rows], scores=[x for _, x in rows])
+        for t in db.query("SELECT board_no, swapped, side_points FROM board_tables WHERE match_id = ?"
+                          " ORDER BY board_no, swapped", [m["id"]]):
+            table = detail[t["board_no"]]["tables"][t["swapped"]]
+            table.update(room=t["swapped"], points=json.loads(t["side_points"]))
     return {
         "match_no": match_no,
         "team_a": [labels[m["team_a_bot1_id"]], labels[m["team_a_bot2_id"]]],
         "team_b": [labels[m["team_b_bot1_id"]], labels[m["team_b_bot2_id"]]],
+        "entrants": None if not m["entrants"] else [labels[b] for b in m["entrants"]],
         "boards": [detail[k] for k in sorted(detail)],
     }
 
