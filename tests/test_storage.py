@@ -542,7 +542,7 @@ def test_export_csv_and_json(db, three):
     assert len(doc["tables"]) == 6 and doc["tables"][0]["deals"][0]["moves"][0]["ms"] == 1.2
     assert [s["bot"] for s in doc["standings"]] == ["alpha", "beta", "random"]
     # what an outside tool needs to refit: the kind of interval, the prior, flags, room outcomes
-    assert lines[1].endswith(",1.0,2.0")  # team A won this room, and both: board score 2
+    assert lines[1].endswith(",1.0,2.0,0,alpha beta alpha beta,16 14,,")  # team A won this room, and both: board score 2; room 0
     assert {k: doc["ratings"][k] for k in ("errors", "resampling", "bootstrap_method", "pool_flags", "anchor")} == {
         "errors": "pool", "resampling": "deal", "bootstrap_method": "refit", "pool_flags": ["separated"],
         "anchor": "random"}
