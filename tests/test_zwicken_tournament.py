@@ -192,3 +192,32 @@ def test_kill_9_then_resume_gives_the_uninterrupted_results(tmp_path, four):
     assert proc.returncode == 0, err.decode()
     assert results_of(killed, "k") == results_of(reference, "k")
     assert len(results_of(killed, "k")[1]) == 24
+
+
+def test_sprt_seats_new_and_old_alternately_and_counts_boards_won_drawn_lost(tmp_path):
+    rule, rnd = str(BOTS / "zwicken_rule_bot.py"), str(BOTS / "zwicken_random_bot.py")
+    done = arena("sprt", "--game", "zwicken", "--players", "4", rule, rnd, "--elo0", "0", "--elo1", "50",
+                 "--max-boards", "8", "--batch", "4", "--seed", str(SEED), "--quiet", "--json", cwd=tmp_path)
+    result = json.loads(done.stdout)
+    assert result["seats"] == 4 and result["boards"] <= 8 and sum(result["counts"]) == result["boards"]
+    assert result["counts"][1] == result["counts"][3] == 0  # one comparison a board: won 2, drew 1, lost 0
+    db = schema.open_db(tmp_path / "a.db", create=False)
+    try:
+        t = read.get_tournament(db, result["name"])
+        assert (t["game"], t["seating"]) == ("zwicken", "4 players, a bot each")
+        new, old = result["new_bot"], result["old_bot"]
+        assert read.schedule(db, t["id"])[0]["entrants"] == [[new], [old], [new], [old]]
+        won = drawn = lost = 0
+        for results in db.execute(
+                "SELECT json_group_array(e.result) FROM (SELECT e.* FROM board_entrants e JOIN boards b"
+                " ON b.id = e.board_id ORDER BY b.board_no, e.entrant) e GROUP BY e.board_id ORDER BY e.board_id"
+                " LIMIT ?", [result["boards"]]):
+            r = json.loads(results[0])
+            diff = r[0] + r[2] - r[1] - r[3]  # NEW's seats against OLD's, over the rooms
+            won, drawn, lost = won + (diff > 0), drawn + (diff == 0), lost + (diff < 0)
+        assert [lost, drawn, won] == [result["counts"][0], result["counts"][2], result["counts"][4]]
+    finally:
+        db.close()
+    text = arena("sprt", "--game", "zwicken", "--players", "4", rule, rnd, "--elo0", "0", "--elo1", "50",
+                 "--max-boards", "8", "--batch", "4", "--seed", str(SEED), "--quiet", cwd=tmp_path).stdout
+    assert "won, drew, lost against" in text and "Elo per board" in text, text

@@ -348,7 +348,7 @@ def _records(db: sqlite_utils.Database, tid: int, labels: dict[int, str]) -> dic
                 s["losses"] += lost
     # Matches of k entrants: boards and results per bot; W/D/L per comparison with each other entrant.
     for bot, boards, total in db.execute(
-        "SELECT e.bot_id, COUNT(*), SUM(e.result) FROM board_entrants e JOIN boards b ON b.id = e.board_id"
+        "SELECT e.bot_id, COUNT(DISTINCT e.board_id), SUM(e.result) FROM board_entrants e JOIN boards b ON b.id = e.board_id"
         " JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ? GROUP BY e.bot_id", [tid],
     ):
         stats[bot]["boards"] += boards
