@@ -221,3 +221,14 @@ def test_sprt_seats_new_and_old_alternately_and_counts_boards_won_drawn_lost(tmp
     text = arena("sprt", "--game", "zwicken", "--players", "4", rule, rnd, "--elo0", "0", "--elo1", "50",
                  "--max-boards", "8", "--batch", "4", "--seed", str(SEED), "--quiet", cwd=tmp_path).stdout
     assert "won, drew, lost against" in text and "Elo per board" in text, text
+
+
+def test_on_a_dask_cluster_the_rooms_give_a_local_runs_results(tmp_path, four):
+    pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install .[cluster])")
+    common = ["tournament", "run", "--game", "zwicken", "--players", "3", "--bots", ",".join(four), "--boards", "1",
+              "--seed", str(SEED), "--name", "c", "--quiet"]
+    arena(*common, cwd=tmp_path)
+    (tmp_path / "a.db").rename(tmp_path / "local.db")
+    arena(*common, "--cluster", "local:1", cwd=tmp_path)
+    assert results_of(tmp_path / "a.db", "c") == results_of(tmp_path / "local.db", "c")
+    assert len(results_of(tmp_path / "a.db", "c")[1]) == 4 * 3
