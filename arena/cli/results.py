@@ -240,7 +240,7 @@ def tournament_delete(
 
 def _header(t: dict) -> str:
     return (f"{t['name']}: {t['status']}, {t['boards_done']}/{t['boards_total']} boards, "
-            f"{t['variant'].get('preset', '?')}, {t['format']}, {t['seating']}, seed {t['seed']}")
+            f"{t['variant'].get('preset', '?')}, {t['format']}, {'partners ' + t['partners'] if t['partnerships'] else t['seating']}, seed {t['seed']}")
 
 
 ErrorsOption = Annotated[str, typer.Option(

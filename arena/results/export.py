@@ -133,6 +133,7 @@ def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
             "deals": [
                 {
                     "deal_id": d["id"], "number": d["number"], "seed": str(d["seed"]), "dealer": d["dealer"],
+                    "carry": d["carry"],
                     "points": d["points"], "breakdown": d["breakdown"], "moves": d["moves"],
                     "complete": d["complete"],
                 }

@@ -662,7 +662,7 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
         "id": d["id"], "tournament": d["tournament"], "tournament_id": d["tournament_id"],
         "format": d["format"], "game": d["game"], "match_no": d["match_no"], "board_no": d["board_no"],
         "swapped": bool(d["swapped"]), "table_id": d["table_id"], "number": d["deal_no"],
-        "variant": json.loads(d["variant"]), "seed": int(d["seed"]), "dealer": d["dealer"],
+        "variant": json.loads(d["variant"]), "seed": int(d["seed"]), "dealer": d["dealer"], "carry": played["carry"],
         "points": played["points"], "breakdown": played["breakdown"],
         "moves": played["moves"], "complete": bool(d["complete"]), "seats": seats,
         "table_points": [d["side0_points"], d["side1_points"]],

@@ -490,6 +490,14 @@ def _m0010_rooms_and_entrants(db: sqlite_utils.Database) -> None:
         raise sqlite3.IntegrityError("FOREIGN KEY constraint failed after rebuilding tournaments and board_tables")
 
 
+@migrations(name="0011_deal_carry")
+def _m0011_deal_carry(db: sqlite_utils.Database) -> None:
+    """What a deal's board carried into it (`games.api.Game.deal`'s carry: for Zwicken the pot,
+    balances, deal and attempt numbers), so that a deal after a session's first replays from
+    where it began; NULL: nothing (a Zwicker deal, or a session's first)."""
+    db.execute("ALTER TABLE deals ADD COLUMN carry TEXT")
+
+
 # --------------------------------------------------------------------------------------------
 # Opening
 
