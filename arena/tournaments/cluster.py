@@ -12,9 +12,10 @@ scattered once under its sha256, and is unpacked (and its hash checked) into the
 local directory, once per worker. A worker resolves `--sandbox` itself, with the same
 arena.process code as a local run, and refuses the room with one clear error when it cannot
 confine bots as asked; it reports the mode with its label there (a worker without writable
-cgroups runs bots without whole-bot limits, and the tournament's record says so). On a worker, every room is played in one long-lived trio loop per
-sandbox mode (one fork server, bots spawned from a thread that lives as long as they do, see
-arena.process.lifecycle); a Dask thread waits for its room there.
+cgroups runs bots without whole-bot limits, and the tournament's record says so). On a worker,
+every room is played in one long-lived trio loop per sandbox mode (one fork server, bots spawned
+from a thread that lives as long as they do, see arena.process.lifecycle); a Dask thread waits
+for its room there.
 
 Dask is optional (`pip install .[cluster]`): nothing else in the arena imports this module
 unless `--cluster` is given.
