@@ -6,8 +6,9 @@ shares), as if they had already agreed on one; a bot at a table would first have
     send BITS --start T --slot MS [--spinners K]
                     from time T, each bit of the string BITS (0s and 1s) takes two halves of MS
                     ms: a 1 keeps K processes (default: four per core it may use, so that the
-                    receiver shares its core with some wherever it runs) spinning in the first half and asleep in the second, a 0 the other way round (Manchester
-                    code: the receiver needs no threshold); say "sent"
+                    receiver shares its core with some wherever it runs) spinning in the first
+                    half and asleep in the second, a 0 the other way round (Manchester code:
+                    the receiver needs no threshold); say "sent"
     receive N --start T --slot MS
                     count its own loop's turns in each half of N bits' slots; a bit is 1 where
                     the first half counted fewer: say "got <bits>" and "counts <first:second ...>"
