@@ -648,10 +648,10 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
     store = _storer(db, t, progress, on_room)
     modes: set[str] = set()
 
-    def on_mode(mode: str) -> None:
-        if mode not in modes:
-            modes.add(mode)
-            write.note_sandbox(db, tid, mode)
+    def on_mode(mode: str, named: str) -> None:
+        if named not in modes:
+            modes.add(named)
+            write.note_sandbox(db, tid, mode, named)
 
     inputs: dict = {}
 
