@@ -121,7 +121,8 @@ def test_three_players_round_robin_over_every_group_and_a_gauntlet(tmp_path, fou
 @pytest.mark.parametrize("args, words", [
     (["--players", "11"], "--players must be 2 to 10"),
     (["--players", "3", "--partners", "mixed"], "every player plays alone"),
-    (["--players", "3", "--pairing", "swiss"], "--pairing swiss pairs bots one against one"),
+    (["--players", "3", "--pairing", "swiss", "--gauntlet", "zwicken_rule"], "--pairing swiss draws each round"),
+    (["--players", "5", "--pairing", "swiss"], "--pairing swiss: a table of 5 needs at least 5 bots, got 4"),
     (["--players", "3", "--format", "deal"], "--format must be one of session"),
     (["--players", "6"], "a table of 6 players needs at least 6 bots, got 4"),
 ])
@@ -129,6 +130,26 @@ def test_bad_zwicken_tournaments_are_one_clear_line(tmp_path, four, args, words)
     done = arena("tournament", "run", "--game", "zwicken", "--bots", ",".join(four), "--name", "x", *args,
                  cwd=tmp_path, code=2)
     assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_swiss_draws_groups_of_the_tables_size_by_score(tmp_path, four):
+    """Five bots at three-player tables: each round one group of three and two byes (the
+    lowest-ranked among the fewest byes), the next round drawn from the scores so far."""
+    five = [*four, str(BOTS / "zwicken_mc_bot.py")]
+    arena("tournament", "run", "--game", "zwicken", "--players", "3", "--bots", ",".join(five), "--boards", "1",
+          "--seed", str(SEED), "--name", "sw", "--pairing", "swiss", "--rounds", "3", "--quiet", cwd=tmp_path)
+    db = schema.open_db(tmp_path / "a.db", create=False)
+    try:
+        t = read.get_tournament(db, "sw")
+        plan = t["settings"]["pairing"]
+        rounds = [m["entrants"] for m in read.schedule(db, t["id"])]
+    finally:
+        db.close()
+    assert plan["drawn"] == [1, 1, 1] and t["boards_done"] == 3 and t["status"] == "finished"
+    for group, byes in zip(rounds, plan["byes"]):
+        assert len(group) == 3 and len(byes) == 2 and not {g[0] for g in group} & set(byes)
+    sat_out = [b for byes in plan["byes"] for b in byes]
+    assert max(sat_out.count(b) for b in sat_out) <= 2  # the byes go round: nobody sits out three times
 
 
 def test_zwicker_refuses_players_it_does_not_have(tmp_path):

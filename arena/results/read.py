@@ -320,6 +320,14 @@ def _match_records(db: sqlite_utils.Database, tid: int) -> Iterator[tuple[set, s
         yield ({a1, a2}, {b1, b2}, *counts)
 
 
+def entrant_scores(db: sqlite_utils.Database, tid: int) -> dict[int, float]:
+    """Per bot, over the finished boards of matches of k entrants: the others it beat on each
+    board, draws half (what a Swiss round of such matches orders bots by)."""
+    return dict(db.execute(
+        "SELECT e.bot_id, SUM(e.score) FROM board_entrants e JOIN boards b ON b.id = e.board_id"
+        " JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ? GROUP BY e.bot_id", [tid]).fetchall())
+
+
 def _pair_records(db: sqlite_utils.Database, tid: int) -> Iterator[tuple[int, int, int, int, int, int, int]]:
     """Matches of k entrants, each pair's comparisons summed in SQL from the first one's view:
     its bot, the other's, boards, wins, draws, losses (by their results over the board's

@@ -86,9 +86,6 @@ class Settings:
         if alone and self.partners != "clone":
             raise ArenaError(f"--partners mixed is for partnership games; in {g.info.title} every player "
                              "plays alone (each match: one bot per seat)")
-        if alone and self.pairing == "swiss" and sides != 2:
-            raise ArenaError(f"--pairing swiss pairs bots one against one: a {sides}-player {g.info.title} "
-                             "table needs --pairing roundrobin (every group of bots) or --gauntlet")
         if type(self.boards) is not int or self.boards < 1:
             raise ArenaError(f"--boards must be at least 1, got {self.boards!r}")
         if self.seed is not None and (type(self.seed) is not int or not 0 <= self.seed < 2**64):
@@ -101,7 +98,8 @@ class Settings:
         if self.pairing not in PAIRINGS:
             raise ArenaError(f"--pairing must be one of {', '.join(PAIRINGS)}, not {self.pairing!r}")
         if self.pairing == "swiss" and (self.partners != "clone" or self.gauntlet):
-            raise ArenaError("--pairing swiss pairs bots one against one: use it with --partners clone, no --gauntlet")
+            raise ArenaError("--pairing swiss draws each round from the scores so far: use it with --partners clone, "
+                             "no --gauntlet")
         if self.rounds is not None and (self.pairing != "swiss" or type(self.rounds) is not int or self.rounds < 1):
             raise ArenaError(f"--rounds is for --pairing swiss and must be at least 1, got {self.rounds!r}")
 
@@ -505,6 +503,8 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
     if settings.pairing != "swiss":  # (refused at once if there are too few bots)
         matches = (pairings(ids, settings.partners, gauntlet_id) if layout.partnerships
                    else groups(ids, layout.num_sides, gauntlet_id))
+    elif len(ids) < (table := 2 if layout.partnerships else layout.num_sides):
+        raise ArenaError(f"--pairing swiss: a table of {table} needs at least {table} bots, got {len(ids)}")
     if settings.seed is None:
         seed = seeds.draw_master_seed()
         sys.stderr.write(f"arena: tournament '{name}': master seed {seed} (drawn at random, stored; "
@@ -516,7 +516,7 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
     stored_settings = {"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
                        "sandbox": sandbox}
     if settings.pairing == "swiss":  # round 1 now, each next one when the one before is stored
-        matches, bye = swiss.first_round(ids, seed, alone=not layout.partnerships)
+        matches, bye = swiss.first_round(ids, seed, alone=not layout.partnerships, size=layout.num_sides)
         stored_settings["pairing"] = {"system": "swiss", "rounds": settings.rounds or swiss.default_rounds(len(ids)),
                                       "drawn": [len(matches)], "byes": [bye]}
     return write.create_tournament(

@@ -2,7 +2,8 @@
 matches than a round robin, each round pairing bots of similar score.
 
 Every bot plays one match per round (clone partners: a side is two copies of one bot), against
-the nearest bot below it in the order of score that it has not met yet; an odd bot out sits the
+the nearest bot below it in the order of score that it has not met yet (at a table of k bots
+one a seat, Zwicken's, in a group of k drawn so: `draw_groups`); an odd bot out sits the
 round out (a bye, which counts as a match won when the next round is drawn), the lowest-ranked
 bot that has not had one. A round is drawn only when the rounds before it are stored, from those
 results alone (score: boards won, half for a draw; ties broken by a seeded lottery fixed for the
@@ -89,20 +90,57 @@ def _pair(order: list[int], met: Counter[frozenset[int]], most: int) -> list[tup
     return go(order)
 
 
+def draw_groups(bots: Sequence[int], size: int, score: dict[int, float], met: Counter[frozenset[int]],
+                byes: Counter[int], seed: int) -> tuple[list[list[int]], list[int]]:
+    """One round of groups of `size` (a table of one bot a seat, Zwicken's): (groups, the bots
+    with a bye). The bots left over (as many as `size` does not divide) sit out, the lowest-ranked
+    among the fewest byes; then each group takes the highest-ranked bot left and fills up, in the
+    order of score, with the bots that have met its members least often (nearest first)."""
+    order = sorted(bots, key=lambda b: (-score[b], lottery(seed, b)))
+    out = []
+    for _ in range(len(order) % size):
+        bye = min(reversed(order), key=lambda b: byes[b])
+        order.remove(bye)
+        out.append(bye)
+    groups = []
+    while order:
+        group = [order.pop(0)]
+        while len(group) < size:
+            best = min(range(len(order)), key=lambda i: (sum(met[frozenset((order[i], g))] for g in group), i))
+            group.append(order.pop(best))
+        groups.append(group)
+    return groups, out
+
+
 def state(db: sqlite_utils.Database, t: dict) -> dict[str, Any]:
     """What the next draw needs, from the stored schedule and results."""
     bots = [b["id"] for b in t["bots"]]
     plan = t["settings"]["pairing"]
-    met: Counter[frozenset[int]] = Counter(frozenset((m["team_a"][0], m["team_b"][0])) for m in read.schedule(db, t["id"]))
-    byes: Counter[int] = Counter(b for b in plan["byes"] if b is not None)
-    return {"bots": bots, "met": met, "byes": byes, "plan": plan,
-            "score": scores(bots, read.board_results(db, t["id"]), byes, t["boards"])}
+    met: Counter[frozenset[int]] = Counter()
+    for m in read.schedule(db, t["id"]):
+        seats = [e[0] for e in m["entrants"]]
+        met.update(frozenset((x, y)) for i, x in enumerate(seats) for y in seats[i + 1:])
+    byes: Counter[int] = Counter(b for drawn in plan["byes"] for b in (drawn if isinstance(drawn, list) else [drawn])
+                                 if b is not None)
+    if not t["partnerships"]:  # one bot a seat: the others beaten on each board, draws half
+        size = len(read.schedule(db, t["id"])[0]["entrants"])
+        won = read.entrant_scores(db, t["id"])
+        score = {b: byes[b] * (size - 1) * t["boards"] + won.get(b, 0.0) for b in bots}
+    else:
+        size = 2
+        score = scores(bots, read.board_results(db, t["id"]), byes, t["boards"])
+    return {"bots": bots, "met": met, "byes": byes, "plan": plan, "score": score, "size": size}
 
 
-def first_round(bot_ids: Sequence[int], seed: int, alone: bool = False) -> tuple[list[list[list[int]]], int | None]:
+def first_round(bot_ids: Sequence[int], seed: int, alone: bool = False,
+                size: int = 2) -> tuple[list[list[list[int]]], int | list[int] | None]:
     """Round 1: every bot at score 0, so the lottery orders them. `alone`: a game of one bot a
-    seat (two-player Zwicken), else two teams of two copies."""
-    pairs, bye = draw(bot_ids, {b: 0.0 for b in bot_ids}, Counter(), Counter(), seed)
+    seat (Zwicken: groups of `size`), else two teams of two copies."""
+    zero = {b: 0.0 for b in bot_ids}
+    if alone and size > 2:
+        groups, byes = draw_groups(bot_ids, size, zero, Counter(), Counter(), seed)
+        return [[[b] for b in g] for g in groups], byes
+    pairs, bye = draw(bot_ids, zero, Counter(), Counter(), seed)
     return _matches(pairs, alone), bye
 
 
@@ -120,6 +158,10 @@ def next_round(db: sqlite_utils.Database, tid: int) -> bool:
     if t["boards_done"] < t["boards_total"]:
         raise ArenaError(f"tournament '{t['name']}': round {len(plan['drawn'])} is not finished yet")
     s = state(db, t)
+    if s["size"] > 2:
+        groups, byes = draw_groups(s["bots"], s["size"], s["score"], s["met"], s["byes"], t["seed"])
+        write.add_round(db, tid, [[[b] for b in g] for g in groups], byes)
+        return True
     pairs, bye = draw(s["bots"], s["score"], s["met"], s["byes"], t["seed"])
     write.add_round(db, tid, _matches(pairs, not t["partnerships"]), bye)
     return True
