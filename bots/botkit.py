@@ -55,6 +55,7 @@ class Bot:
 
     name = "botkit-bot"
     version = "1"
+    games = ("zwicker",)  # sent in `ready`: a table of another game faults this bot at once, in one line
 
     def __init__(self) -> None:
         self.hello: dict[str, Any] = {}
@@ -140,13 +141,16 @@ def run(bot: Bot) -> None:
         elif kind == "hello":
             if message.get("protocol") != PROTOCOL_VERSION:
                 log(f"botkit: arena speaks protocol {message.get('protocol')}, this kit {PROTOCOL_VERSION}")
+            if message.get("game", "zwicker") not in bot.games:  # say so and let the arena end it
+                out.send({"type": "ready", "name": str(bot.name), "version": str(bot.version), "games": list(bot.games)})
+                continue
             bot.hello = message
             bot.seat, bot.side = message["seat"], message["side"]
             bot.partners = list(message.get("partners", []))
             bot.variant, bot.time = message["variant"], message["time"]
             bot.rng = random.Random(message["seed"])
             bot.on_hello(message)
-            out.send({"type": "ready", "name": str(bot.name), "version": str(bot.version)})
+            out.send({"type": "ready", "name": str(bot.name), "version": str(bot.version), "games": list(bot.games)})
         elif kind == "deal":
             if message.get("board_deal") == 0 and "board" in message:  # seeded by board: no state
                 board, room = str(message["board"]), str(message.get("room", ""))  # from board to board

@@ -55,6 +55,7 @@ class ZwickenBot(Bot):
     """botkit's Bot with a Zwicken view; `self.variant` is hello's variant dict."""
 
     name = "zwicken-bot"
+    games = ("zwicken",)
 
     def view(self, observation: dict[str, Any]) -> "View":
         return View(observation)

@@ -204,3 +204,14 @@ def test_mutated_valid_streams_give_messages_or_protocol_error(messages, mutatio
 def test_valid_streams_decode_to_what_was_sent(messages):
     data = b"".join(encode(m) for m in messages)
     assert decode_all(data, chunk=3, max_message=1 << 16) == messages
+
+
+def test_ready_may_name_the_games_a_bot_plays():
+    from arena.protocol.messages import parse_reply
+
+    assert parse_reply({"type": "ready", "name": "b"}, "ready").games is None  # protocol 1: any game
+    assert parse_reply({"type": "ready", "name": "b", "games": ["zwicker", "zwicken"]}, "ready").games == (
+        "zwicker", "zwicken")
+    for bad in ("zwicker", [1], [""], ["x" * 65], ["g"] * 33):
+        with pytest.raises(ProtocolError, match="'games' (of 'ready' )?must be"):
+            parse_reply({"type": "ready", "name": "b", "games": bad}, "ready")

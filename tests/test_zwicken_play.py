@@ -139,7 +139,8 @@ def test_bot_check_passes_the_bundled_zwicken_bots(bot, tmp_path):
 def test_bot_check_fails_a_zwicker_bot_in_one_line(tmp_path):
     out = arena("bot", "check", "--game", "zwicken", str(BOTS / "greedy_bot.py"), cwd=tmp_path, code=1).stdout
     line = [x for x in out.splitlines() if x.startswith("fails as a zwicken bot")]
-    assert len(line) == 1 and line[0].startswith("fails as a zwicken bot at seat 0: crash: ")
+    assert len(line) == 1 and line[0] == ("fails as a zwicken bot at seat 0: protocol_error: it plays zwicker (its "
+                                          "ready.games), and this table plays zwicken")
     assert out.rstrip().endswith("NOT conformant: see the fault above")
 
 
@@ -148,7 +149,7 @@ def test_bot_check_fails_a_zwicker_bot_in_one_line(tmp_path):
     (["play", "--game", "zwicken", RULE, RULE, "--players", "11"], "--players: "),
     (["play", "--game", "zwicken", RULE], "a match needs at least two bots"),
     (["tournament", "run", "--game", "zwicken", "--name", "z", "--bots", f"{RULE},{RANDOM},{MC}"],
-     "tournaments of more than two sides are not yet supported"),
+     "a table of 4 players needs at least 4 bots, got 3"),
 ])
 def test_bad_input_is_one_clear_line(args, words, tmp_path):
     done = arena(*args, cwd=tmp_path, code=2)

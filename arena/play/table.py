@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import trio
 
 import games
-from arena.errors import BotCrashed, BotFault, IllegalMoveFault
+from arena.errors import BotCrashed, BotFault, IllegalMoveFault, ProtocolError
 from arena.process import forking
 from arena.process.command import BotCommand, Limits
 from arena.process.lifecycle import BotProcess, open_bots
@@ -215,6 +215,12 @@ class _Table:
                 return
             assert isinstance(reply, Ready)
             self.seats[seat].name, self.seats[seat].version = reply.name, reply.version
+            if reply.games is not None and self.game.info.name not in reply.games:
+                self.record_fault(seat, ProtocolError(
+                    f"it plays {', '.join(reply.games) or 'no game'} (its ready.games), and this table plays "
+                    f"{self.game.info.name}"))
+                cancel.cancel()
+                return
             self.seats[seat].handshake_ms = (trio.current_time() - start) * 1000
 
         async with trio.open_nursery() as nursery:

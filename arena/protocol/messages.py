@@ -30,6 +30,8 @@ MAX_DEPTH = 32
 """Deepest nesting of lists and maps accepted from a bot."""
 
 ARENA_TYPES = ("hello", "deal", "act", "deal_end", "bye")
+MAX_GAMES = 32
+"""Most game names a bot may list in `ready.games`."""
 BOT_TYPES = ("ready", "move")
 
 
@@ -187,10 +189,11 @@ def _with_entry(packed_map: bytes, size: int, key: str, packed_value: bytes) -> 
 
 @dataclass(frozen=True, slots=True)
 class Ready:
-    """The bot's answer to `hello`."""
+    """The bot's answer to `hello`; `games`, where it says, the games it plays (None: any)."""
 
     name: str
     version: str
+    games: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +228,11 @@ def parse_reply(msg: dict[str, Any], expected: str) -> Ready | MoveReply:
         version = _field(msg, "version", str, "a string", required=False) or ""
         if not name.strip() or len(name) > MAX_NAME or len(version) > MAX_NAME:
             raise ProtocolError(f"'name' must be 1 to {MAX_NAME} characters, 'version' at most {MAX_NAME}")
-        return Ready(name=name, version=version)
+        games = _field(msg, "games", list, "an array of strings", required=False)
+        if games is not None and (len(games) > MAX_GAMES or not all(
+                isinstance(g, str) and 0 < len(g) <= MAX_NAME for g in games)):
+            raise ProtocolError(f"'games' must be an array of at most {MAX_GAMES} game names of 1 to {MAX_NAME} characters")
+        return Ready(name=name, version=version, games=None if games is None else tuple(games))
     index = _field(msg, "index", int, "an integer", required=False)
     move = _field(msg, "move", dict, "a map", required=False)
     if index is None and move is None:
