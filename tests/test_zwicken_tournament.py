@@ -253,3 +253,25 @@ def test_on_a_dask_cluster_the_rooms_give_a_local_runs_results(tmp_path, four):
     arena(*common, "--cluster", "local:1", cwd=tmp_path)
     assert results_of(tmp_path / "a.db", "c") == results_of(tmp_path / "local.db", "c")
     assert len(results_of(tmp_path / "a.db", "c")[1]) == 4 * 3
+
+
+def test_a_crash_forfeits_its_board_in_each_room_and_the_next_boards_are_played(tmp_path, four):
+    """docs/zwicken-rules.md section 6: the faulting seat pays `forfeit` to every other seat; the
+    room's later boards are played by fresh processes (and forfeited again by this bot)."""
+    crash = str(ROOT / "tests" / "zwicken" / "crash_at_act.py")
+    arena("tournament", "run", "--game", "zwicken", "--players", "3", "--bots", ",".join([four[0], four[1], crash]),
+          "--boards", "2", "--seed", str(SEED), "--name", "f", "--quiet", cwd=tmp_path)
+    t, tables, entrants = stored(tmp_path, "f")
+    v = G.variant(t["variant"])
+    bad = next(b["id"] for b in t["bots"] if "crash" in b["name"])
+    order = [e[3] for e in entrants if e[1] == 0]
+    e = order.index(bad)
+    assert t["boards_done"] == 2 and len(tables) == 2 * 3
+    for r in tables:  # its seat in room r: (e + r) mod 3
+        assert json.loads(r["side_points"]) == list(G.forfeit(v, "session", (e + r["room"]) % 3).sides)
+    forfeit = v.to_dict()["forfeit"]
+    for board in range(2):
+        results = [x[4] for x in entrants if x[1] == board]
+        assert results[e] == -3 * 2 * forfeit and sum(results) == 0
+    done = arena("matches", "f", cwd=tmp_path).stdout
+    assert "crash" in done and "room2" in done
