@@ -24,7 +24,9 @@ import pytest
 
 from arena.league import archive, authors, pairing
 from arena.process.lifecycle import leftover_bot_pids
+from arena.process.modes import resolve_mode
 from arena.results import schema
+from arena.tournaments import cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"
@@ -56,12 +58,12 @@ class Server:
     """`arena league serve` as a process; its stdout lines (a line per match started, room
     stored and fit made) are read as they come, so a test waits for an event, not a time."""
 
-    def __init__(self, db: Path, *extra: str) -> None:
+    def __init__(self, db: Path, *extra: str, env: dict | None = None) -> None:
         self.db = db
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "arena", "league", "serve", "--db", str(db), "--port", "0", "--boards", "2",
              "--concurrency", "1", "--submit-limit", str(LIMIT), "--max-bytes", str(MAX_BYTES), *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, **(env or {})})
         self.lines: list[str] = []
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._reader = threading.Thread(target=self._drain, daemon=True)  # a full pipe would stop the server
@@ -366,6 +368,22 @@ def tables(db: Path) -> dict[tuple[int, int, int], tuple[int, int]]:
         conn.close()
 
 
+def each_board_once(db: Path) -> None:
+    """Every match has at most its two rooms' tables, and a board for each board whose two
+    tables are both stored: nothing counted twice."""
+    after = tables(db)
+    conn = sqlite3.connect(db)
+    try:
+        for match_no, n_tables, n_boards in conn.execute(
+                "SELECT m.match_no, (SELECT COUNT(*) FROM board_tables t WHERE t.match_id = m.id),"
+                " (SELECT COUNT(*) FROM boards b WHERE b.match_id = m.id) FROM matches m"):
+            assert n_tables <= 4 and n_boards == sum(
+                1 for b in range((match_no - 1) * 2, match_no * 2)
+                if (match_no, b, 0) in after and (match_no, b, 1) in after), match_no
+    finally:
+        conn.close()
+
+
 def test_a_killed_server_started_again_loses_and_doubles_nothing(tmp_path):
     folder = tmp_path / "k"
     folder.mkdir()
@@ -403,20 +421,72 @@ def test_a_killed_server_started_again_loses_and_doubles_nothing(tmp_path):
         again.stop()
     after = tables(db)
     assert {k: after[k] for k in before} == before  # nothing lost, nothing played again
+    each_board_once(db)
     conn = sqlite3.connect(db)
     try:
-        for match_no, n_tables, n_boards in conn.execute(
-                "SELECT m.match_no, (SELECT COUNT(*) FROM board_tables t WHERE t.match_id = m.id),"
-                " (SELECT COUNT(*) FROM boards b WHERE b.match_id = m.id) FROM matches m"):
-            assert n_tables <= 4 and n_boards == sum(
-                1 for b in range((match_no - 1) * 2, match_no * 2)
-                if (match_no, b, 0) in after and (match_no, b, 1) in after), match_no
         assert conn.execute("SELECT COUNT(*) FROM board_tables t JOIN matches m ON m.id = t.match_id"
                             " WHERE m.match_no = ?", [in_play]).fetchone()[0] == 4
         (boards,) = conn.execute("SELECT COUNT(*) FROM boards").fetchone()
     finally:
         conn.close()
     assert sum(r["boards"] for r in document["standings"]) == 2 * len(document["boards"]) <= 2 * boards
+
+
+# -- on a Dask cluster --------------------------------------------------------------------------
+
+
+def test_a_league_on_a_dask_cluster_plays_its_rooms_on_the_workers_and_stores_them_here(tmp_path):
+    pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install .[cluster])")
+    folder = tmp_path / "c"
+    folder.mkdir()
+    for p in (tmp_path, folder):
+        p.chmod(0o755)
+    db = folder / "league.db"
+    token = add_author(db, "ann")
+    scratch = tmp_path / "dask"  # the workers' local directories: where the bots' bundles are unpacked
+    server = Server(db, "--cluster", "local:1", env={"DASK_TEMPORARY_DIRECTORY": str(scratch)})
+    try:
+        assert server.wait_for(lambda line: line.startswith("cluster ")) == \
+            "cluster local:1: 1 workers, 2 threads; 1 matches at once"
+        for name, source in (("a", "random_bot.py"), ("b", "greedy_bot.py")):
+            assert server.submit(make_bot(folder / name, BOTS / source), token, name).returncode == 0
+        while len(tables(db)) < 4:  # match 1, both rooms
+            server.wait_for(lambda line: line.startswith("room stored:"))
+        conn = sqlite3.connect(db)
+        try:
+            shas = {sha for (sha,) in conn.execute("SELECT sha256 FROM bots")}
+        finally:
+            conn.close()
+        unpacked = {p.name for p in scratch.glob(f"**/{cluster.CACHE}/*")}
+        assert unpacked == shas  # both bots travelled to the worker by content; none was played here
+        server.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
+        code, body = server.get("/api/standings")
+    finally:
+        server.stop()
+    assert code == 200
+    document = json.loads(body)
+    assert {(m, b, s) for (m, b, s) in tables(db) if m == 1} == {(1, b, s) for b in (0, 1) for s in (0, 1)}
+    each_board_once(db)
+    conn = sqlite3.connect(db)
+    try:
+        (settings,) = conn.execute("SELECT settings FROM tournaments WHERE name = 'league'").fetchone()
+    finally:
+        conn.close()
+    assert {r["bot"] for r in document["standings"]} == {"a", "b"}
+    assert [m for m in json.loads(settings)["sandboxes"] if m] == [resolve_mode("auto")]  # as the worker resolved it
+
+
+def test_cluster_without_dask_or_with_a_bad_address_is_one_line_and_nothing_is_made(tmp_path):
+    hidden = tmp_path / "hide"
+    (hidden / "distributed").mkdir(parents=True)
+    (hidden / "distributed" / "__init__.py").write_text("raise ImportError('hidden by the test')\n")
+    db = tmp_path / "league.db"
+    out = arena("league", "serve", "--db", str(db), "--cluster", "local:1", env={"PYTHONPATH": str(hidden)})
+    assert out.returncode == 2 and out.stderr.splitlines() == [f"arena: error: {cluster.INSTALL_HINT}"], out.stderr
+    out = arena("league", "serve", "--db", str(db), "--cluster", "10.0.0.5:8786")
+    assert out.returncode == 2 and len(out.stderr.splitlines()) == 1, out.stderr
+    assert out.stderr.startswith("arena: error: --cluster takes local:N or a scheduler's address")
+    assert not db.exists()
 
 
 # -- the CLI -----------------------------------------------------------------------------------

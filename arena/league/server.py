@@ -328,18 +328,21 @@ def status_document(db: Any, tid: int, ladder: Ladder | None = None) -> dict:
     }
 
 
-async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrency: int = 1, sandbox: str = "auto",
+async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrency: int | None = None,
+                sandbox: str = "auto", cluster: str | None = None,
                 name: str = store.DEFAULT_NAME, boards: int = 8, limits: archive.Limits = archive.Limits(),
                 rate: RateLimit | None = None, time_control: TimeControl = TimeControl(),
                 on_ready: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> None:
-    """Play the ladder and serve its pages until SIGINT or SIGTERM."""
+    """Play the ladder and serve its pages until SIGINT or SIGTERM. With `cluster`, the ladder's
+    rooms play on its workers (each resolves `sandbox` itself); submissions are checked here."""
     db = schema.open_db(db_path)
     try:
         t = store.league_tournament(db, name, boards=boards)
         mode = resolve_mode(sandbox)
         league: League
-        ladder = Ladder(db, t["id"], sandbox=mode, concurrency=concurrency, time_control=time_control,
-                        on_rated=lambda fitted: league.refresh(fitted), log=log)
+        ladder = Ladder(db, t["id"], sandbox=mode if cluster is None else sandbox, concurrency=concurrency,
+                        time_control=time_control, on_rated=lambda fitted: league.refresh(fitted), log=log,
+                        cluster=cluster)
         league = League(db, t["id"], ladder, Submissions(db, t["id"], mode, limits, rate or RateLimit()))
         league.doc = pages.empty_document(t)  # until the first fit, a moment after the start
         config = Config()
