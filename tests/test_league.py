@@ -341,6 +341,43 @@ def test_retiring_takes_a_bot_off_the_ladder(league):
     assert [b["bot"] for b in status["active"]] == ["rnd@2"]
 
 
+def test_an_older_versions_content_submitted_again_takes_the_ladder_back(tmp_path):
+    folder = tmp_path / "o"
+    folder.mkdir()
+    for p in (tmp_path, folder):
+        p.chmod(0o755)
+    db = folder / "league.db"
+    ann, bea = add_author(db, "ann"), add_author(db, "bea")
+    server = Server(db)
+    try:
+        assert server.submit(make_bot(folder / "a", BOTS / "random_bot.py"), ann, "a").returncode == 0
+        b1 = make_bot(folder / "b1", BOTS / "greedy_bot.py")
+        for path, version in ((b1, 1), (make_bot(folder / "b2", BOTS / "first_bot.py"), 2)):
+            out = server.submit(path, bea, "b")
+            assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == f"stored b@{version} (conformant)"
+        before = stored(db)
+        out = server.submit(b1, bea, "b")
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip().splitlines()[-1] == "active again: b@1 is back on the ladder in place of b@2"
+        assert "conformant: the bot speaks protocol version 1" in out.stdout  # b@1's own check, not made again
+        server.wait_for(lambda line: line == "active again: b@1 by bea")
+        line = server.wait_for(lambda line: line.startswith("match "))  # the first the ladder picked since
+        assert set(line.split(": ", 1)[1].split(" v ")) == {"a@1", "b@1"}, line
+        status = json.loads(arena("league", "status", "--db", str(db), "--json").stdout)
+        assert [b["bot"] for b in status["active"]] == ["a@1", "b@1"]
+        assert arena("submit", "--retire", "b", "--server", server.url, "--token", bea).returncode == 0
+        out = server.submit(b1, bea, "b")
+        assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == "active again: b@1 is back on the ladder"
+        server.wait_for(lambda line: line == "active again: b@1 by bea")
+        assert stored(db) == before  # no new version, no new copy
+        code, body = server.get("/api/me", bea)
+        versions = json.loads(body)["bots"][0]["versions"]
+        assert code == 200 and [v["version"] for v in versions] == [1, 2] and versions[0]["submitted"] > \
+            versions[1]["submitted"]
+    finally:
+        server.stop()
+
+
 def test_the_pairing_prefers_new_versions_then_overlapping_intervals():
     r = {1: pairing.Rated(0, -50, 50), 2: pairing.Rated(300, 250, 350), 3: pairing.Rated(20, -40, 80)}
     boards = {frozenset((1, 2)): 8, frozenset((1, 3)): 8, frozenset((2, 3)): 8}

@@ -182,7 +182,8 @@ def submit_cmd(
 ) -> None:
     """Submit a bot to a league, which checks it and puts it on its ladder.
 
-    The same name again with new content is its next version, which replaces the old one.
+    The same name again with new content is its next version, which replaces the old one on the
+    ladder; an older version's content again puts that version back.
 
     Example: arena submit bots/my_bot/ --server https://league.example.org --token "$ARENA_TOKEN" --name mine
     """
@@ -204,4 +205,4 @@ def submit_cmd(
         echo_json(answer)
         return
     echo(answer["check"])
-    echo(f"{'stored' if answer['new'] else 'unchanged:'} {answer['bot']} ({answer['verdict']})")
+    echo(answer["summary"])

@@ -218,8 +218,10 @@ def make_app(league: League) -> Any:
             result = await subs.submit(who, name, data)
         except Refused as exc:
             return _refusal(exc)
-        if result["new"]:
+        if result["state"] == "new":
             league.ladder.log(f"submitted: {result['bot']} by {who['name']}")
+        elif result["state"] == "active again":
+            league.ladder.log(f"active again: {result['bot']} by {who['name']}")
         league.ladder.poke()  # a match for it, and the pages drawn again
         return _json(result, 201 if result["new"] else 200)
 

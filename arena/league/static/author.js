@@ -91,7 +91,7 @@
       const r = await fetch("/api/submit", { method: "POST", headers: auth(), body: form });
       const data = await r.json();
       if (r.ok) {
-        out.textContent = (data.new ? "stored " : "unchanged: ") + data.bot + " (" + data.verdict + ")";
+        out.textContent = data.summary;
         out.className = "ok";
       } else {
         out.textContent = r.status + ": " + data.error;
