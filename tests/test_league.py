@@ -131,7 +131,7 @@ def league(tmp_path_factory):
     folder = Path(tmp_path_factory.mktemp("league"))
     folder.chmod(0o755)
     db = folder / "league.db"
-    tokens = {name: add_author(db, name) for name in ("alice", "bob", "carol", "hasty")}
+    tokens = {name: add_author(db, name) for name in ("alice", "bob", "carol", "dora", "eve", "hasty")}
     server = Server(db)
     bots = folder / "src"
     bots.mkdir()
@@ -211,7 +211,7 @@ def test_a_wrong_token_is_401_and_another_authors_name_403(league):
     assert stored(db) == before
 
 
-@pytest.mark.parametrize("case", ["dotdot", "absolute", "symlink", "hardlink", "device", "fifo"])
+@pytest.mark.parametrize("case", ["dotdot", "absolute", "symlink", "hardlink", "device", "fifo", "long"])
 def test_an_archive_breaking_a_rule_is_400_with_the_reason_and_nothing_stored(league, case, tmp_path):
     s, t, db = league["server"], league["tokens"], league["db"]
     code = (BOTS / "random_bot.py").read_bytes()
@@ -222,12 +222,14 @@ def test_an_archive_breaking_a_rule_is_400_with_the_reason_and_nothing_stored(le
         "hardlink": (entry("b/bot.py"), entry("b/botkit.py", tarfile.LNKTYPE, linkname="b/bot.py")),
         "device": (entry("b/bot.py"), entry("b/null", tarfile.CHRTYPE, devmajor=1, devminor=3)),
         "fifo": (entry("b/bot.py"), entry("b/pipe", tarfile.FIFOTYPE)),
+        "long": (entry("b/bot.py"), entry("b/" + "x" * 256 + ".py")),  # a name Linux cannot make
     }[case]
     reason = {"dotdot": "contains '..'", "absolute": "is an absolute path", "symlink": "is a symbolic link",
-              "hardlink": "is a hard link", "device": "is a character device", "fifo": "is a fifo"}[case]
+              "hardlink": "is a hard link", "device": "is a character device", "fifo": "is a fifo",
+              "long": "has a name longer than 255 bytes"}[case]
     path = tmp_path / "bot.tar.gz"
     path.write_bytes(tar_of(*members, data={m.name: code for m in members if m.type == tarfile.REGTYPE}))
-    author = "bob" if case in ("symlink", "hardlink", "device") else "carol"
+    author = "bob" if case in ("symlink", "hardlink", "device") else "dora" if case == "long" else "carol"
     before = stored(db)
     out = s.submit(path, t[author], f"{author}-{case}")
     assert out.returncode == 2, out.stdout
@@ -247,6 +249,51 @@ def test_an_oversized_bot_is_400_and_nothing_stored(league):
     assert out.stderr.strip() == (f"arena: error: 400: the archive unpacks to more than {MAX_BYTES} bytes "
                                   f"({MAX_BYTES // archive.MiB} MiB allowed)")
     assert stored(db) == before
+
+
+def test_a_name_taken_while_a_check_ran_is_403_and_nothing_of_it_stored(league):
+    """Two authors submit a new name at once: both pass the door, both are checked; the second
+    to be stored is refused, as if it had come after."""
+    s, t, db = league["server"], league["tokens"], league["db"]
+    before = stored(db)
+    procs = {author: subprocess.Popen(
+        [sys.executable, "-m", "arena", "submit", str(make_bot(league["bots"] / f"{author}-shared", BOTS / source)),
+         "--server", s.url, "--token", t[author], "--name", "shared"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        for author, source in (("dora", "random_bot.py"), ("eve", "greedy_bot.py"))}
+    outs = {author: (p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for author, p in procs.items()}
+    for p in procs.values():
+        p.stdout.close()
+        p.stderr.close()
+    (winner,) = [a for a, (code, _o, _e) in outs.items() if code == 0]
+    (loser,) = [a for a, (code, _o, _e) in outs.items() if code != 0]
+    assert outs[winner][1].strip().splitlines()[-1] == "stored shared@1 (conformant)"
+    assert outs[loser][0] == 2 and outs[loser][2].strip() == \
+        "arena: error: 403: the name 'shared' belongs to another author: choose another --name"
+    rows, copies = stored(db)
+    assert rows == before[0] + 1 and len(copies) == len(before[1]) + 1  # the winner's only
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT a.name FROM league_versions lv JOIN bots b ON b.id = lv.bot_id JOIN league_authors a"
+                            " ON a.id = lv.author_id WHERE b.name = 'shared'").fetchall() == [(winner,)]
+    finally:
+        conn.close()
+
+
+def test_a_form_the_server_cannot_read_is_one_line_too(league):
+    s, t = league["server"], league["tokens"]
+    boundary = "----twice"
+    body = f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\ntwice\r\n'.encode()
+    for filename in ("a.tar.gz", "b.tar.gz"):  # a second file
+        body += (f'--{boundary}\r\nContent-Disposition: form-data; name="archive"; filename="{filename}"\r\n'
+                 "Content-Type: application/gzip\r\n\r\nx\r\n").encode()
+    body += f"--{boundary}--\r\n".encode()
+    req = urllib.request.Request(s.url + "/api/submit", data=body, method="POST", headers={
+        "Authorization": f"Bearer {t['eve']}", "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(req, timeout=60)
+    assert refused.value.code == 400
+    assert json.loads(refused.value.read()) == {"error": "Too many files. Maximum number of files is 1.", "status": 400}
 
 
 def test_a_bot_failing_the_check_is_refused_with_its_stderr(league):

@@ -23,6 +23,7 @@ import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve as hypercorn_serve
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -254,7 +255,21 @@ def make_app(league: League) -> Any:
         Route("/api/bots/{name}/retire", retire, methods=["POST"]),
         Route("/api/submit", submit, methods=["POST"]),
     ]
-    return SecurityHeaders(Starlette(routes=routes))
+    return SecurityHeaders(Starlette(routes=routes, exception_handlers={HTTPException: _http_error,
+                                                                      Exception: _server_error}))
+
+
+async def _http_error(request: Request, exc: HTTPException) -> Response:
+    """Starlette's own refusals (a malformed form, a second file in it, an unknown path) as
+    JSON with one line, as every refusal of ours is."""
+    return Response(pages.dumps({"error": " ".join(str(exc.detail).split()), "status": exc.status_code}),
+                    status_code=exc.status_code, headers=exc.headers, media_type="application/json")
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    """A failure of ours, as one line too (the traceback goes to the server's log)."""
+    return _json({"error": f"the server failed on this request ({type(exc).__name__}); its log says why",
+                  "status": 500}, 500)
 
 
 class SecurityHeaders:

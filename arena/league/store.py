@@ -13,6 +13,7 @@ an older version's content submitted again takes the ladder back from a newer on
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -22,7 +23,7 @@ import games
 from arena.errors import ArenaError
 from arena.play import seeds
 from arena.results import read, registry, write
-from arena.results.schema import _dumps, _now
+from arena.results.schema import _db_folder, _dumps, _now
 
 DEFAULT_NAME = "league"
 
@@ -94,18 +95,43 @@ def owner(db: sqlite_utils.Database, name: str) -> dict | None:
     return None
 
 
+class NameTaken(ArenaError):
+    """The name is not the author's (the message is the one line they see, HTTP 403)."""
+
+
+def name_taken(db: sqlite_utils.Database, author: dict, name: str) -> str | None:
+    """Why `author` may not submit under `name`, in one line, or None if they may."""
+    found = owner(db, name)
+    if found is None or found["author_id"] == author["id"]:
+        return None
+    if found["author_id"] is None:
+        return f"the name '{name}' is taken by a bot the organiser registered: choose another --name"
+    return f"the name '{name}' belongs to another author: choose another --name"
+
+
 def store_version(db: sqlite_utils.Database, tid: int, author: dict, path, name: str, check: dict,
                   check_text: str) -> dict:
     """Store a checked submission: the bot's copy (a new version of the name, or the version
-    with that content already), its owner, its check, and its place in the league."""
-    with writing(db):
-        bot = registry.add_bot(db, path, name=name, new_version=True)
-        db.execute("INSERT INTO league_bots (name, author_id, created) VALUES (?, ?, ?)"
-                   " ON CONFLICT (name) DO UPDATE SET retired = NULL", [name, author["id"], _now()])
-        db.execute("UPDATE bots SET source = ? WHERE id = ?", [f"league:{author['name']}", bot["id"]])
-        db.execute("INSERT OR IGNORE INTO league_versions (bot_id, author_id, submitted, check_report, check_text)"
-                   " VALUES (?, ?, ?, ?, ?)", [bot["id"], author["id"], _now(), _dumps(check), check_text])
-        db.execute("INSERT OR IGNORE INTO tournament_bots (tournament_id, bot_id) VALUES (?, ?)", [tid, bot["id"]])
+    with that content already), its owner, its check, and its place in the league. The name is
+    asked for again here, in the transaction: another author may have taken it while this one's
+    check ran (NameTaken). A store that fails leaves no copy behind that it made."""
+    copy = _db_folder(db) / "bots" / registry.bot_sha256(path)  # where registry.add_bot keeps it
+    made = not copy.exists()
+    try:
+        with writing(db):
+            if (why := name_taken(db, author, name)) is not None:
+                raise NameTaken(why)
+            bot = registry.add_bot(db, path, name=name, new_version=True)
+            db.execute("INSERT INTO league_bots (name, author_id, created) VALUES (?, ?, ?)"
+                       " ON CONFLICT (name) DO UPDATE SET retired = NULL", [name, author["id"], _now()])
+            db.execute("UPDATE bots SET source = ? WHERE id = ?", [f"league:{author['name']}", bot["id"]])
+            db.execute("INSERT OR IGNORE INTO league_versions (bot_id, author_id, submitted, check_report, check_text)"
+                       " VALUES (?, ?, ?, ?, ?)", [bot["id"], author["id"], _now(), _dumps(check), check_text])
+            db.execute("INSERT OR IGNORE INTO tournament_bots (tournament_id, bot_id) VALUES (?, ?)", [tid, bot["id"]])
+    except BaseException:
+        if made:
+            shutil.rmtree(copy, ignore_errors=True)
+        raise
     return registry.get_bot(db, bot["id"])
 
 

@@ -81,12 +81,8 @@ def author_of(db: sqlite_utils.Database, token: str | None) -> dict:
 
 
 def may_use(db: sqlite_utils.Database, author: dict, name: str) -> None:
-    found = store.owner(db, name)
-    if found is None or found["author_id"] == author["id"]:
-        return
-    if found["author_id"] is None:
-        raise Refused(403, f"the name '{name}' is taken by a bot the organiser registered: choose another --name")
-    raise Refused(403, f"the name '{name}' belongs to another author: choose another --name")
+    if (why := store.name_taken(db, author, name)) is not None:
+        raise Refused(403, why)
 
 
 @dataclass
@@ -139,7 +135,10 @@ class Submissions:
             if not result.conformant:
                 raise Refused(422, f"{name} failed the check: {_fault(result)}; nothing stored",
                               check=text, stderr=stderr, verdict="not conformant")
-            bot = store.store_version(self.db, self.tid, author, path, name, report, text)
+            try:
+                bot = store.store_version(self.db, self.tid, author, path, name, report, text)
+            except store.NameTaken as exc:  # taken by another author while the check ran
+                raise Refused(403, str(exc)) from None
             return _answer(bot, "new", f"stored {_label(bot)} (conformant)", check=text, stderr=stderr)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
