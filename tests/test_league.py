@@ -251,20 +251,29 @@ def test_an_oversized_bot_is_400_and_nothing_stored(league):
     assert stored(db) == before
 
 
-def test_a_name_taken_while_a_check_ran_is_403_and_nothing_of_it_stored(league):
+def test_a_name_taken_while_a_check_ran_is_403_and_nothing_of_it_stored(tmp_path):
     """Two authors submit a new name at once: both pass the door, both are checked; the second
     to be stored is refused, as if it had come after."""
-    s, t, db = league["server"], league["tokens"], league["db"]
-    before = stored(db)
-    procs = {author: subprocess.Popen(
-        [sys.executable, "-m", "arena", "submit", str(make_bot(league["bots"] / f"{author}-shared", BOTS / source)),
-         "--server", s.url, "--token", t[author], "--name", "shared"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-        for author, source in (("dora", "random_bot.py"), ("eve", "greedy_bot.py"))}
-    outs = {author: (p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for author, p in procs.items()}
-    for p in procs.values():
-        p.stdout.close()
-        p.stderr.close()
+    folder = tmp_path / "n"
+    folder.mkdir()
+    for p in (tmp_path, folder):
+        p.chmod(0o755)
+    db = folder / "league.db"
+    t = {author: add_author(db, author) for author in ("dora", "eve")}
+    s = Server(db)
+    try:
+        before = stored(db)
+        procs = {author: subprocess.Popen(
+            [sys.executable, "-m", "arena", "submit", str(make_bot(folder / author, BOTS / source)),
+             "--server", s.url, "--token", t[author], "--name", "shared"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+            for author, source in (("dora", "random_bot.py"), ("eve", "greedy_bot.py"))}
+        outs = {author: (p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for author, p in procs.items()}
+        for p in procs.values():
+            p.stdout.close()
+            p.stderr.close()
+    finally:
+        s.stop()
     (winner,) = [a for a, (code, _o, _e) in outs.items() if code == 0]
     (loser,) = [a for a, (code, _o, _e) in outs.items() if code != 0]
     assert outs[winner][1].strip().splitlines()[-1] == "stored shared@1 (conformant)"
@@ -547,6 +556,8 @@ def test_a_league_on_a_dask_cluster_plays_its_rooms_on_the_workers_and_stores_th
         code, body = server.get("/api/standings")
     finally:
         server.stop()
+    while leftover_bot_pids():
+        pass  # a room in play when the workers stopped: the kernel's parent-death signals take its bots down
     assert code == 200
     document = json.loads(body)
     assert {(m, b, s) for (m, b, s) in tables(db) if m == 1} == {(1, b, s) for b in (0, 1) for s in (0, 1)}
