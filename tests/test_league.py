@@ -530,6 +530,7 @@ def test_a_killed_server_started_again_loses_and_doubles_nothing(tmp_path):
 
 def test_a_league_on_a_dask_cluster_plays_its_rooms_on_the_workers_and_stores_them_here(tmp_path):
     pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install .[cluster])")
+    import psutil  # (Dask's own dependency)
     folder = tmp_path / "c"
     folder.mkdir()
     for p in (tmp_path, folder):
@@ -554,10 +555,12 @@ def test_a_league_on_a_dask_cluster_plays_its_rooms_on_the_workers_and_stores_th
         assert unpacked == shas  # both bots travelled to the worker by content; none was played here
         server.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
         code, body = server.get("/api/standings")
+        workers = psutil.Process(server.proc.pid).children(recursive=True)  # the local cluster's processes
     finally:
         server.stop()
+    psutil.wait_procs(workers)  # a worker may finish the room it plays after the server has gone
     while leftover_bot_pids():
-        pass  # a room in play when the workers stopped: the kernel's parent-death signals take its bots down
+        pass  # the kernel's parent-death signals take the bots of a worker's last room down
     assert code == 200
     document = json.loads(body)
     assert {(m, b, s) for (m, b, s) in tables(db) if m == 1} == {(1, b, s) for b in (0, 1) for s in (0, 1)}
