@@ -249,8 +249,8 @@ def _connect(spec: str) -> tuple[Any, Any]:
 
 @asynccontextmanager
 async def connected(spec: str) -> AsyncIterator[Any]:
-    """A client of the cluster `spec` that lives as long as the block (the league's, which plays
-    a match at a time for as long as it runs); a `local:N` cluster is stopped with it."""
+    """A client of the cluster `spec` that lives as long as the block (the league's server, whose
+    matches start one after another while it runs); a `local:N` cluster is stopped with it."""
     _distributed()
     client, local = await trio.to_thread.run_sync(_connect, spec)
     try:
