@@ -42,8 +42,8 @@ browser:
 	              && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; }; } \
 	    || echo "make: chromium not installed; the browser tests will skip"; } || true
 
-# A real duplicate tournament among the bundled bots (by name: bots registered besides them
-# stay out of it), then its standings.
+# Real duplicate tournaments among the bundled bots (by name: bots registered besides them stay
+# out of them), each with its standings: Zwicker's, then a three-player Zwicken one.
 BUNDLED := random greedy sweeper builder first
 tournament: $(STAMP)
 	$(ARENA) bot add bots/random_bot.py --name random
@@ -54,6 +54,11 @@ tournament: $(STAMP)
 	@if command -v node >/dev/null 2>&1; then $(ARENA) bot add $(JS)/random_bot.cjs --name js-random; fi
 	$(ARENA) tournament run --bots $$(echo $(BUNDLED) | tr ' ' ,)$$(command -v node >/dev/null 2>&1 && echo ,js-random) \
 	    --boards $(BOARDS) $(if $(SEED),--seed $(SEED)) --name bundled-$$(date +%Y%m%d-%H%M%S)
+	$(ARENA) bot add bots/zwicken_random_bot.py --name zwicken_random --game zwicken
+	$(ARENA) bot add bots/zwicken_rule_bot.py --name zwicken_rule --game zwicken
+	$(ARENA) bot add bots/zwicken_mc_bot.py --name zwicken_mc --game zwicken
+	$(ARENA) tournament run --game zwicken --players 3 --bots zwicken_random,zwicken_rule,zwicken_mc \
+	    --boards $(BOARDS) $(if $(SEED),--seed $(SEED)) --name zwicken-$$(date +%Y%m%d-%H%M%S)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

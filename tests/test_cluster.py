@@ -19,6 +19,7 @@ import trio
 
 from arena.errors import ArenaError
 from arena.process import sandbox
+from arena.process import modes
 from arena.process.modes import resolve_mode
 from arena.results import read, schema
 from arena.tournaments import cluster, runner
@@ -37,20 +38,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def dask(*args: str, env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "dask", *args], stdout=subprocess.DEVNULL,
+def dask(*args: str, env: dict | None = None, user: int | None = None) -> subprocess.Popen:
+    become = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--"] if user is not None else []
+    return subprocess.Popen([*become, sys.executable, "-m", "dask", *args], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})}, start_new_session=True)
 
 
 @contextmanager
-def scheduler_with_workers(tmp_path: Path, workers: int, env: dict | None = None) -> Iterator[tuple[str, list]]:
+def scheduler_with_workers(tmp_path: Path, workers: int, env: dict | None = None,
+                           user: int | None = None) -> Iterator[tuple[str, list]]:
     """A scheduler and `workers` worker processes (no nanny: a killed worker stays dead)."""
     address = f"tcp://127.0.0.1:{free_port()}"
     procs = [dask("scheduler", "--host", "127.0.0.1", "--port", address.rpartition(":")[2], "--no-dashboard")]
     try:
         for k in range(workers):
             procs.append(dask("worker", address, "--nthreads", "2", "--no-nanny", "--no-dashboard",
-                              "--local-directory", str(tmp_path / f"worker{k}"), env=env))
+                              "--local-directory", str(tmp_path / f"worker{k}"), env=env, user=user))
         with distributed.Client(address, timeout="30s") as client:
             if workers:
                 client.wait_for_workers(workers, timeout=60)
@@ -130,6 +133,27 @@ def test_a_worker_that_cannot_confine_bots_refuses_in_one_line(tmp_path):
         with pytest.raises(ArenaError, match=r"cannot run bots: sandbox bwrap: no Python for sandboxed bots"):
             trio.run(lambda: runner.run(db, tid, cluster=address, sandbox="bwrap"))
     assert read.done_tables(db, tid) == set()
+
+
+def test_a_worker_without_whole_bot_limits_says_so_in_the_record(open_dir):
+    """The tournament stores the sandbox as each worker names it (arena.process.modes.label), as a
+    local run does: a worker with no writable cgroups (here an ordinary user's, as root) adds its note."""
+    if os.geteuid() == 0:
+        user, folder = 65534, open_dir / "worker0"  # nobody
+        folder.mkdir()
+        os.chown(folder, user, user)
+        env = {"HOME": str(folder)}
+    elif modes.label("fork") == "fork":
+        pytest.skip("this user has writable cgroups, and only root can start a worker as a user who has none")
+    else:
+        user, env = None, None
+    with scheduler_with_workers(open_dir, 1, env=env, user=user) as (address, _procs):
+        db = schema.open_db(open_dir / "cluster.db")
+        tid = runner.prepare(db, "cup", BOTS[:2], runner.Settings(boards=1, seed=3), sandbox="auto")
+        trio.run(lambda: runner.run(db, tid, cluster=address, sandbox=None))
+    mode = read.get_tournament(db, tid)["settings"]["sandboxes"][-1]
+    assert mode in ("fork", "bwrap")
+    assert read.get_tournament(db, tid)["settings"]["sandbox_labels"] == [f"{mode} ({modes.NO_WHOLE_BOT_LIMITS})"]
 
 
 def test_a_cluster_option_is_checked_before_anything_runs():

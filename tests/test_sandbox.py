@@ -412,6 +412,63 @@ async def test_the_mount_table_names_neither_the_bots_folder_nor_the_stage(open_
     assert f" {runtime.BOT_MOUNT} " in said  # where it is shown instead
 
 
+def _named(text: str) -> set[str]:
+    """The names mountinfo gives the sources of its mounts that are not shown where they lie
+    (a path bound at its own place tells nothing), split at '/', '-' and '.'."""
+    names = set()
+    for line in text.split(" | "):
+        fields = line.split()
+        if len(fields) > 4 and fields[3] != fields[4]:
+            names.update(re.split(r"[/.-]", fields[3]))
+    return names
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_the_mount_table_names_neither_the_arenas_user_nor_its_paths(open_dir, mode):
+    """A bot learns nothing of the host's user from its mount table: not the arena's uid or user
+    name in a source's name (the view's copy on /dev/shm once carried the uid), nor the
+    repository's path or its own source's. (As an ordinary user the bot is that user, and the
+    kernel shows a tmpfs owner's uid in its options: only the names are the arena's to choose.)"""
+    import pwd
+
+    folder = open_dir / "a-bot-of-its-own"
+    folder.mkdir()
+    (folder / "bot.py").write_text(MOUNTS_BOT)
+    status, said = await run_to_end(mode, folder / "bot.py")
+    assert status == 0 and said.count("/proc/") >= 3, said
+    mountinfo = said.split("/proc/self/mountinfo ", 1)[1].split("\n/proc/self/mounts ", 1)[0]
+    names = _named(mountinfo)
+    assert {"usr", "bot", "kit"} <= names, mountinfo  # the probe reads the sources' names
+    assert str(os.geteuid()) not in names and pwd.getpwuid(os.geteuid()).pw_name not in names, mountinfo
+    for secret in (str(runtime.ROOT), str(folder), str(folder / "bot.py")):
+        assert secret not in said, (secret, said)
+
+
+def test_the_views_copy_is_used_only_when_it_and_its_link_are_ours(tmp_path):
+    """The view's copy lies in /dev/shm, where anyone may make a folder or a link: one that another
+    user could write to, or a link that leads elsewhere, is never bound as a bot's /usr."""
+    good = tmp_path / "zwicker-usr-good"
+    (good / "usr").mkdir(parents=True)
+    link = tmp_path / "zwicker-usr-0123"
+    link.symlink_to(good.name)
+    assert sandbox._trusted_copy(link) == str(good / "usr")
+    good.chmod(0o775)
+    assert sandbox._trusted_copy(link) is None  # its group may write to it
+    good.chmod(0o755)
+    for target in (str(good), "elsewhere"):
+        link.unlink()
+        link.symlink_to(target)
+        assert sandbox._trusted_copy(link) is None
+    if ROOT:
+        link.unlink()
+        link.symlink_to(good.name)
+        os.chown(good, 12345, 12345, follow_symlinks=False)
+        assert sandbox._trusted_copy(link) is None  # another user's folder
+        os.chown(good, 0, 0)
+        os.chown(link, 12345, 12345, follow_symlinks=False)
+        assert sandbox._trusted_copy(link) is None  # another user's link
+
+
 @pytest.mark.parametrize("mode", NAMESPACED)
 async def test_a_bot_whose_folder_changed_runs_from_a_new_copy(open_dir, mode):
     folder = open_dir / "changing"
@@ -529,7 +586,7 @@ def test_the_stage_sweep_takes_a_dead_arenas_stage_and_what_it_showed_its_bots(t
     gone.wait()
     stages = {"dead": temp / f"zwicker-stage-{dead}-a1b2", "alive": temp / f"zwicker-stage-1-{_start_time(1)}-c3d4"}
     shown = {"dead": shm / "zwicker-abcd1234", "alive": shm / "zwicker-efgh5678", "ours": shm / "zwicker-ijkl9012",
-             "view": shm / "zwicker-usr-0-0123456789abcdef", "making": shm / "zwicker-mnop3456"}
+             "view": shm / "zwicker-usr-q1w2e3r4", "making": shm / "zwicker-mnop3456"}
     owners = {"dead": dead.replace("-", ":"), "alive": f"1:{_start_time(1)}", "ours": OWNER}
     for stage in stages.values():
         stage.mkdir()
@@ -542,8 +599,10 @@ def test_the_stage_sweep_takes_a_dead_arenas_stage_and_what_it_showed_its_bots(t
     (frozen / "file-max").write_text("9")
     for path in (frozen, frozen.parent, frozen.parent.parent):
         path.chmod(0o555)
+    (shm / "zwicker-usr-0123456789abcdef").symlink_to(shown["view"].name)  # the view's link
     assert sorted(runtime.sweep_stages()) == sorted([str(shown["dead"]), str(stages["dead"])])
-    assert sorted(p.name for p in shm.iterdir()) == sorted(f.name for k, f in shown.items() if k != "dead")
+    assert sorted(p.name for p in shm.iterdir()) == sorted([*(f.name for k, f in shown.items() if k != "dead"),
+                                                            "zwicker-usr-0123456789abcdef"])
     assert [p.name for p in temp.iterdir()] == [stages["alive"].name]
 
 

@@ -330,7 +330,7 @@ def test_recording_a_table_twice_does_not_count_twice(db, three):
     t = fake_table([a, a], [b, b], False, (20, 10))
     record_table(db, tid, 1, 1, False, 3, t)
     record_table(db, tid, 1, 1, True, 3, fake_table([a, a], [b, b], True, (10, 20)))
-    with pytest.raises(TableAlreadyRecorded, match="match 1, board 1, swapped=False"):
+    with pytest.raises(TableAlreadyRecorded, match="match 1, board 1, room 0"):
         record_table(db, tid, 1, 1, False, 3, t)
     assert len(board_results(db, tid)) == 1
     assert db["board_tables"].count == 2 and db["seats"].count == 8 and db["deals"].count == 2
@@ -542,7 +542,7 @@ def test_export_csv_and_json(db, three):
     assert len(doc["tables"]) == 6 and doc["tables"][0]["deals"][0]["moves"][0]["ms"] == 1.2
     assert [s["bot"] for s in doc["standings"]] == ["alpha", "beta", "random"]
     # what an outside tool needs to refit: the kind of interval, the prior, flags, room outcomes
-    assert lines[1].endswith(",1.0,2.0")  # team A won this room, and both: board score 2
+    assert lines[1].endswith(",1.0,2.0,0,alpha beta alpha beta,16 14,,")  # team A won this room, and both: board score 2; room 0
     assert {k: doc["ratings"][k] for k in ("errors", "resampling", "bootstrap_method", "pool_flags", "anchor")} == {
         "errors": "pool", "resampling": "deal", "bootstrap_method": "refit", "pool_flags": ["separated"],
         "anchor": "random"}
@@ -628,7 +628,7 @@ def test_seat_layout_and_schedule(db, three):
     assert seat_bots([1, 2], [3, 4], True) == [3, 1, 4, 2]
     assert seat_bots([1, 1], [3, 3], False, players=2) == [1, 3]
     assert read.schedule(db, tid) == [
-        {"match_no": k, "team_a": ta, "team_b": tb} for k, (ta, tb) in enumerate(sched, start=1)]
+        {"match_no": k, "team_a": ta, "team_b": tb, "entrants": [ta, tb]} for k, (ta, tb) in enumerate(sched, start=1)]
 
 
 def test_a_bot_is_named_after_its_file_without_the_bot_suffix(db, tmp_path):

@@ -20,6 +20,7 @@ import typer
 
 from arena.cli import app, bot_app, echo, echo_json, tournament_app
 from arena.errors import ArenaError, visible
+from arena.play.live import room_label
 from arena.results import export, present, read, registry, schema
 from arena.results.lock import is_running
 
@@ -239,7 +240,7 @@ def tournament_delete(
 
 def _header(t: dict) -> str:
     return (f"{t['name']}: {t['status']}, {t['boards_done']}/{t['boards_total']} boards, "
-            f"{t['variant'].get('preset', '?')}, {t['format']}, partners {t['partners']}, seed {t['seed']}")
+            f"{t['variant'].get('preset', '?')}, {t['format']}, {'partners ' + t['partners'] if t['partnerships'] else t['seating']}, seed {t['seed']}")
 
 
 ErrorsOption = Annotated[str, typer.Option(
@@ -331,40 +332,91 @@ def matches_cmd(
         if as_json:
             _json(detail)
             return
-        echo(f"match {match}: {'+'.join(detail['team_a'])} (A) v {'+'.join(detail['team_b'])} (B)")
-        rows = []
-        for b in detail["boards"]:
-            for tb in b["tables"]:
-                rows.append([b["board_no"], "B-A" if tb["swapped"] else "A-B", "-".join(map(str, tb["points"])),
-                             "" if b["margin"] is None else f"{b['margin']:+d}", b["outcome"] or "",
-                             ",".join(map(str, tb["deal_ids"])),
-                             ", ".join(f"seat {f['seat']} {f['status']}" for f in tb["faults"])])
-        echo(_render(["board", "sides", "points", "margin A", "result A", "deal ids", "faults"], rows,
-                     [True, False, True, True, False, False, False]))
+        if detail["entrants"]:
+            _group_detail(match, detail)
+        else:
+            _team_detail(match, detail)
+    elif ms and ms[0].get("entrants"):
+        if as_json:
+            _json(ms)
+            return
+        echo(_header(t))
+        _group_matches(ms, bot)
     else:
         if as_json:
             _json(ms)
             return
         echo(_header(t))
-        own = bot is not None and bool(ms)  # W-D-L and margin from that bot's side, in A or B
-        who = ms[0]["bot"]["name"] if own else "A"
-        echo(_render(
-            ["#", "team A", "team B", "boards", f"W-D-L ({who})", f"margin {who}", "faults"],
-            [[m["match_no"], "+".join(dict.fromkeys(m["team_a"])), "+".join(dict.fromkeys(m["team_b"])),
-              f"{m['boards_done']}/{m['boards']}", "{wins}-{draws}-{losses}".format(**(m["bot"] if own else m)),
-              f"{(m['bot'] if own else m)['margin']:+d}", m["faults"]] for m in ms],
-            [True, False, False, True, True, True, True],
-        ))
+        _team_matches(ms, bot)
     if faults:
         echo("\nfaults:")
     for f in faults:
-        echo(f"  match {f['match_no']} board {f['board_no']} {'B-A' if f['swapped'] else 'A-B'} seat {f['seat']} "
+        room = room_label(f["room"]) if f["entrants"] else ("B-A" if f["swapped"] else "A-B")
+        echo(f"  match {f['match_no']} board {f['board_no']} {room} seat {f['seat']} "
              f"{f['bot']}: {f['status']}: {visible(f['detail'])}")
         if logs:
             tail = f["stderr"].rstrip("\n").splitlines()[-LOG_LINES:]
             echo("\n".join(f"    | {visible(line)}" for line in tail) if tail else "    (no stderr)")
     if faults and not logs:
         echo("(--logs shows the end of each faulting bot's stderr)")
+
+
+def _group_detail(match: int, detail: dict) -> None:
+    """A match of k entrants board by board: each room's chips (or points) per seat, and each
+    entrant's result over the rooms."""
+    k = len(detail["entrants"])
+    echo(f"match {match}: " + ", ".join(f"{e} {name}" for e, name in enumerate(detail["entrants"]))
+         + f"; room r seats entrant (seat - r) mod {k}")
+    rows = []
+    for b in detail["boards"]:
+        for tb in b["tables"]:
+            rows.append([b["board_no"], room_label(tb["room"]), " ".join(f"{p:+d}" for p in tb["points"]),
+                         " ".join(f"{r:+d}" for r in b["results"]) if "results" in b else "",
+                         ",".join(map(str, tb["deal_ids"])),
+                         ", ".join(f"seat {f['seat']} {f['status']}" for f in tb["faults"])])
+    echo(_render(["board", "room", "by seat", "by entrant (board)", "deal ids", "faults"], rows,
+                 [True, False, True, True, False, False]))
+
+
+def _group_matches(ms: list[dict], bot: str | None) -> None:
+    """Matches of k entrants: who, boards done, each entrant's result (with --bot, that bot's
+    W-D-L against the others at its table and its result)."""
+    own = bot is not None
+    who = ms[0]["bot"]["name"] if own else None
+    echo(_render(
+        ["#", "entrants", "boards", *([f"W-D-L ({who})", f"result {who}"] if own else ["results"]), "faults"],
+        [[m["match_no"], ", ".join(m["entrants"]), f"{m['boards_done']}/{m['boards']}",
+          *(["{wins}-{draws}-{losses}".format(**m["bot"]), f"{m['bot']['margin']:+d}"] if own
+            else [" ".join(f"{r:+d}" for r in m["results"])]), m["faults"]] for m in ms],
+        [True, False, True, *([True, True] if own else [True]), True],
+    ))
+
+
+def _team_detail(match: int, detail: dict) -> None:
+    """A match of two teams board by board: each room's sides and points, team A's margin."""
+    echo(f"match {match}: {'+'.join(detail['team_a'])} (A) v {'+'.join(detail['team_b'])} (B)")
+    rows = []
+    for b in detail["boards"]:
+        for tb in b["tables"]:
+            rows.append([b["board_no"], "B-A" if tb["swapped"] else "A-B", "-".join(map(str, tb["points"])),
+                         "" if b["margin"] is None else f"{b['margin']:+d}", b["outcome"] or "",
+                         ",".join(map(str, tb["deal_ids"])),
+                         ", ".join(f"seat {f['seat']} {f['status']}" for f in tb["faults"])])
+    echo(_render(["board", "sides", "points", "margin A", "result A", "deal ids", "faults"], rows,
+                 [True, False, True, True, False, False, False]))
+
+
+def _team_matches(ms: list[dict], bot: str | None) -> None:
+    """Matches of two teams: W-D-L and margin of team A (with --bot, from that bot's side)."""
+    own = bot is not None and bool(ms)  # W-D-L and margin from that bot's side, in A or B
+    who = ms[0]["bot"]["name"] if own else "A"
+    echo(_render(
+        ["#", "team A", "team B", "boards", f"W-D-L ({who})", f"margin {who}", "faults"],
+        [[m["match_no"], "+".join(dict.fromkeys(m["team_a"])), "+".join(dict.fromkeys(m["team_b"])),
+          f"{m['boards_done']}/{m['boards']}", "{wins}-{draws}-{losses}".format(**(m["bot"] if own else m)),
+          f"{(m['bot'] if own else m)['margin']:+d}", m["faults"]] for m in ms],
+        [True, False, False, True, True, True, True],
+    ))
 
 
 LOG_LINES = 10

@@ -45,8 +45,12 @@ def sprt_cmd(
                                       "'zwicker_arena.games' entry points add).")] = "zwicker",
     seed: Annotated[int | None, typer.Option("--seed", help="The master seed of the deals (0 to 2**64-1); "
                                                            "default: a random one, printed and stored.")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="deal: a board is one deal; game: one game to the target.")]
-    = "deal",
+    fmt: Annotated[str | None, typer.Option(
+        "--format", help="Zwicker: deal, a board is one deal (the default), or game, one game to the target; "
+        "Zwicken: session.", show_default=False)] = None,
+    players: Annotated[int | None, typer.Option(
+        "--players", help="Players at the table, where the game lets you choose (Zwicken: NEW and OLD in "
+        "alternate seats).", show_default=False)] = None,
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
     tempo: Annotated[str, typer.Option("--tempo", help='"free": the table goes on as soon as a bot replies; "fixed": each reply is released one move limit after its act, so that no bot learns from the clock how long another thought (docs/hostile.md).')] = "free",
@@ -76,8 +80,10 @@ def sprt_cmd(
         time_control = TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000, tempo=tempo)
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
-    settings = runner.Settings(variant=runner.parse_variant(variant if game == "zwicker" or variant != "jensen" else None, game),
-                               seed=seed, format=fmt, game=game, time_control=time_control)
+    settings = runner.Settings(variant=runner.with_players(runner.parse_variant(
+                                   variant if game == "zwicker" or variant != "jensen" else None, game), game, players),
+                               seed=seed, format=fmt or runner.check_game(game).info.formats[0], game=game,
+                               time_control=time_control)
     with _open(db, create=True) as database:
         tid = sprt_run.prepare(database, name, new, old, test, max_boards=max_boards, batch=batch,
                                settings=settings, sandbox=mode)
@@ -91,9 +97,16 @@ def sprt_cmd(
     elo, low, high = (f"{x + 0.0:+.1f}" for x in estimate(result["counts"]))  # (+inf where the interval is open)
     typer.echo(f"{result['said']}, after {result['boards']} boards (LLR {result['llr']:+.2f}, bounds "
                f"[{result['lower']:+.2f}, {result['upper']:+.2f}]; {result['played']} played).")
-    typer.echo(f"boards scoring 0, 1/2, 1, 3/2, 2: {counts}; room Elo of {result['new']} over {result['old']}: "
-               f"{elo} [{low}, {high}]")
-    typer.echo(textwrap.fill(ROOM_SCALE.format(name=shlex.quote(result["name"])), 100, break_on_hyphens=False))
+    if result.get("seats"):  # one bot a seat: NEW and OLD alternate
+        lost, _, drawn, _, won = result["counts"]
+        typer.echo(f"boards {result['new']} won, drew, lost against {result['old']}: {won} {drawn} {lost}; Elo per "
+                   f"board: {elo} [{low}, {high}]")
+        scale = BOARD_SCALE
+    else:
+        typer.echo(f"boards scoring 0, 1/2, 1, 3/2, 2: {counts}; room Elo of {result['new']} over {result['old']}: "
+                   f"{elo} [{low}, {high}]")
+        scale = ROOM_SCALE
+    typer.echo(textwrap.fill(scale.format(name=shlex.quote(result["name"])), 100, break_on_hyphens=False))
 
 
 ROOM_SCALE = ("Scale: room Elo, the logistic Elo of NEW's result in one room (win 1, draw 1/2, loss 0), from "
@@ -102,6 +115,13 @@ ROOM_SCALE = ("Scale: room Elo, the logistic Elo of NEW's result in one room (wi
               "Bradley-Terry fit with one virtual draw per bot, which pulls a short match towards 0. "
               "Compare the two by sign, not by size.")
 """What the verdict block's Elo is, and how it relates to the standings' Elo of the same boards."""
+
+BOARD_SCALE = ("Scale: Elo per board, the logistic Elo of NEW's board result (win 1, draw 1/2, loss 0): NEW and "
+               "OLD sit in alternate seats, each board is played in as many rooms as seats (every bot holding "
+               "every seat once), and NEW wins a board where its seats' mean result over the rooms beats OLD's; "
+               "elo0 and elo1 are on this scale. 'arena standings {name}' rates the same boards pairwise in a "
+               "Bradley-Terry fit with one virtual draw per bot. Compare the two by sign, not by size.")
+"""The verdict block's scale in a game of one bot a seat (Zwicken)."""
 
 
 @app.command("los")

@@ -53,8 +53,12 @@ def tournament_run(
     processes: Annotated[int | None, typer.Option(
         "--processes", help="Arena processes the tables are spread over (default: one per core, "
         "at most one per table playing); 1 plays them all in this one.", show_default=False)] = None,
-    fmt: Annotated[str, typer.Option("--format", help="deal: a board is one deal; game: one game to the target.")]
-    = "deal",
+    fmt: Annotated[str | None, typer.Option(
+        "--format", help="Zwicker: deal, a board is one deal (the default), or game, one game to the target; "
+        "Zwicken: session, deals until the pot is closed out.", show_default=False)] = None,
+    players: Annotated[int | None, typer.Option(
+        "--players", help="Players at the table, where the game lets you choose (Zwicken: 2 to 10); "
+        "each match is a group of that many bots.", show_default=False)] = None,
     partners: Annotated[str, typer.Option("--partners", help="clone: a side is two copies of one bot; "
                                           "mixed: rotating partnerships of different bots.")] = "clone",
     pairing: Annotated[str, typer.Option("--pairing", help="roundrobin: every pairing; swiss: each round pairs "
@@ -121,8 +125,9 @@ def tournament_run(
             specs = [f"{b['name']}@{b['version']}" for b in _latest(enabled)] if all_bots else bots.split(",")
             if all_bots and not specs:
                 raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")
-            settings = runner.Settings(boards=boards, variant=runner.parse_variant(_variant(ctx, variant, game), game),
-                                   seed=seed, format=fmt, game=game,
+            settings = runner.Settings(boards=boards, variant=runner.with_players(
+                                       runner.parse_variant(_variant(ctx, variant, game), game), game, players),
+                                   seed=seed, format=fmt or runner.check_game(game).info.formats[0], game=game,
                                    partners=partners, gauntlet=gauntlet, pairing=pairing, rounds=rounds,
                                    time_control=_time_control(move_ms, bank_ms, tempo))
             tid = runner.prepare(database, name, specs, settings, sandbox=mode)
@@ -146,8 +151,10 @@ def tournament_run(
             if progress is not None:
                 sys.stderr.write("\n")
             t = read.get_tournament(database, tid)
-            half = len(read.done_tables(database, tid)) - 2 * t["boards_done"]
-            more = f" (and {half} more in one of their two rooms)" if half > 0 else ""
+            per = len(read.schedule(database, tid)[0]["entrants"]) if t["matches"] else 2  # rooms per board
+            half = len(read.done_tables(database, tid)) - per * t["boards_done"]
+            more = (f" (and {half} more in one of their two rooms)" if per == 2 else
+                    f" (and {half} more tables of boards whose {per} rooms are not all played)") if half > 0 else ""
             echo(f"arena: interrupted: {t['boards_done']}/{t['boards_total']} boards of '{t['name']}' are stored"
                  f"{more}; resume with: {resume_command(t['name'], db)}", err=True)
             raise typer.Exit(130) from None
@@ -155,7 +162,7 @@ def tournament_run(
             from arena.cli.results import standings_cmd
 
             echo(f"\ntournament '{t['name']}': {t['boards_done']} boards, seed {t['seed']}, "
-                 f"{t['variant']['preset']}, {t['format']} format, {t['partners']} partners")
+                 f"{t['variant']['preset']}, {t['format']} format, {t['seating']}")
             standings_cmd(name=t["name"], db=db if db is not None else schema.default_db_path(), as_json=False)
             echo("\n" + next_steps(t["name"], db))
 
@@ -204,7 +211,7 @@ def _header(t: dict, mode: str) -> str:
     return (f"tournament '{t['name']}': {len(t['bots'])} bots ({names}), {t['matches']} matches x "
             f"{t['boards']} boards = {t['boards_total']} boards{done}\n"
             f"seed {t['seed']}, {runner.check_game(t['game']).variant(t['variant'])}, {t['format']} format, "
-            f"{t['partners']} partners, sandbox {label(mode)}")
+            f"{t['seating']}, sandbox {label(mode)}")
 
 
 def _interim(database, tid: int) -> str:

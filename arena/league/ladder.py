@@ -226,12 +226,13 @@ class Ladder:
             self._left.append({"match_no": match.match_no, "a": match.a, "b": match.b})
             self._changed.set()
 
-    def _on_mode(self, mode: str) -> None:
-        """A worker's sandbox mode, recorded once (the tournament's settings.sandboxes)."""
-        if mode not in self._modes:
-            self._modes.add(mode)
+    def _on_mode(self, mode: str, named: str) -> None:
+        """A worker's sandbox mode and its label there, recorded once (the tournament's
+        settings.sandboxes and sandbox_labels)."""
+        if named not in self._modes:
+            self._modes.add(named)
             with store.writing(self.db):
-                write.note_sandbox(self.db, self.tid, mode)
+                write.note_sandbox(self.db, self.tid, mode, named)
 
     async def _store(self, room: Room, boards: list[int], records: list[dict]) -> None:
         with store.writing(self.db):

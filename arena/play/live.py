@@ -1,6 +1,6 @@
 """A room's table as a spectator may see it while it plays: its public view in a side file.
 
-A room given a folder (`Job.live`) keeps one file there, `m{match}-{straight|swapped}.json`,
+A room given a folder (`Job.live`) keeps one file there, `m{match}-{straight|swapped|room2|...}.json`,
 rewritten (atomically: a new file renamed over the old, by a writer thread) at most every
 EVERY_S seconds while it plays; the file goes when the room ends. The
 view holds only what every seat sees: the table's units, how many cards each hand and the stock
@@ -9,7 +9,7 @@ played card is shown when it is played). Never a hand, and never the deal's seed
 the hands follow. `arena serve` reads the files (arena.results.web_queries.live_tables) and
 draws them as the replay viewer draws a deal.
 
-    {"room": "cup/m3/straight", "match_no": 3, "swapped": false, "board_no": 5, "deal": 0,
+    {"room": "cup/m3/straight", "match_no": 3, "swapped": false, "room_no": 0, "board_no": 5, "deal": 0,
      "players": 4, "seat_sides": [0, 1, 0, 1], "seats": [bot id, ...], "variant": "jensen",
      "dealer": 1, "to_move": 2, "over": false, "table": [card or {"build": [...], "value": v, "by": seat}],
      "hands": [cards held per seat], "stock": 20, "taken": [cards per side], "zwicks": [...],
@@ -35,8 +35,13 @@ EVERY_S = 1.0
 every two seconds, and a loaded disk must not slow the tables (the writes are a thread's)."""
 
 
-def room_file(folder: str | os.PathLike[str], match_no: int, swapped: bool) -> Path:
-    return Path(folder) / f"m{match_no}-{'swapped' if swapped else 'straight'}.json"
+def room_label(room: int) -> str:
+    """A room's name: straight and swapped (two sides' two rooms), then room2, room3, ..."""
+    return ("straight", "swapped")[room] if room < 2 else f"room{room}"
+
+
+def room_file(folder: str | os.PathLike[str], match_no: int, swapped: int) -> Path:
+    return Path(folder) / f"m{match_no}-{room_label(int(swapped))}.json"
 
 
 def public_view(game: games.Game, state: games.State, moves: list[dict[str, Any]]) -> dict[str, Any]:
@@ -99,13 +104,14 @@ class Watch:
     """Publishes one room's table: called by the table after each move (and at a deal's start);
     `close` when the room ends. `sync`: write at once, in the caller's thread (tests)."""
 
-    def __init__(self, folder: str | os.PathLike[str], room: str, match_no: int, swapped: bool,
+    def __init__(self, folder: str | os.PathLike[str], room: str, match_no: int, swapped: int,
                  seats: list[int], every_s: float = EVERY_S, sync: bool = False,
                  game: games.Game | None = None, variant: games.Variant | None = None) -> None:
         self.game = game if game is not None else games.game()
         self.variant = variant if variant is not None else self.game.variant(None)
         self.path = room_file(folder, match_no, swapped)
-        self.head = {"room": room, "match_no": match_no, "swapped": swapped, "seats": list(seats)}
+        self.head = {"room": room, "match_no": match_no, "swapped": bool(swapped), "room_no": int(swapped),
+                     "seats": list(seats)}
         self.every_s = every_s
         self.sync = sync
         self.last = -float("inf")

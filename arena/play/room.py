@@ -59,12 +59,18 @@ class GamePlan:
 
 @dataclass(frozen=True)
 class Room:
-    """One of a match's two rooms: four seats and the boards it still has to play."""
+    """One of a match's rooms (two teams: the straight one and the swapped one; k entrants: k,
+    room r rotating them by r sides): its seats and the boards it still has to play."""
 
     match_no: int
-    swapped: bool
+    swapped: int  # the room: 0 straight, 1 swapped, r rotated by r sides
     seats: tuple[int, ...]  # bot id per seat
     boards: tuple[int, ...]
+
+    @property
+    def label(self) -> str:
+        """The room's name in table and board names (live.room_label)."""
+        return live.room_label(self.swapped)
 
 
 class RoomPlan:
@@ -219,7 +225,7 @@ async def _play_room(job: Job, v: games.Variant, room: Room, store: Store, turn:
     game = games.game(job.game)
     while left:
         plans = [job.board_plan(v, b) for b in left]
-        name = f"{job.name}/m{room.match_no}/{'swapped' if room.swapped else 'straight'}"
+        name = f"{job.name}/m{room.match_no}/{room.label}"
         stored = 0  # boards of this table handed to `store`
         first = 0  # the deals those boards took
         mark = time.perf_counter()
@@ -299,6 +305,8 @@ def split_result(result: TableResult, plans: Sequence[Any], v: games.Variant,
             })
         if forfeit is not None:
             points = list(plans[i].forfeit(game, v, forfeit["seat"]).sides)
+        elif isinstance(plans[i], GamePlan):  # the board's own result (Zwicken: the pot's close-out included)
+            points = list(plans[i].result(scores[used - count : used]).sides)
         else:
             points = [sum(d["points"][s] for d in board_deals) for s in range(sides)]
         share = sum(len(d["moves"]) for d in board_deals) / moves_total

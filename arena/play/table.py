@@ -238,7 +238,7 @@ class _Table:
                 board, board_totals = this_board, [0] * self.layout.num_sides
             await trio.lowlevel.checkpoint()  # replies read straight off a pipe need not yield
             state = self.game.deal(self.variant, seed, dealer, carry)
-            record: dict[str, Any] = {"number": number, "seed": seed, "dealer": dealer, "points": None,
+            record: dict[str, Any] = {"number": number, "seed": seed, "dealer": dealer, "carry": carry, "points": None,
                                       "breakdown": None, "moves": [], "complete": False}
             self.deals.append(record)
             if watch is not None:

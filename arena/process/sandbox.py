@@ -36,6 +36,7 @@ import json
 import os
 import secrets
 import shutil
+import stat
 import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Iterator, Mapping
@@ -143,37 +144,54 @@ SHM = "/dev/shm"
 
 @functools.cache
 def usr_copy() -> str | None:
-    """bwrap's /usr: the view copied into a folder on the machine's tmpfs (/dev/shm), whose pages
-    are memory and cannot be evicted; None where there is no tmpfs there (bwrap then binds each
-    path of the view, about 130 ms more per bot). One copy per view and user, made by the first
-    arena that needs it (about 1 s, 130 MiB) and kept for the next ones; its name carries a hash
-    of the view's paths with their sizes and times, so that an upgraded /usr gets a new copy."""
+    """bwrap's and fork's /usr: the view copied into a folder on the machine's tmpfs (/dev/shm),
+    whose pages are memory and cannot be evicted; None where there is no tmpfs there (bwrap then
+    binds each path of the view, about 130 ms more per bot). One copy per view and user, made by
+    the first arena that needs it (about 1 s, 130 MiB) and kept for the next ones.
+
+    A bind's source shows in the bot's /proc/self/mountinfo, so the copy's folder has a random
+    name; a link beside it, named by a hash of the user and the view's paths with their sizes and
+    times (an upgraded /usr gets a new copy), finds it. A hash alone would not do: the bot sees
+    the paths, sizes and times, and could try uids until one gave the name."""
     try:
         if _fs_type(SHM) != "tmpfs":
             return None
         layout = usr_layout()
-        key = hashlib.sha256(json.dumps([(entry, _stamp(entry[1])) for entry in layout]).encode()).hexdigest()[:16]
-        folder = Path(SHM) / f"{USR_COPY_PREFIX}{os.geteuid()}-{key}"
-        if folder.is_dir():
-            info = folder.lstat()
-            if info.st_uid == os.geteuid() and not info.st_mode & 0o022 and (folder / "usr").is_dir():
-                return str(folder / "usr")
-            return None  # not ours: never trusted
-        building = Path(tempfile.mkdtemp(prefix=f"{USR_COPY_PREFIX}building-", dir=SHM))
-        try:
-            view.copy_to(layout, str(building / "usr"))
-            building.chmod(0o755)
-            os.rename(building, folder)  # whole or not at all; another arena may have won the race
-        except OSError:
-            shutil.rmtree(building, ignore_errors=True)
-            if not (folder / "usr").is_dir():
-                return None
-        return str(folder / "usr")
+        stamps = [(entry, _stamp(entry[1])) for entry in layout]
+        key = hashlib.sha256(json.dumps([os.geteuid(), stamps]).encode()).hexdigest()[:16]
+        link = Path(SHM) / f"{USR_COPY_PREFIX}{key}"
+        if link.is_symlink() and link.lstat().st_uid == os.geteuid() and not link.exists():
+            link.unlink()  # its copy was removed by hand: make a new one
+        if not os.path.lexists(link):
+            building = Path(tempfile.mkdtemp(prefix=USR_COPY_PREFIX, dir=SHM))
+            try:
+                view.copy_to(layout, str(building / "usr"))
+                building.chmod(0o755)
+                os.symlink(building.name, link)  # whole or not at all
+            except OSError:
+                shutil.rmtree(building, ignore_errors=True)  # another arena may have won the race
+        return _trusted_copy(link)
     except OSError:
         return None
 
 
 USR_COPY_PREFIX = "zwicker-usr-"
+
+
+def _trusted_copy(link: Path) -> str | None:
+    """The /usr of the copy `link` names, if the link and the copy are ours, and nobody else may
+    write to the copy's folder; else None (never trusted)."""
+    me = os.geteuid()
+    if link.lstat().st_uid != me or not link.is_symlink():
+        return None
+    name = os.readlink(link)
+    if "/" in name or not name.startswith(USR_COPY_PREFIX):
+        return None
+    folder = link.parent / name
+    info = folder.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != me or info.st_mode & 0o022 or not (folder / "usr").is_dir():
+        return None
+    return str(folder / "usr")
 
 
 def _stamp(path: str) -> tuple[int, int]:

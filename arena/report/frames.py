@@ -20,7 +20,7 @@ from arena.results import read, replay
 def deal_frames(doc: dict[str, Any]) -> dict[str, Any]:
     """The replay document (arena.results.replay.document) with its frames and final score."""
     game, v = replay.rules(doc)
-    state = game.deal(v, int(doc["seed"]), doc["dealer"])
+    state = game.deal(v, int(doc["seed"]), doc["dealer"], doc.get("carry"))
     frames = [state.frame()]
     for k, record in enumerate(doc["moves"]):
         try:

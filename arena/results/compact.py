@@ -86,14 +86,15 @@ def _game(game: games.Game | None) -> games.Game:
     return games.game() if game is None else game
 
 
-def encode(variant: games.Variant, seed: int, dealer: int, moves: list[dict], game: games.Game | None = None) -> bytes:
+def encode(variant: games.Variant, seed: int, dealer: int, moves: list[dict], game: games.Game | None = None,
+           carry: games.Json = None) -> bytes:
     """A deal's moves ({"seat", "move", "ms"}, and "i": its index among the listed moves when the
     arena knows it) as the `play` BLOB. Without "i" the deal is replayed to find the indices; a
     move that is not in the list (or does not replay) is stored whole."""
     out = bytearray([FORMAT])
     _varint(out, len(moves))
     replaying = any(m.get("i") is None for m in moves)  # then every index is found by replaying
-    state: games.State | None = _game(game).deal(variant, seed, dealer) if replaying else None
+    state: games.State | None = _game(game).deal(variant, seed, dealer, carry) if replaying else None
     for m in moves:
         index = m.get("i")
         if replaying:
@@ -132,13 +133,14 @@ def _index(state: games.State, m: dict, game: games.Game) -> int | None:
     return None
 
 
-def decode(variant: games.Variant, seed: int, dealer: int, play: bytes, game: games.Game | None = None) -> dict[str, Any]:
+def decode(variant: games.Variant, seed: int, dealer: int, play: bytes, game: games.Game | None = None,
+           carry: games.Json = None) -> dict[str, Any]:
     """The moves ({"seat", "move", "ms"}) and, for a finished deal, its points (per side) and
     breakdown (the game's deal result), by replaying the deal."""
     if not play or play[0] != FORMAT:
         raise ValueError(f"not a compact deal of format {FORMAT}")
     count, at = _read_varint(play, 1)
-    state: games.State | None = _game(game).deal(variant, seed, dealer)
+    state: games.State | None = _game(game).deal(variant, seed, dealer, carry)
     moves = []
     for _ in range(count):
         v, at = _read_varint(play, at)
@@ -173,19 +175,23 @@ def insert(db: sqlite_utils.Database, table_id: int, variant: games.Variant, dea
            game: games.Game | None = None) -> None:
     """Store a table's deals (inside the caller's transaction)."""
     db.conn.executemany(
-        f"INSERT INTO {DEALS} (table_id, deal_no, seed, dealer, points, complete, play) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO {DEALS} (table_id, deal_no, seed, dealer, points, complete, play, carry)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [(table_id, d["number"], str(d["seed"]), d["dealer"], None if d["points"] is None else json.dumps(d["points"]),
-          int(bool(d.get("complete", True))), encode(variant, int(d["seed"]), d["dealer"], d["moves"], game))
+          int(bool(d.get("complete", True))),
+          encode(variant, int(d["seed"]), d["dealer"], d["moves"], game, d.get("carry")),
+          None if d.get("carry") is None else json.dumps(d["carry"], separators=(",", ":")))
          for d in deals],
     )
 
 
 def _row(variant: games.Variant, row: dict, game: games.Game | None = None) -> dict[str, Any]:
-    played = decode(variant, int(row["seed"]), row["dealer"], row["play"], game)
+    carry = None if row.get("carry") is None else json.loads(row["carry"])
+    played = decode(variant, int(row["seed"]), row["dealer"], row["play"], game, carry)
     points = None if row["points"] is None else json.loads(row["points"])
     return {"id": row["id"], "table_id": row["table_id"], "number": row["deal_no"], "seed": int(row["seed"]),
-            "dealer": row["dealer"], "points": points, "breakdown": played["breakdown"], "moves": played["moves"],
-            "complete": bool(row["complete"])}
+            "dealer": row["dealer"], "carry": carry, "points": points, "breakdown": played["breakdown"],
+            "moves": played["moves"], "complete": bool(row["complete"])}
 
 
 def deal(db: sqlite_utils.Database, deal_id: int, variant: games.Variant,

@@ -33,18 +33,24 @@ EXPORT_COLUMNS = (
     "tournament", "match_no", "board_no", "swapped", "board_seed", "team_a", "team_b",
     "seat0", "seat1", "seat2", "seat3", "points0", "points1", "team_a_margin",
     "board_margin", "board_outcome", "forfeit_seat", "forfeit_status", "deals", "deal_ids", "duration_s", "started",
-    "team_a_room", "board_score",
+    "team_a_room", "board_score", "room", "seats", "side_points", "entrants", "entrant_results",
 )
 """deal_ids: the table's deals, space-separated in play order, each for `arena replay ID`.
 team_a_room: team A's result at this table (1 win, 0.5 draw, 0 loss); board_score: both
-rooms' results summed (0 .. 2), what the SPRT counts, once the board's second table is in."""
+rooms' results summed (0 .. 2), what the SPRT counts, once the board's second table is in.
+room: 0 .. k-1 (two teams: 0 straight, 1 swapped, as `swapped`); seats: every seat's bot,
+space-separated; side_points: every side's points. A match of k entrants (one bot a seat:
+Zwicken) names them in `entrants` (space-separated, entrant order; room r seats entrant
+(seat - r) mod k) and their board results in `entrant_results`; its team columns name entrants
+0 and 1, and team_a_margin, team_a_room and board_score are empty."""
 
 
 def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
     """One flat row per played table, in canonical order (the CSV export)."""
     t = get_tournament(db, tid)
     labels = _bot_labels(db, tid)
-    scores = {(b["match_no"], b["board_no"]): b["score"] for b in board_outcomes(db, tid)}
+    outcomes = {(b["match_no"], b["board_no"]): b for b in board_outcomes(db, tid)}
+    groups = {m["match_no"]: m["entrants"] for m in matches(db, tid) if m.get("entrants")}
     for r in db.query(
         "SELECT t.*, m.match_no, m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id,"
         " b.team_a_margin AS board_margin, b.team_a_outcome AS outcome,"
@@ -60,20 +66,27 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
         seat_bots = [labels[b] for b in json.loads(r["seat_bots"])]
         forfeit = json.loads(r["forfeit"]) if r["forfeit"] else {}
         a_side = 1 if r["swapped"] else 0
-        points = [r["side0_points"], r["side1_points"]]
+        points = json.loads(r["side_points"]) if r["side_points"] else [r["side0_points"], r["side1_points"]]
+        entrants = groups.get(r["match_no"])
+        outcome = outcomes.get((r["match_no"], r["board_no"]), {})
         row = {
             "tournament": t["name"], "match_no": r["match_no"], "board_no": r["board_no"],
             "swapped": int(r["swapped"]), "board_seed": r["board_seed"],
-            "team_a": "+".join(labels[x] for x in (r["team_a_bot1_id"], r["team_a_bot2_id"])),
-            "team_b": "+".join(labels[x] for x in (r["team_b_bot1_id"], r["team_b_bot2_id"])),
+            "team_a": "+".join(dict.fromkeys(labels[x] for x in (r["team_a_bot1_id"], r["team_a_bot2_id"]))) if entrants
+            else "+".join(labels[x] for x in (r["team_a_bot1_id"], r["team_a_bot2_id"])),
+            "team_b": "+".join(dict.fromkeys(labels[x] for x in (r["team_b_bot1_id"], r["team_b_bot2_id"]))) if entrants
+            else "+".join(labels[x] for x in (r["team_b_bot1_id"], r["team_b_bot2_id"])),
             "points0": r["side0_points"], "points1": r["side1_points"],
-            "team_a_margin": points[a_side] - points[1 - a_side],
+            "team_a_margin": None if entrants else points[a_side] - points[1 - a_side],
             "board_margin": r["board_margin"], "board_outcome": r["outcome"],
             "forfeit_seat": forfeit.get("seat"), "forfeit_status": forfeit.get("status"),
             "deals": r["deals"], "deal_ids": r["deal_ids"] or "", "duration_s": r["duration_s"], "started": r["started"],
+            "room": int(r["swapped"]), "seats": " ".join(seat_bots), "side_points": " ".join(map(str, points)),
+            "entrants": " ".join(entrants) if entrants else None,
+            "entrant_results": " ".join(map(str, outcome["results"])) if outcome.get("results") else None,
         }
-        row["team_a_room"] = room_score(row["team_a_margin"])
-        row["board_score"] = scores.get((r["match_no"], r["board_no"]))
+        row["team_a_room"] = None if entrants else room_score(row["team_a_margin"])
+        row["board_score"] = outcome.get("score")
         for i in range(4):
             row[f"seat{i}"] = seat_bots[i] if i < len(seat_bots) else None
         yield {c: row[c] for c in EXPORT_COLUMNS}
@@ -107,8 +120,8 @@ def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
     ):
         yield {
             "table_id": tr["id"], "match_no": tr["match_no"], "board_no": tr["board_no"],
-            "swapped": bool(tr["swapped"]), "board_seed": tr["board_seed"],
-            "points": [tr["side0_points"], tr["side1_points"]],
+            "swapped": bool(tr["swapped"]), "room": tr["swapped"], "board_seed": tr["board_seed"],
+            "points": json.loads(tr["side_points"]) if tr["side_points"] else [tr["side0_points"], tr["side1_points"]],
             "forfeit": json.loads(tr["forfeit"]) if tr["forfeit"] else None,
             "started": tr["started"], "duration_s": tr["duration_s"],
             "seats": [
@@ -120,6 +133,7 @@ def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
             "deals": [
                 {
                     "deal_id": d["id"], "number": d["number"], "seed": str(d["seed"]), "dealer": d["dealer"],
+                    "carry": d["carry"],
                     "points": d["points"], "breakdown": d["breakdown"], "moves": d["moves"],
                     "complete": d["complete"],
                 }
@@ -136,7 +150,8 @@ def _boards(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
         outcome = rooms[b["match_no"], b["board_no"]]
         yield {**b, "seed": str(b["seed"]), "team_a": [labels[x] for x in b["team_a"]],
                "team_b": [labels[x] for x in b["team_b"]],
-               **{k: outcome[k] for k in ("deal", "result", "rooms", "score")}}
+               **{k: outcome[k] for k in ("deal", "result", "rooms", "score", "entrants", "results", "scores")
+                  if k in outcome}}
 
 
 def _head(db: sqlite_utils.Database, tid: int) -> dict:

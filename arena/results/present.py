@@ -96,6 +96,11 @@ def notes(doc: dict) -> list[str]:
         against = f"{anchor}, the anchor, whose own uncertainty it carries" if anchor else "the mean (no anchor here)"
         lines.append(f"Interval: 95%, bootstrap over deals{how}, relative to {against} (--errors anchor).")
     lines.append("LOS: likelihood of superiority over the next bot down.")
+    if doc.get("entrants"):
+        k, unit = doc["entrants"], doc.get("unit") or "points"
+        lines.append(f"W D L: each board compares a bot with each of the other {k - 1} at its table by the {unit} "
+                     f"each won over the board's {k} rooms (each holding every seat once); {unit}/board: a bot's "
+                     f"{unit} per board over those rooms. The Elo weighs each comparison 1/{k - 1}: a board counts once.")
     if any(r["more_than"] is not None or r["less_than"] is not None for r in rows):
         lines.append("> X, < X: won (lost) every board, so only the prior sets its Elo: X is its one-sided 97.5% bound"
                      " on the Elo scale.")
@@ -126,6 +131,8 @@ def table(doc: dict) -> dict[str, Any]:
     """The standings as text: `columns` ({key, heading, right}), `rows` (each a dict of the
     columns' cells, with its bot_id), `notes`, and `errors` and `pool_mean` (for a chart)."""
     heading = {"interval": interval_heading(doc)}
+    if doc.get("entrants"):  # one bot a seat: its result per board in the game's unit
+        heading["margin"] = f"{doc.get('unit') or 'points'}/board"
     return {
         "errors": doc["errors"], "pool_mean": doc.get("pool_mean"),
         "columns": [{"key": k, "heading": heading.get(k, h), "right": right} for k, h, right in COLUMNS],

@@ -67,12 +67,14 @@ ERRORS = ("pool", "anchor")
 @dataclass(frozen=True)
 class BoardResult:
     """One board: the seat-bots of each team, team A's score (1, 0.5 or 0) and, optionally, the
-    deal it was played on (boards of one deal are resampled together)."""
+    deal it was played on (boards of one deal are resampled together) and its weight (a board of
+    k entrants is k(k-1)/2 comparisons of weight 1/(k-1): it counts once for each bot)."""
 
     team_a: tuple[Hashable, ...]
     team_b: tuple[Hashable, ...]
     score: float
     deal: Hashable | None = None
+    weight: float = 1
 
 
 @dataclass(frozen=True)
@@ -468,7 +470,12 @@ class Pool:
 
     def _build(self, results: Sequence[BoardResult], bots: Sequence[Hashable], anchor: Hashable | None) -> None:
         fields = attrgetter("deal", "team_a", "team_b", "score")
-        tally = Counter(map(fields, results))  # (unit, team A, team B, score) -> boards, as first seen
+        tally: Counter = Counter()  # (unit, team A, team B, score) -> boards (weighed), as first seen
+        if all(r.weight == 1 for r in results):
+            tally.update(map(fields, results))
+        else:
+            for r in results:
+                tally[fields(r)] += r.weight
         if any(deal is None for deal, *_ in tally):  # boards without a deal: each its own unit
             tally = Counter((deal if deal is not None else (_BOARD, n), a, b, score)
                             for n, (deal, a, b, score) in enumerate(map(fields, results)))

@@ -29,7 +29,19 @@ def _tournament_row(row: dict) -> dict:
     row["boards"] = row.pop("boards_per_match")
     row["variant"] = json.loads(row["variant"])
     row["settings"] = json.loads(row["settings"])
+    row["partnerships"], row["seating"] = _seating(row.get("game") or "zwicker", row["variant"], row["partners"])
     return row
+
+
+def _seating(game: str, variant: dict, partners: str) -> tuple[bool, str]:
+    """Whether sides are partnerships, and who sits at a table in words: "clone partners" (or
+    mixed), or "3 players, a bot each" where every seat is its own side."""
+    try:
+        g = games.game(game)
+        layout = g.layout(g.variant(variant))
+    except (games.GameError, ValueError, TypeError):
+        return True, f"{partners} partners"
+    return layout.partnerships, f"{partners} partners" if layout.partnerships else f"{layout.players} players, a bot each"
 
 
 def _known_tournaments(db: sqlite_utils.Database) -> str:
@@ -79,20 +91,23 @@ def list_tournaments(db: sqlite_utils.Database) -> list[dict]:
 
 
 def schedule(db: sqlite_utils.Database, tid: int) -> list[dict]:
-    """The stored matches of a tournament in order: match_no, team_a, team_b (bot ids)."""
-    return [
-        {"match_no": r[0], "team_a": [r[1], r[2]], "team_b": [r[3], r[4]]}
-        for r in db.execute(
-            "SELECT match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id, team_b_bot2_id FROM matches"
-            " WHERE tournament_id = ? ORDER BY match_no", [tid]
-        )
-    ]
+    """The stored matches of a tournament in order: match_no, team_a, team_b (bot ids), and
+    `entrants`: each entrant's seat-bots (two teams of two, or k entrants of one)."""
+    groups = _entrants(db, tid)
+    out = []
+    for r in db.execute(
+        "SELECT match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id, team_b_bot2_id FROM matches"
+        " WHERE tournament_id = ? ORDER BY match_no", [tid]
+    ):
+        entrants = [[b] for b in groups[r[0]]] if r[0] in groups else [[r[1], r[2]], [r[3], r[4]]]
+        out.append({"match_no": r[0], "team_a": [r[1], r[2]], "team_b": [r[3], r[4]], "entrants": entrants})
+    return out
 
 
-def done_tables(db: sqlite_utils.Database, tid: int) -> set[tuple[int, int, bool]]:
-    """(match_no, board_no, swapped) of every table already stored: the runner skips these."""
+def done_tables(db: sqlite_utils.Database, tid: int) -> set[tuple[int, int, int]]:
+    """(match_no, board_no, room) of every table already stored: the runner skips these."""
     return {
-        (match_no, board_no, bool(swapped))
+        (match_no, board_no, swapped)
         for match_no, board_no, swapped in db.execute(
             "SELECT m.match_no, t.board_no, t.swapped FROM board_tables t JOIN matches m ON m.id = t.match_id"
             " WHERE m.tournament_id = ?",
@@ -258,10 +273,12 @@ def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool"
         return None if ids is None else sorted(labels.get(i, str(i)) for i in ids)
 
     rows = _standings_rows(db, tid, rated, errors, params.get("bootstrap_method"))
+    t = get_tournament(db, tid)
     core = set(params.get("core") or ())
     pooled = [r["elo"] for r in rows if r["elo"] is not None and (r["bot_id"] in core if core else True)]
     return {
-        "tournament": get_tournament(db, tid)["name"], "method": BT_METHOD, "errors": errors,
+        "tournament": t["name"], "game": t["game"], "unit": _unit(t["game"]), "entrants": _table_entrants(db, tid),
+        "method": BT_METHOD, "errors": errors,
         "anchor": None if params.get("anchor_bot_id") is None else labels.get(params["anchor_bot_id"]),
         "prior": params.get("prior"), "draws": params.get("draws"), "resampling": params.get("resampling"),
         "bootstrap": params.get("bootstrap"), "bootstrap_method": params.get("bootstrap_method"),
@@ -269,10 +286,26 @@ def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool"
         "core": named(params.get("core")), "groups": [named(g) for g in params.get("groups") or []],
         "pool_mean": sum(pooled) / len(pooled) if pooled else None,
         "isolation": isolation(db, tid),
-        "sandbox_labels": sandbox_labels(get_tournament(db, tid)),
+        "sandbox_labels": sandbox_labels(t),
         "standings": rows,
         **({"boards": board_outcomes(db, tid)} if boards else {}),
     }
+
+
+def _unit(game: str) -> str:
+    """What the game's results count (points, chips); a game no longer installed: points."""
+    try:
+        return games.game(game).info.unit
+    except games.GameError:
+        return "points"
+
+
+def _table_entrants(db: sqlite_utils.Database, tid: int) -> int | None:
+    """How many entrants a match of the tournament has when they are one bot each (Zwicken's
+    players); None for two-team matches."""
+    row = db.execute("SELECT COUNT(*) FROM match_entrants e JOIN matches m ON m.id = e.match_id"
+                     " WHERE m.tournament_id = ? GROUP BY m.id LIMIT 1", [tid]).fetchone()
+    return row[0] if row else None
 
 
 def _match_records(db: sqlite_utils.Database, tid: int) -> Iterator[tuple[set, set, int, int, int, int, int]]:
@@ -282,9 +315,22 @@ def _match_records(db: sqlite_utils.Database, tid: int) -> Iterator[tuple[set, s
         "SELECT m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id, COUNT(*),"
         " SUM(b.team_a_outcome = 'win'), SUM(b.team_a_outcome = 'draw'), SUM(b.team_a_outcome = 'loss'),"
         " SUM(b.team_a_margin) FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
-        " GROUP BY m.id", [tid],
+        f" AND {TEAM_MATCHES} GROUP BY m.id", [tid],
     ):
         yield ({a1, a2}, {b1, b2}, *counts)
+
+
+def _pair_records(db: sqlite_utils.Database, tid: int) -> Iterator[tuple[int, int, int, int, int, int, int]]:
+    """Matches of k entrants, each pair's comparisons summed in SQL from the first one's view:
+    its bot, the other's, boards, wins, draws, losses (by their results over the board's
+    rooms) and the results' difference."""
+    yield from db.execute(
+        "SELECT p.bot_id, q.bot_id, COUNT(*), SUM(p.result > q.result), SUM(p.result = q.result),"
+        " SUM(p.result < q.result), SUM(p.result - q.result)"
+        " FROM board_entrants p JOIN board_entrants q ON q.board_id = p.board_id AND q.entrant != p.entrant"
+        " JOIN boards b ON b.id = p.board_id JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
+        " AND p.bot_id != q.bot_id GROUP BY p.bot_id, q.bot_id", [tid],
+    )
 
 
 def _records(db: sqlite_utils.Database, tid: int, labels: dict[int, str]) -> dict[int, dict]:
@@ -300,6 +346,18 @@ def _records(db: sqlite_utils.Database, tid: int, labels: dict[int, str]) -> dic
                 s["wins"] += won
                 s["draws"] += draws
                 s["losses"] += lost
+    # Matches of k entrants: boards and results per bot; W/D/L per comparison with each other entrant.
+    for bot, boards, total in db.execute(
+        "SELECT e.bot_id, COUNT(DISTINCT e.board_id), SUM(e.result) FROM board_entrants e JOIN boards b ON b.id = e.board_id"
+        " JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ? GROUP BY e.bot_id", [tid],
+    ):
+        stats[bot]["boards"] += boards
+        stats[bot]["margin"] += total
+    for bot, _other, _boards, wins, draws, losses, _diff in _pair_records(db, tid):
+        s = stats[bot]
+        s["wins"] += wins
+        s["draws"] += draws
+        s["losses"] += losses
     return stats
 
 
@@ -343,20 +401,32 @@ def board_outcomes(db: sqlite_utils.Database, tid: int) -> list[dict]:
     room first) and their sum, the board score 0 .. 2 (what the SPRT counts), beside the
     headline's result (the board's summed margin as one game: 1, 0.5 or 0)."""
     labels = _bot_labels(db, tid)
+    groups = _entrants(db, tid)
     rooms: dict[tuple[int, int], list[float | None]] = {}
     for match_no, board_no, swapped, p0, p1 in db.execute(
         "SELECT m.match_no, t.board_no, t.swapped, t.side0_points, t.side1_points FROM board_tables t"
-        " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid],
+        f" JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ? AND {TEAM_MATCHES}", [tid],
     ):
         rooms.setdefault((match_no, board_no), [None, None])[swapped] = room_score(p1 - p0 if swapped else p0 - p1)
+    results: dict[int, list[tuple[int, float]]] = {}
+    for board_id, result, score in db.execute(
+        "SELECT e.board_id, e.result, e.score FROM board_entrants e JOIN boards b ON b.id = e.board_id"
+        " JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ? ORDER BY e.board_id, e.entrant", [tid],
+    ):
+        results.setdefault(board_id, []).append((result, score))
     out = []
     for b in board_results(db, tid):
-        pair = rooms[b["match_no"], b["board_no"]]
-        out.append({
-            "match_no": b["match_no"], "board_no": b["board_no"], "deal": str(b["seed"]),
-            "team_a": [labels[x] for x in b["team_a"]], "team_b": [labels[x] for x in b["team_b"]],
-            "margin": b["margin"], "result": _SCORE[b["outcome"]], "rooms": pair, "score": board_score(pair),
-        })
+        row = {"match_no": b["match_no"], "board_no": b["board_no"], "deal": str(b["seed"]),
+               "team_a": [labels[x] for x in b["team_a"]], "team_b": [labels[x] for x in b["team_b"]],
+               "margin": b["margin"], "result": _SCORE[b["outcome"]]}
+        if b["match_no"] in groups:  # k entrants: each one's result over the k rooms, and its score
+            row.update(entrants=[labels[x] for x in groups[b["match_no"]]],
+                       results=[r for r, _ in results[b["board_id"]]], scores=[s for _, s in results[b["board_id"]]],
+                       rooms=None, score=None)
+        else:
+            pair = rooms[b["match_no"], b["board_no"]]
+            row.update(rooms=pair, score=board_score(pair))
+        out.append(row)
     return out
 
 
@@ -391,6 +461,13 @@ def crosstable(db: sqlite_utils.Database, tid: int, *, rows: list[dict] | None =
                     c["wins"] += won
                     c["draws"] += draws
                     c["losses"] += lost
+    for x, y, boards, wins, draws, losses, diff in _pair_records(db, tid):
+        c = cells.setdefault((x, y), {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0})
+        c["boards"] += boards
+        c["margin"] += diff
+        c["wins"] += wins
+        c["draws"] += draws
+        c["losses"] += losses
     for c in cells.values():
         c["score"] = c["wins"] + c["draws"] / 2
     return {
@@ -408,6 +485,7 @@ def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list
     labels = _bot_labels(db, tid)
     bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
     per_board = int(db.execute("SELECT boards_per_match FROM tournaments WHERE id = ?", [tid]).fetchone()[0])
+    groups = _entrants(db, tid)
     faults = {
         match_id: n
         for match_id, n in db.execute(
@@ -425,8 +503,12 @@ def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list
         [tid],
     ):
         team_a, team_b = [m["team_a_bot1_id"], m["team_a_bot2_id"]], [m["team_b_bot1_id"], m["team_b_bot2_id"]]
-        members = {*team_a, *team_b}
+        entrants = groups.get(m["match_no"])
+        members = {*team_a, *team_b, *(entrants or ())}
         if bot_id is not None and bot_id not in members:
+            continue
+        if entrants is not None:  # k entrants: each one's result over the boards done, and its pairwise record
+            out.append(_group_match(db, m, entrants, labels, per_board, faults.get(m["id"], 0), bot_id))
             continue
         out.append({
             "match_no": m["match_no"],
@@ -445,6 +527,33 @@ def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list
     return out
 
 
+def _group_match(db: sqlite_utils.Database, m: dict, entrants: list[int], labels: dict[int, str], per_board: int,
+                 faults: int, bot_id: int | None) -> dict:
+    """`matches`' row of a match of k entrants: `results` per entrant (its chips or points over
+    the boards done), `scores` (the others it beat on them, draws half, summed over the boards);
+    with `bot`, that bot's own W/D/L against the others and its result."""
+    k = len(entrants)
+    results, scores = [0] * k, [0.0] * k
+    boards: dict[int, list[int]] = {}
+    for board_id, e, result, score in db.execute(
+        "SELECT e.board_id, e.entrant, e.result, e.score FROM board_entrants e JOIN boards b ON b.id = e.board_id"
+        " WHERE b.match_id = ? ORDER BY e.board_id, e.entrant", [m["id"]],
+    ):
+        results[e] += result
+        scores[e] += score
+        boards.setdefault(board_id, []).append(result)
+    row = {"match_no": m["match_no"], "team_a": [labels[entrants[0]]] * 2, "team_b": [labels[entrants[1]]] * 2,
+           "entrants": [labels[b] for b in entrants], "results": results, "scores": scores,
+           "boards": per_board, "boards_done": len(boards), "faults": faults}
+    if bot_id is not None:
+        e = entrants.index(bot_id)
+        versus = [(mine[e], other) for mine in boards.values() for f, other in enumerate(mine) if f != e]
+        row["bot"] = {"name": labels[bot_id], "entrant": e, "wins": sum(a > b for a, b in versus),
+                      "draws": sum(a == b for a, b in versus), "losses": sum(a < b for a, b in versus),
+                      "margin": results[e]}
+    return row
+
+
 def faults(db: sqlite_utils.Database, tid: int, *, match_no: int | None = None, bot: str | None = None) -> list[dict]:
     """Every seat that faulted, in play order: where, which bot, its status, the arena's detail
     and the tail of the bot's stderr (as stored: unchanged, for the caller to show safely)."""
@@ -452,12 +561,14 @@ def faults(db: sqlite_utils.Database, tid: int, *, match_no: int | None = None, 
     bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
     rows = db.query(
         "SELECT m.match_no, t.board_no, t.swapped, s.seat, s.bot_id, s.announced_name, s.status, s.detail,"
-        " s.stderr_tail FROM seats s JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
+        f" s.stderr_tail, NOT ({TEAM_MATCHES}) AS entrants"
+        " FROM seats s JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
         " WHERE m.tournament_id = ? AND s.status != 'ok' AND (? IS NULL OR m.match_no = ?)"
         " AND (? IS NULL OR s.bot_id = ?) ORDER BY m.match_no, t.board_no, t.swapped, s.seat",
         [tid, match_no, match_no, bot_id, bot_id],
     )
-    return [{"match_no": r["match_no"], "board_no": r["board_no"], "swapped": bool(r["swapped"]), "seat": r["seat"],
+    return [{"match_no": r["match_no"], "board_no": r["board_no"], "swapped": bool(r["swapped"]), "room": r["swapped"],
+             "entrants": bool(r["entrants"]), "seat": r["seat"],
              "bot": labels[r["bot_id"]], "announced": r["announced_name"], "status": r["status"],
              "detail": r["detail"], "stderr": r["stderr_tail"]} for r in rows]
 
@@ -500,10 +611,20 @@ def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
             "deal_ids": [r[0] for r in db.execute("SELECT id FROM deals WHERE table_id = ? ORDER BY deal_no", [t["id"]])],
             "duration_s": t["duration_s"],
         })
+    if m["entrants"]:  # k entrants: each board's result per entrant, each table's every side
+        for board_id, board_no in db.execute("SELECT id, board_no FROM boards WHERE match_id = ?", [m["id"]]):
+            rows = db.execute("SELECT result, score FROM board_entrants WHERE board_id = ? ORDER BY entrant",
+                              [board_id]).fetchall()
+            detail[board_no].update(results=[r for r, _ in rows], scores=[x for _, x in rows])
+        for t in db.query("SELECT board_no, swapped, side_points FROM board_tables WHERE match_id = ?"
+                          " ORDER BY board_no, swapped", [m["id"]]):
+            table = detail[t["board_no"]]["tables"][t["swapped"]]
+            table.update(room=t["swapped"], points=json.loads(t["side_points"]))
     return {
         "match_no": match_no,
         "team_a": [labels[m["team_a_bot1_id"]], labels[m["team_a_bot2_id"]]],
         "team_b": [labels[m["team_b_bot1_id"]], labels[m["team_b_bot2_id"]]],
+        "entrants": None if not m["entrants"] else [labels[b] for b in m["entrants"]],
         "boards": [detail[k] for k in sorted(detail)],
     }
 
@@ -541,7 +662,7 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
         "id": d["id"], "tournament": d["tournament"], "tournament_id": d["tournament_id"],
         "format": d["format"], "game": d["game"], "match_no": d["match_no"], "board_no": d["board_no"],
         "swapped": bool(d["swapped"]), "table_id": d["table_id"], "number": d["deal_no"],
-        "variant": json.loads(d["variant"]), "seed": int(d["seed"]), "dealer": d["dealer"],
+        "variant": json.loads(d["variant"]), "seed": int(d["seed"]), "dealer": d["dealer"], "carry": played["carry"],
         "points": played["points"], "breakdown": played["breakdown"],
         "moves": played["moves"], "complete": bool(d["complete"]), "seats": seats,
         "table_points": [d["side0_points"], d["side1_points"]],
@@ -550,38 +671,64 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
 
 
 def _match(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
+    """A match's row, with `entrants` (bot ids in entrant order) for a match of k entrants, else None."""
     rows = list(db.query("SELECT * FROM matches WHERE tournament_id = ? AND match_no = ?", [tid, match_no]))
     if not rows:
         raise ArenaError(f"tournament {tid} has no match {match_no}")
-    return rows[0]
+    entrants = [r[0] for r in db.execute("SELECT bot_id FROM match_entrants WHERE match_id = ? ORDER BY entrant",
+                                         [rows[0]["id"]])]
+    return {**rows[0], "entrants": entrants or None}
+
+
+def _entrants(db: sqlite_utils.Database, tid: int) -> dict[int, list[int]]:
+    """match_no -> its entrants' bot ids, for the tournament's matches of k entrants."""
+    out: dict[int, list[int]] = {}
+    for match_no, bot in db.execute(
+        "SELECT m.match_no, e.bot_id FROM match_entrants e JOIN matches m ON m.id = e.match_id"
+        " WHERE m.tournament_id = ? ORDER BY m.match_no, e.entrant", [tid],
+    ):
+        out.setdefault(match_no, []).append(bot)
+    return out
+
+
+TEAM_MATCHES = "m.id NOT IN (SELECT match_id FROM match_entrants)"
+"""SQL: the match `m` is two teams (a match of k entrants keeps its results in board_entrants)."""
 
 
 _SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 
 BUNDLED_RANDOM = Path(__file__).resolve().parents[2] / "bots" / "random_bot.py"
+RANDOM_BOTS = {"zwicker": ("random", BUNDLED_RANDOM),
+               "zwicken": ("zwicken_random", BUNDLED_RANDOM.with_name("zwicken_random_bot.py"))}
+"""Per game, the bundled random bot that anchors the scale: its registered name and its file."""
 
 
 @functools.cache
-def _bundled_random_sha256() -> str | None:
+def _bundled_random_sha256(path: Path = BUNDLED_RANDOM) -> str | None:
     try:
-        return bot_sha256(BUNDLED_RANDOM)
+        return bot_sha256(path)
     except OSError:
         return None
 
 
 def _anchor_bot(db: sqlite_utils.Database, tid: int) -> int | None:
-    """The bundled random bot (named "random") anchors the scale when it takes part: the
-    "random" whose file is the bundled bots/random_bot.py, else the latest "random" (others may
-    share the name: a random_bot.cjs registered by its path is "random" too)."""
+    """The game's bundled random bot (Zwicker: "random", Zwicken: "zwicken_random") anchors the
+    scale when it takes part: the one of that name whose file is the bundled one, else the
+    latest of that name (others may share it: a random_bot.cjs registered by its path is
+    "random" too)."""
+    (game,) = db.execute("SELECT game FROM tournaments WHERE id = ?", [tid]).fetchone() or ("zwicker",)
+    if game not in RANDOM_BOTS:
+        return None
+    name, path = RANDOM_BOTS[game]
     rows = db.execute(
         "SELECT b.id, b.sha256 FROM tournament_bots tb JOIN bots b ON b.id = tb.bot_id"
-        " WHERE tb.tournament_id = ? AND b.name = 'random' ORDER BY b.version DESC",
-        [tid],
+        " WHERE tb.tournament_id = ? AND b.name = ? ORDER BY b.version DESC",
+        [tid, name],
     ).fetchall()
     if not rows:
         return None
-    bundled = _bundled_random_sha256()
+    bundled = _bundled_random_sha256(path)
     return next((bot_id for bot_id, sha in rows if sha == bundled), rows[0][0])
 
 
@@ -602,12 +749,30 @@ def rating_inputs(db: sqlite_utils.Database, tid: int) -> dict:
         for a1, a2, b1, b2, outcome, seed in db.execute(
             "SELECT m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id, b.team_a_outcome, b.seed"
             " FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
-            " ORDER BY b.board_no, m.match_no", [tid],
+            f" AND {TEAM_MATCHES} ORDER BY b.board_no, m.match_no", [tid],
         ):
             deal = deals.get(seed)
             if deal is None:
                 deal = deals[seed] = int(seed)
             results.append(_ratings.BoardResult((a1, a2), (b1, b2), _SCORE[outcome], deal))
+        # A board of k entrants: one comparison per pair of entrants, each weighing 1/(k-1), so
+        # that the board counts once for each bot (for two entrants, a board as above).
+        board: list[tuple[int, int]] = []
+        for board_id, seed, bot, result, k in db.execute(
+            "SELECT e.board_id, b.seed, e.bot_id, e.result, (SELECT COUNT(*) FROM board_entrants x"
+            " WHERE x.board_id = e.board_id) FROM board_entrants e JOIN boards b ON b.id = e.board_id"
+            " JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
+            " ORDER BY b.board_no, m.match_no, e.entrant", [tid],
+        ):
+            board.append((bot, result))
+            if len(board) < k:
+                continue
+            deal = deals.setdefault(seed, int(seed))
+            for i, (x, rx) in enumerate(board):
+                for y, ry in board[i + 1:]:
+                    results.append(_ratings.BoardResult((x,), (y,), 1.0 if rx > ry else 0.5 if rx == ry else 0.0,
+                                                        deal, 1 / (k - 1)))
+            board = []
     bots = [r[0] for r in db.execute("SELECT bot_id FROM tournament_bots WHERE tournament_id = ? ORDER BY bot_id", [tid])]
     pool = _ratings.Pool(results, bots)
     diagnosis = pool.status

@@ -1,7 +1,8 @@
 """Replays: a stored deal as a versioned document, and its rendering as a pure function.
 
-The document carries everything needed to reproduce the deal (variant, seed, dealer, the moves
-with their timings) plus who sat where and how each seat ended; `render` re-applies every move
+The document carries everything needed to reproduce the deal (variant, seed, dealer, what its
+board carried into it where anything was (`carry`: Zwicken's pot and balances), the moves with
+their timings) plus who sat where and how each seat ended; `render` re-applies every move
 with the game's rules (through `games`), so a replay is also a check of the stored record. A
 document names its game (`game`; one without it is Zwicker's, as every document was before).
 """
@@ -34,6 +35,7 @@ def document(db: sqlite_utils.Database, deal_id: int) -> dict[str, Any]:
         "tournament": d["tournament"],
         "match": d["match_no"], "board": d["board_no"], "swapped": d["swapped"], "number": d["number"],
         "variant": d["variant"], "seed": d["seed"], "dealer": d["dealer"],
+        **({"carry": d["carry"]} if d["carry"] is not None else {}),
         "seats": [{"seat": s["seat"], "bot": f"{s['bot']}@{s['bot_version']}", "says": f"{s['name']} {s['version']}",
                    "status": s["status"], "detail": s["detail"]} for s in d["seats"]],
         "moves": d["moves"], "complete": d["complete"],
@@ -60,7 +62,7 @@ def render(doc: dict[str, Any], seat: int | None = None) -> Iterator[str]:
         raise ArenaError(f"not a replay document of schema {SCHEMA}: {doc.get('schema')!r}")
     game, variant = rules(doc)
     try:
-        state = game.deal(variant, int(doc["seed"]), doc["dealer"])  # a string in JSON (above 2**53)
+        state = game.deal(variant, int(doc["seed"]), doc["dealer"], doc.get("carry"))  # seed: a string in JSON (above 2**53)
     except (games.GameError, ValueError, TypeError) as exc:
         raise ArenaError(f"not a deal of {game.info.name}: {exc}") from None
     n = variant.players

@@ -29,7 +29,7 @@ from arena.errors import ArenaError
 DEFAULT_DB = Path("results") / "arena.db"
 MIGRATION_SET = "zwicker-arena"
 STATUSES = ("created", "running", "interrupted", "finished", "failed")
-FORMATS = ("deal", "game")
+FORMATS = ("deal", "game", "session")
 PARTNERS = ("clone", "mixed")
 BUSY_TIMEOUT_MS = 30_000
 BT_METHOD = "bradley-terry-map"
@@ -392,6 +392,112 @@ def _m0009_league(db: sqlite_utils.Database) -> None:
     )
 
 
+GROUP_VIEWS = {
+    "bot_boards": """
+        SELECT m.tournament_id, b.id AS board_id, x.bot_id, 'A' AS team,
+               b.team_a_margin AS margin, b.team_a_outcome AS outcome
+        FROM boards b JOIN matches m ON m.id = b.match_id
+        JOIN (SELECT id, team_a_bot1_id AS bot_id FROM matches
+              UNION SELECT id, team_a_bot2_id FROM matches) x ON x.id = m.id
+        WHERE m.id NOT IN (SELECT match_id FROM match_entrants)
+        UNION ALL
+        SELECT m.tournament_id, b.id, x.bot_id, 'B', -b.team_a_margin,
+               CASE b.team_a_outcome WHEN 'win' THEN 'loss' WHEN 'loss' THEN 'win' ELSE 'draw' END
+        FROM boards b JOIN matches m ON m.id = b.match_id
+        JOIN (SELECT id, team_b_bot1_id AS bot_id FROM matches
+              UNION SELECT id, team_b_bot2_id FROM matches) x ON x.id = m.id
+        WHERE m.id NOT IN (SELECT match_id FROM match_entrants)
+        UNION ALL
+        SELECT m.tournament_id, b.id, e.bot_id, CAST(e.entrant AS TEXT), e.result,
+               CASE WHEN e.score * 2 > (SELECT COUNT(*) - 1 FROM match_entrants k WHERE k.match_id = m.id) THEN 'win'
+                    WHEN e.score * 2 < (SELECT COUNT(*) - 1 FROM match_entrants k WHERE k.match_id = m.id) THEN 'loss'
+                    ELSE 'draw' END
+        FROM board_entrants e JOIN boards b ON b.id = e.board_id JOIN matches m ON m.id = b.match_id""",
+    "crosstable": """
+        SELECT t.name AS tournament, x.name || '@' || x.version AS bot, y.name || '@' || y.version AS opponent,
+               COUNT(*) AS boards, SUM(p.margin > q.margin) AS wins, SUM(p.margin = q.margin) AS draws,
+               SUM(p.margin < q.margin) AS losses,
+               SUM(CASE WHEN p.margin > q.margin THEN 1.0 WHEN p.margin = q.margin THEN 0.5 ELSE 0.0 END) AS score,
+               SUM(p.margin) AS margin, p.tournament_id, p.bot_id, q.bot_id AS opponent_id
+        FROM bot_boards p JOIN bot_boards q ON q.board_id = p.board_id AND q.team != p.team
+        JOIN tournaments t ON t.id = p.tournament_id JOIN bots x ON x.id = p.bot_id JOIN bots y ON y.id = q.bot_id
+        GROUP BY p.tournament_id, p.bot_id, q.bot_id""",
+}
+"""Migration 0010's views: `bot_boards` with a row per entrant of a match of k entrants (its
+result over the board's rooms, and win/loss where it beat more/fewer than half the others), and
+`crosstable` by each pair's margins, which for two teams is the board's outcome as before."""
+
+
+@migrations(name="0010_rooms_and_entrants")
+def _m0010_rooms_and_entrants(db: sqlite_utils.Database) -> None:
+    """Boards of the "session" format (Zwicken's: a session of deals to its close-out), and
+    matches of k entrants, one per side (a game without partnerships: Zwicken), played in k
+    rooms, room r rotating the entrants by r sides (arena.play.match.rotation): `swapped` is now
+    the room (for two sides, 1 as before: team A holds side 1), each table keeps every side's
+    points, and a match's entrants and each board's result per entrant have tables of their own.
+    Such a match's team columns name entrants 0 and 1 (team A and B of a two-sided one)."""
+    for name in VIEWS:
+        db.execute(f"DROP VIEW IF EXISTS {name}")
+    (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'tournaments'").fetchone()
+    widened = re.sub(r"CHECK \(format IN \([^)]*\)\)", "CHECK (format IN ('deal', 'game', 'session'))", sql)
+    columns = ", ".join(r[1] for r in db.execute("PRAGMA table_info(tournaments)"))
+    db.execute(re.sub(r'^CREATE TABLE "?tournaments"?', "CREATE TABLE tournaments_new", widened))
+    db.execute(f"INSERT INTO tournaments_new ({columns}) SELECT {columns} FROM tournaments")
+    db.execute("DROP TABLE tournaments")
+    db.execute("ALTER TABLE tournaments_new RENAME TO tournaments")
+    db.executescript(
+        """
+        CREATE TABLE board_tables_new (
+            id INTEGER PRIMARY KEY,
+            match_id INTEGER NOT NULL REFERENCES matches(id),
+            board_no INTEGER NOT NULL,
+            swapped INTEGER NOT NULL CHECK (swapped >= 0),  -- the room: 0, or the entrants rotated by this many sides
+            board_seed TEXT NOT NULL,
+            side0_points INTEGER NOT NULL,     -- side 0, forfeit applied
+            side1_points INTEGER NOT NULL,
+            forfeit TEXT,                      -- JSON {side, seat, status, detail} or NULL
+            started TEXT NOT NULL,
+            duration_s REAL NOT NULL,
+            sandbox TEXT,
+            side_points TEXT,                  -- JSON, every side's points (NULL: two sides, stored before)
+            UNIQUE (match_id, board_no, swapped)
+        );
+        INSERT INTO board_tables_new (id, match_id, board_no, swapped, board_seed, side0_points, side1_points,
+                                      forfeit, started, duration_s, sandbox)
+            SELECT id, match_id, board_no, swapped, board_seed, side0_points, side1_points, forfeit, started,
+                   duration_s, sandbox FROM board_tables;
+        DROP TABLE board_tables;
+        ALTER TABLE board_tables_new RENAME TO board_tables;
+        CREATE TABLE match_entrants (
+            match_id INTEGER NOT NULL REFERENCES matches(id),
+            entrant INTEGER NOT NULL,          -- 0..k-1: in room r it holds side (entrant + r) mod k
+            bot_id INTEGER NOT NULL REFERENCES bots(id),
+            PRIMARY KEY (match_id, entrant)
+        );
+        CREATE TABLE board_entrants (
+            board_id INTEGER NOT NULL REFERENCES boards(id),
+            entrant INTEGER NOT NULL,
+            bot_id INTEGER NOT NULL REFERENCES bots(id),
+            result INTEGER NOT NULL,           -- its sides' results over the board's rooms, in the game's unit
+            score REAL NOT NULL,               -- the others it beat on that result, draws half (0 .. k-1)
+            PRIMARY KEY (board_id, entrant)
+        );
+        """
+    )
+    for name, sql in {**VIEWS, **GROUP_VIEWS}.items():
+        db.execute(f"CREATE VIEW {name} AS {sql}")
+    if db.execute("PRAGMA foreign_key_check").fetchone() is not None:
+        raise sqlite3.IntegrityError("FOREIGN KEY constraint failed after rebuilding tournaments and board_tables")
+
+
+@migrations(name="0011_deal_carry")
+def _m0011_deal_carry(db: sqlite_utils.Database) -> None:
+    """What a deal's board carried into it (`games.api.Game.deal`'s carry: for Zwicken the pot,
+    balances, deal and attempt numbers), so that a deal after a session's first replays from
+    where it began; NULL: nothing (a Zwicker deal, or a session's first)."""
+    db.execute("ALTER TABLE deals ADD COLUMN carry TEXT")
+
+
 # --------------------------------------------------------------------------------------------
 # Opening
 
@@ -442,13 +548,15 @@ def open_db(path: str | os.PathLike[str] | None = None, *, create: bool = True,
                 raise ArenaError(f"{path} is an empty SQLite database, not an arena database")
             db.enable_wal()
         _check_ours(db, path, tables)
-        db.execute("PRAGMA foreign_keys = ON")
         db.execute("PRAGMA synchronous = NORMAL")
         # One transaction around all of it (sqlite-utils creates its migrations table before the
         # first migration's own transaction): an arena killed while creating the database, or a
-        # reader looking meanwhile, never sees a half-made schema.
+        # reader looking meanwhile, never sees a half-made schema. Foreign keys are enforced from
+        # then on: a migration that rebuilds a table others refer to (0010) drops it first, as
+        # SQLite's own procedure does, and checks the keys itself before the commit.
         with db.atomic():
             migrations.apply(db)
+        db.execute("PRAGMA foreign_keys = ON")
     except sqlite3.DatabaseError as exc:
         db.close()
         if "readonly" in str(exc):

@@ -69,5 +69,14 @@ def board_scores(db: sqlite_utils.Database, tid: int) -> list[float]:
     for n, b in enumerate(sorted(board_outcomes(db, tid), key=lambda b: b["board_no"])):
         if b["board_no"] != n:
             break
-        scores.append(b["score"])
+        scores.append(b["score"] if b.get("results") is None else group_score(b["results"]))
     return scores
+
+
+def group_score(results: list[int]) -> float:
+    """A board of NEW and OLD in alternate seats (entrants 0, 2, ... NEW's): NEW's mean result
+    over its entrants against OLD's, won 2, drawn 1, lost 0. As a board score 0 .. 2 it is one
+    comparison counted twice, so the test on it is the trinomial one, its Elo per board."""
+    new, old = results[0::2], results[1::2]
+    diff = sum(new) * len(old) - sum(old) * len(new)  # (the means compared without division)
+    return 2.0 if diff > 0 else 1.0 if diff == 0 else 0.0

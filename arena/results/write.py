@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import sqlite_utils
@@ -61,11 +61,11 @@ def create_tournament(
     known = {r[0] for r in db.execute("SELECT id FROM bots")}
     if set(bot_ids) - known:
         raise ArenaError(f"unknown bot ids {sorted(set(bot_ids) - known)}")
-    for team_a, team_b in matches:
-        if len(team_a) != 2 or len(team_b) != 2:
-            raise ArenaError(f"a match is two teams of two seat-bots, got {team_a} v {team_b}")
-        if (set(team_a) | set(team_b)) - set(bot_ids):
-            raise ArenaError(f"match {team_a} v {team_b} uses bots not in the tournament")
+    for entrants in matches:
+        if not (is_group(entrants) or (len(entrants) == 2 and all(len(team) == 2 for team in entrants))):
+            raise ArenaError(f"a match is two teams of two seat-bots, or k >= 2 entrants of one, got {entrants}")
+        if {b for team in entrants for b in team} - set(bot_ids):
+            raise ArenaError(f"match {entrants} uses bots not in the tournament")
     if db["tournaments"].count_where("name = ?", [name]):
         raise ArenaError(f"tournament '{name}' already exists")
     with db.atomic():
@@ -76,13 +76,29 @@ def create_tournament(
         ).lastrowid
         for bot_id in bot_ids:
             db.execute("INSERT INTO tournament_bots VALUES (?, ?)", [tid, bot_id])
-        for match_no, (team_a, team_b) in enumerate(matches, start=1):
-            db.execute(
-                "INSERT INTO matches (tournament_id, match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id,"
-                " team_b_bot2_id) VALUES (?, ?, ?, ?, ?, ?)",
-                [tid, match_no, *team_a, *team_b],
-            )
+        _add_matches(db, tid, matches, 1)
     return tid
+
+
+def is_group(entrants: Sequence[Sequence[int]]) -> bool:
+    """Whether a match is one of k entrants of one seat-bot each (a game without partnerships),
+    rather than two teams of two seat-bots."""
+    return len(entrants) >= 2 and all(len(e) == 1 for e in entrants)
+
+
+def _add_matches(db: sqlite_utils.Database, tid: int, matches: Sequence[Sequence[Sequence[int]]], first: int) -> None:
+    """Insert matches numbered from `first`: two teams, or k entrants (their own rows, and the
+    team columns naming entrants 0 and 1)."""
+    for match_no, entrants in enumerate(matches, start=first):
+        team_a, team_b = ([e[0], e[0]] for e in entrants[:2]) if is_group(entrants) else entrants
+        match_id = db.execute(
+            "INSERT INTO matches (tournament_id, match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id,"
+            " team_b_bot2_id) VALUES (?, ?, ?, ?, ?, ?)",
+            [tid, match_no, *team_a, *team_b],
+        ).lastrowid
+        if is_group(entrants):
+            db.conn.executemany("INSERT INTO match_entrants (match_id, entrant, bot_id) VALUES (?, ?, ?)",
+                                [(match_id, e, bots[0]) for e, bots in enumerate(entrants)])
 
 
 def delete_tournament(db: sqlite_utils.Database, tid: int) -> None:
@@ -113,10 +129,7 @@ def add_round(db: sqlite_utils.Database, tid: int, matches: list[tuple[list[int]
             raise ArenaError(f"unknown tournament id {tid}")
         settings = json.loads(row[0])
         (last,) = db.execute("SELECT COALESCE(MAX(match_no), 0) FROM matches WHERE tournament_id = ?", [tid]).fetchone()
-        for match_no, (team_a, team_b) in enumerate(matches, start=last + 1):
-            db.execute("INSERT INTO matches (tournament_id, match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id,"
-                       " team_b_bot2_id) VALUES (?, ?, ?, ?, ?, ?)",
-                       [tid, match_no, *team_a, *team_b])
+        _add_matches(db, tid, matches, last + 1)
         settings["pairing"]["drawn"].append(len(matches))
         settings["pairing"]["byes"].append(bye)
         db.execute("UPDATE tournaments SET settings = ? WHERE id = ?", [_dumps(settings), tid])
@@ -167,8 +180,10 @@ def seat_bots(team_a: list[int], team_b: list[int], swapped: bool, players: int 
     return [(team_a if seat % 2 == a_side else team_b)[(seat // 2) % 2] for seat in range(players)]
 
 
-def _check_table(match: dict, swapped: bool, table: dict) -> None:
+def _check_table(match: dict, swapped: int, table: dict) -> None:
     """Reject a table dict that would corrupt the results (a runner bug, said plainly)."""
+    if match.get("entrants"):
+        return _check_group_table(match, swapped, table)
     points = table["points"]
     if len(points) != 2:
         raise ValueError(f"a table has two sides, got points {points!r}")
@@ -194,6 +209,29 @@ def _check_table(match: dict, swapped: bool, table: dict) -> None:
         raise ValueError(f"forfeit side must be 0 or 1, got {forfeit!r}")
 
 
+def _check_group_table(match: dict, room: int, table: dict) -> None:
+    """A match of k entrants: seat s (side s) holds entrant (s - room) mod k."""
+    entrants = match["entrants"]
+    k = len(entrants)
+    if not 0 <= room < k:
+        raise ValueError(f"a match of {k} entrants has rooms 0 .. {k - 1}, got {room}")
+    if len(table["points"]) != k:
+        raise ValueError(f"a table of {k} sides needs {k} points, got {table['points']!r}")
+    seats = sorted(s["seat"] for s in table["seats"])
+    if seats != list(range(k)):
+        raise ValueError(f"a table of {k} sides has seats 0 .. {k - 1}, got {seats}")
+    for s in table["seats"]:
+        if s["status"] not in SEAT_STATUSES:
+            raise ValueError(f"unknown seat status {s['status']!r}")
+        expected = entrants[(s["seat"] - room) % k]
+        if s["bot_id"] != expected:
+            raise ValueError(f"seat {s['seat']} holds bot {s['bot_id']}, but in room {room} it is bot {expected}'s"
+                             f" (match {match['match_no']})")
+    forfeit = table.get("forfeit")
+    if forfeit is not None and forfeit.get("side") not in range(k):
+        raise ValueError(f"forfeit side must be 0 .. {k - 1}, got {forfeit!r}")
+
+
 def record_table(
     db: sqlite_utils.Database,
     tid: int,
@@ -209,17 +247,19 @@ def record_table(
     Returns the table's id. Raises `TableAlreadyRecorded` when this table is already stored.
     """
     match = _match(db, tid, match_no)
+    swapped = int(swapped)
     _check_table(match, swapped, table)
-    p0, p1 = table["points"]
+    p0, p1 = table["points"][:2]
     try:
         with db.atomic():
             table_id = db.execute(
                 "INSERT INTO board_tables (match_id, board_no, swapped, board_seed, side0_points, side1_points,"
-                " forfeit, started, duration_s, sandbox) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " forfeit, started, duration_s, sandbox, side_points) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    match["id"], board_no, int(bool(swapped)), str(board_seed), p0, p1,
+                    match["id"], board_no, swapped, str(board_seed), p0, p1,
                     None if table.get("forfeit") is None else _dumps(table["forfeit"]),
                     table["started"], float(table["duration_s"]), table.get("sandbox"),
+                    _dumps(list(table["points"])),
                 ],
             ).lastrowid
             db.conn.executemany(
@@ -238,14 +278,17 @@ def record_table(
             )
             variant, game = _variant(db, tid)
             compact.insert(db, table_id, variant, table["deals"], game)
-            _complete_board(db, match["id"], board_no)
+            if match.get("entrants"):
+                _complete_group_board(db, match, board_no)
+            else:
+                _complete_board(db, match["id"], board_no)
     except sqlite3.IntegrityError as exc:
         if db.execute(
             "SELECT 1 FROM board_tables WHERE match_id = ? AND board_no = ? AND swapped = ?",
-            [match["id"], board_no, int(bool(swapped))],
+            [match["id"], board_no, swapped],
         ).fetchone():
             raise TableAlreadyRecorded(
-                f"table already recorded: match {match_no}, board {board_no}, swapped={bool(swapped)}"
+                f"table already recorded: match {match_no}, board {board_no}, room {swapped}"
             ) from None
         raise ValueError(f"table rejected by the database: {exc}") from None
     return table_id
@@ -282,6 +325,32 @@ def _complete_board(db: sqlite_utils.Database, match_id: int, board_no: int) -> 
         " VALUES (?, ?, ?, ?, ?, ?)",
         [match_id, board_no, rows[0][3], margin, outcome, _now()],
     )
+
+
+def _complete_group_board(db: sqlite_utils.Database, match: dict, board_no: int) -> None:
+    """Inside record_table's transaction: once all k rooms are in, write the board's result per
+    entrant (what its sides scored over the rooms) and, for the boards table, entrants 0 and 1."""
+    entrants = match["entrants"]
+    k = len(entrants)
+    rows = db.execute("SELECT swapped, side_points, board_seed FROM board_tables WHERE match_id = ? AND board_no = ?",
+                      [match["id"], board_no]).fetchall()
+    if len(rows) < k:
+        return
+    if len({r[2] for r in rows}) != 1:
+        raise ValueError(f"the rooms of board {board_no} were played with different seeds {sorted({r[2] for r in rows})}")
+    results = [0] * k
+    for room, points, _seed in rows:
+        for side, p in enumerate(json.loads(points)):
+            results[(side - room) % k] += p
+    scores = [sum(1.0 if r > o else 0.5 if r == o else 0.0 for f, o in enumerate(results) if f != e)
+              for e, r in enumerate(results)]
+    margin = results[0] - results[1]
+    board_id = db.execute(
+        "INSERT INTO boards (match_id, board_no, seed, team_a_margin, team_a_outcome, completed) VALUES (?, ?, ?, ?, ?, ?)",
+        [match["id"], board_no, rows[0][2], margin, "win" if margin > 0 else "loss" if margin < 0 else "draw", _now()],
+    ).lastrowid
+    db.conn.executemany("INSERT INTO board_entrants (board_id, entrant, bot_id, result, score) VALUES (?, ?, ?, ?, ?)",
+                        [(board_id, e, entrants[e], results[e], scores[e]) for e in range(k)])
 
 
 def compute_and_store_ratings(

@@ -11,9 +11,11 @@ Workers share no filesystem with the coordinator: each bot's stored copy travels
 scattered once under its sha256, and is unpacked (and its hash checked) into the worker's own
 local directory, once per worker. A worker resolves `--sandbox` itself, with the same
 arena.process code as a local run, and refuses the room with one clear error when it cannot
-confine bots as asked. On a worker, every room is played in one long-lived trio loop per
-sandbox mode (one fork server, bots spawned from a thread that lives as long as they do, see
-arena.process.lifecycle); a Dask thread waits for its room there.
+confine bots as asked; it reports the mode with its label there (a worker without writable
+cgroups runs bots without whole-bot limits, and the tournament's record says so). On a worker,
+every room is played in one long-lived trio loop per sandbox mode (one fork server, bots spawned
+from a thread that lives as long as they do, see arena.process.lifecycle); a Dask thread waits
+for its room there.
 
 Dask is optional (`pip install .[cluster]`): nothing else in the arena imports this module
 unless `--cluster` is given.
@@ -44,7 +46,7 @@ from arena.play.table import TimeControl
 from arena.process import forking
 from arena.process.command import Limits
 from arena.process.lifecycle import sweep_orphans
-from arena.process.modes import resolve_mode
+from arena.process.modes import label, resolve_mode
 from arena.results import ratings
 from arena.results.registry import bot_sha256
 from arena.tournaments.commands import bot_command
@@ -220,7 +222,7 @@ def play_room_task(job: dict[str, Any], room: tuple, bundles: dict[str, bytes]) 
                  commands=commands, time_control=TimeControl(**job["time_control"]), sandbox=mode,
                  limits=None if job["limits"] is None else Limits(**job["limits"]), game=job.get("game", "zwicker"))
     segments = _loop(mode).play(played, Room(room[0], room[1], tuple(room[2]), tuple(room[3])))
-    return {"mode": mode, "worker": distributed.get_worker().address, "segments": segments}
+    return {"mode": mode, "label": label(mode), "worker": distributed.get_worker().address, "segments": segments}
 
 
 # -- the coordinator's side ---------------------------------------------------------------------
@@ -264,12 +266,13 @@ Store = Callable[[Room, list[int], list[dict]], Awaitable[None]]
 
 
 async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Store,
-               on_mode: Callable[[str], None] = lambda mode: None,
+               on_mode: Callable[[str, str], None] = lambda mode, label: None,
                rating_inputs: Callable[[], dict] | None = None, bootstrap: int = 1000,
                client: Any = None) -> list[list[float]] | None:
     """Play `rooms` on the cluster `spec`, storing each room's records here as its task ends.
 
-    `on_mode` hears each sandbox mode a worker resolved (for the tournament's record). Then, with
+    `on_mode` hears each sandbox mode a worker resolved, and its label there (arena.process.modes.label:
+    a worker without writable cgroups says so), for the tournament's record. Then, with
     `rating_inputs` (read once every room is stored), the ratings' bootstrap is fitted on the
     workers too, in stretches of the one seeded sequence (as the shards share it, see
     runner.shared_bootstrap); returns those fits. With `client` (from `connected`), the rooms
@@ -360,7 +363,7 @@ async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Sto
                 async for room, outcome in receive:
                     if isinstance(outcome, BaseException):
                         raise _error(room, outcome)
-                    on_mode(outcome["mode"])
+                    on_mode(outcome["mode"], outcome["label"])
                     for boards, records in outcome["segments"]:
                         await store(room, boards, records)
         if rating_inputs is None:
@@ -402,7 +405,7 @@ def _close(client: Any, local: Any) -> None:
 
 
 def _error(room: Room | None, exc: BaseException) -> ArenaError:
-    where = "" if room is None else f"room {room.match_no}/{'swapped' if room.swapped else 'straight'}: "
+    where = "" if room is None else f"room {room.match_no}/{room.label}: "
     if isinstance(exc, ArenaError):
         return ArenaError(f"{where}{exc}")
     name = type(exc).__name__

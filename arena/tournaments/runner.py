@@ -54,7 +54,7 @@ from arena.results.schema import db_path, open_db
 from arena.results.schema import FORMATS, PARTNERS
 from arena.tournaments.commands import FOLDER_ENTRY_POINTS, bot_command  # noqa: F401  (also as runner.*)
 from arena.tournaments import swiss
-from arena.tournaments.schedule import pairings, rooms
+from arena.tournaments.schedule import groups, pairings, rooms
 from arena.tournaments.shard import Shard, open_shard, pin
 
 
@@ -82,15 +82,20 @@ class Settings:
             sides = g.layout(g.variant(self.variant)).num_sides
         except (games.GameError, ValueError, TypeError) as exc:
             raise ArenaError(f"--variant: {exc}") from None
-        if sides != 2 and not g.layout(g.variant()).partnerships:  # Zwicker's own say "2 v 2 by 4 players"
-            raise ArenaError(f"--game {g.info.name}: tournaments of more than two sides are not yet supported "
-                             f"({sides} here); play a match with 'arena play --game {g.info.name} BOT BOT ...'")
+        alone = not teams(g)  # every seat its own side: matches of k entrants
+        if alone and self.partners != "clone":
+            raise ArenaError(f"--partners mixed is for partnership games; in {g.info.title} every player "
+                             "plays alone (each match: one bot per seat)")
+        if alone and self.pairing == "swiss" and sides != 2:
+            raise ArenaError(f"--pairing swiss pairs bots one against one: a {sides}-player {g.info.title} "
+                             "table needs --pairing roundrobin (every group of bots) or --gauntlet")
         if type(self.boards) is not int or self.boards < 1:
             raise ArenaError(f"--boards must be at least 1, got {self.boards!r}")
         if self.seed is not None and (type(self.seed) is not int or not 0 <= self.seed < 2**64):
             raise ArenaError(f"--seed must be an integer from 0 to 2**64-1, got {self.seed!r}")
-        if self.format not in FORMATS:
-            raise ArenaError(f"--format must be one of {', '.join(FORMATS)}, not {self.format!r}")
+        if self.format not in g.info.formats:
+            raise ArenaError(f"--format must be one of {', '.join(g.info.formats)} for {g.info.title}, "
+                             f"not {self.format!r}")
         if self.partners not in PARTNERS:
             raise ArenaError(f"--partners must be one of {', '.join(PARTNERS)}, not {self.partners!r}")
         if self.pairing not in PAIRINGS:
@@ -104,6 +109,12 @@ class Settings:
     def engine_variant(self) -> games.Variant:
         """The variant as the game's value (games.Variant)."""
         return games.game(self.game).variant(self.variant)
+
+
+def teams(g: games.Game) -> bool:
+    """Whether the game is one of partnerships (Zwicker: its tournaments are 2 v 2, whatever a
+    variant's players), by its default variant; else every seat is an entrant of its own."""
+    return g.layout(g.variant()).partnerships
 
 
 def check_game(name: str | None) -> games.Game:
@@ -124,6 +135,23 @@ def parse_variant(text: str | None, game: str | None = None) -> dict[str, Any]:
         return g.variant((text or "").strip() or None).to_dict()
     except (games.GameError, ValueError, TypeError) as exc:
         raise ArenaError(f"--variant: {exc}") from None
+
+
+def with_players(variant: dict[str, Any], game: str | None, players: int | None) -> dict[str, Any]:
+    """The variant with `--players N` where given: for a game that lets the table's size be
+    chosen (Zwicken's `players` option), else one line."""
+    if players is None:
+        return variant
+    g = check_game(game)
+    if g.info.min_players == g.info.max_players or "players" not in variant:
+        raise ArenaError(f"--players: {g.info.title} is always played by {g.info.min_players}")
+    if not g.info.min_players <= players <= g.info.max_players:
+        raise ArenaError(f"--players must be {g.info.min_players} to {g.info.max_players} for {g.info.title}, "
+                         f"got {players}")
+    try:
+        return g.variant({**variant, "players": players}).to_dict()
+    except (games.GameError, ValueError, TypeError) as exc:
+        raise ArenaError(f"--players: {exc}") from None
 
 
 # -- bots ---------------------------------------------------------------------------------------
@@ -265,17 +293,19 @@ class Progress:
     _last_decile: int = -1
     _last_done: int = -1
     _last_report: int = 0
-    _left: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = field(default_factory=dict)  # room: seats, boards left
+    _left: dict[tuple[int, int], tuple[tuple[int, ...], int]] = field(default_factory=dict)  # room: seats, boards left
     _think: dict[int, list[float]] = field(default_factory=dict)  # bot id: [seconds thought, seat-boards]
     _spent: list[float] = field(default_factory=lambda: [0.0, 0.0, 0])  # boards' seconds, their think, boards
     _halves: dict[tuple[int, int], int] | None = None  # (match, board): its tables stored, when known
-    _complete: int = 0  # boards with both tables stored (with _halves)
+    _complete: int = 0  # boards with every room's table stored (with _halves)
+    rooms: int = 2  # tables per board: a match's rooms
 
     def begin(self, tables_total: int, tables_done: int, todo: Sequence[Room] = (),
-              done: set[tuple[int, int, bool]] | None = None) -> None:
+              done: set[tuple[int, int, int]] | None = None, rooms: int = 2) -> None:
         """The run starts with `tables_done` of `tables_total` stored already and `todo` to play.
-        With `done` (match, board, swapped of each stored table) a board counts as stored once
-        both its tables are, as the standings count it; else half a board per table."""
+        With `done` (match, board, room of each stored table) a board counts as stored once
+        all its `rooms` tables are, as the standings count it; else a share of a board per table."""
+        self.rooms = rooms
         self.tables_total, self.tables_done, self._start_done = tables_total, tables_done, tables_done
         self._left = {(r.match_no, r.swapped): (tuple(r.seats), len(r.boards)) for r in todo}
         if done is not None:
@@ -288,12 +318,12 @@ class Progress:
 
     @property
     def boards_done(self) -> int:
-        return self._complete if self._halves is not None else self.tables_done // 2
+        return self._complete if self._halves is not None else self.tables_done // self.rooms
 
     def _half(self, match_no: int, board_no: int) -> None:
         assert self._halves is not None
         self._halves[match_no, board_no] = self._halves.get((match_no, board_no), 0) + 1
-        self._complete += self._halves[match_no, board_no] == 2
+        self._complete += self._halves[match_no, board_no] == self.rooms
 
     def update(self, tables: int, deals: int, faults: int, room: Room | None = None,
                records: Sequence[dict] = (), boards: Sequence[int] = ()) -> None:
@@ -307,7 +337,7 @@ class Progress:
             if self._halves is not None:
                 for board_no in boards:
                     self._half(room.match_no, board_no)
-        if self.report_every and self.report is not None and self.boards_done < self.tables_total // 2:
+        if self.report_every and self.report is not None and self.boards_done < self.tables_total // self.rooms:
             step = self.boards_done // self.report_every
             if step > self._last_report:
                 self._last_report = step
@@ -356,7 +386,7 @@ class Progress:
 
     def line(self, width: int = 80) -> str:
         elapsed = max(time.monotonic() - self.started, 1e-9)
-        text = (f" {self.boards_done}/{self.tables_total // 2} boards stored  {self.deals / elapsed:.1f} deals/s"
+        text = (f" {self.boards_done}/{self.tables_total // self.rooms} boards stored  {self.deals / elapsed:.1f} deals/s"
                 f"  ETA {self.eta()}  faults {self.faults}")
         bar = min(24, width - 1 - len(text) - 2)
         if bar >= 4:
@@ -392,7 +422,7 @@ class Progress:
         if self._tty():
             out.write("\r" + self.line(self._width()) + "\x1b[K" + ("\n" if final else ""))
         else:  # a log: a line per tenth of the way, and the last one once
-            decile = 10 * self.boards_done // max(self.tables_total // 2, 1)
+            decile = 10 * self.boards_done // max(self.tables_total // self.rooms, 1)
             if decile != self._last_decile or (final and self.boards_done != self._last_done):
                 self._last_decile, self._last_done = decile, self.boards_done
                 out.write(self.line(self.width or 100) + "\n")
@@ -467,12 +497,14 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         _check_same(stored, settings, ids, gauntlet_id)
         return stored["id"]
     v = settings.engine_variant
-    if v.players != 4:
+    layout = games.game(settings.game).layout(v)
+    if teams(games.game(settings.game)) and v.players != 4:
         raise ArenaError(f"--variant: tournaments are played 2 v 2 by 4 players, not {v.players}")
     for row in bots:
         bot_command(row)  # a bot that cannot be started is refused before anything is stored
-    if settings.pairing != "swiss":
-        matches = pairings(ids, settings.partners, gauntlet_id)  # (refused at once if there are too few bots)
+    if settings.pairing != "swiss":  # (refused at once if there are too few bots)
+        matches = (pairings(ids, settings.partners, gauntlet_id) if layout.partnerships
+                   else groups(ids, layout.num_sides, gauntlet_id))
     if settings.seed is None:
         seed = seeds.draw_master_seed()
         sys.stderr.write(f"arena: tournament '{name}': master seed {seed} (drawn at random, stored; "
@@ -484,7 +516,7 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
     stored_settings = {"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
                        "sandbox": sandbox}
     if settings.pairing == "swiss":  # round 1 now, each next one when the one before is stored
-        matches, bye = swiss.first_round(ids, seed)
+        matches, bye = swiss.first_round(ids, seed, alone=not layout.partnerships)
         stored_settings["pairing"] = {"system": "swiss", "rounds": settings.rounds or swiss.default_rounds(len(ids)),
                                       "drawn": [len(matches)], "byes": [bye]}
     return write.create_tournament(
@@ -536,11 +568,12 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
                rate: bool) -> dict:
     t = read.get_tournament(db, tid)
     v = games.game(t["game"]).variant(t["variant"])
-    matches = [(m["team_a"], m["team_b"]) for m in read.schedule(db, tid)]
+    matches = [m["entrants"] for m in read.schedule(db, tid)]
     done = read.done_tables(db, tid)
     todo = rooms(matches, t["boards"], v.players, done)
     if progress is not None:
-        progress.begin(len(matches) * t["boards"] * 2, len(done), todo, done)
+        per_match = len(matches[0]) if matches else 2  # rooms: as many as a match has entrants
+        progress.begin(len(matches) * t["boards"] * per_match, len(done), todo, done, per_match)
     if not todo and t["status"] == "finished":
         return t  # re-running a finished tournament changes nothing
     sweep_orphans()  # bots a killed arena may have left behind
@@ -601,7 +634,7 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
     t = read.get_tournament(db, tid)
     sweep_orphans()
     v = games.game(t["game"]).variant(t["variant"])
-    matches = [(m["team_a"], m["team_b"]) for m in read.schedule(db, tid)]
+    matches = [m["entrants"] for m in read.schedule(db, tid)]
     bots = [registry.get_bot(db, b["id"]) for b in t["bots"]]
     for row in bots:
         if not Path(row["path"]).exists():
@@ -609,15 +642,16 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
     done = read.done_tables(db, tid)
     todo = rooms(matches, t["boards"], v.players, done)
     if progress is not None:
-        progress.begin(len(matches) * t["boards"] * 2, len(done), todo, done)
+        per_match = len(matches[0]) if matches else 2
+        progress.begin(len(matches) * t["boards"] * per_match, len(done), todo, done, per_match)
     write.set_status(db, tid, "running")
     store = _storer(db, t, progress, on_room)
     modes: set[str] = set()
 
-    def on_mode(mode: str) -> None:
-        if mode not in modes:
-            modes.add(mode)
-            write.note_sandbox(db, tid, mode)
+    def on_mode(mode: str, named: str) -> None:
+        if named not in modes:
+            modes.add(named)
+            write.note_sandbox(db, tid, mode, named)
 
     inputs: dict = {}
 

@@ -39,15 +39,40 @@ def pairings(bot_ids: Sequence[int], partners: str, gauntlet: int | None = None)
     return matches
 
 
-def rooms(matches: Sequence[tuple[list[int], list[int]]], boards: int, players: int,
-          done: set[tuple[int, int, bool]] = frozenset()) -> list[Room]:
-    """Every room with boards left to play, in canonical order (match, straight room first)."""
+def groups(bot_ids: Sequence[int], size: int, gauntlet: int | None = None) -> list[list[list[int]]]:
+    """Matches of `size` entrants, one bot each (a game without partnerships): every group of
+    `size` bots, in order; with a gauntlet bot, only the groups that hold it, it first."""
+    if len(bot_ids) < size:
+        raise ArenaError(f"a table of {size} players needs at least {size} bots, got {len(bot_ids)}")
+    found = [list(g) for g in itertools.combinations(bot_ids, size)]
+    if gauntlet is not None:
+        found = [[gauntlet, *(b for b in g if b != gauntlet)] for g in found if gauntlet in g]
+    return [[[b] for b in g] for g in found]
+
+
+def room_seats(entrants: Sequence[Sequence[int]], players: int) -> list[list[int]]:
+    """The bot at each seat in each of a match's rooms. Two teams: the straight room, then the
+    swapped one (`write.seat_bots`). k entrants of one bot (seat s is side s): room r seats
+    entrant (s - r) mod k at seat s, so that each holds each side's cards once (as
+    arena.play.match.rotation does for `arena play`)."""
+    if write.is_group(entrants):
+        k = len(entrants)
+        if players != k:
+            raise ArenaError(f"a match of {k} entrants needs a table of {k} players, not {players}")
+        return [[entrants[(s - r) % k][0] for s in range(k)] for r in range(k)]
     if players != 4:
         raise ArenaError("tournaments are played 2 v 2: the variant must have 4 players")
+    team_a, team_b = entrants
+    return [write.seat_bots(list(team_a), list(team_b), swapped) for swapped in (False, True)]
+
+
+def rooms(matches: Sequence[Sequence[Sequence[int]]], boards: int, players: int,
+          done: set[tuple[int, int, int]] = frozenset()) -> list[Room]:
+    """Every room with boards left to play, in canonical order (match, then room 0, 1, ...)."""
     found = []
-    for match_no, (team_a, team_b) in enumerate(matches, start=1):
-        for swapped in (False, True):
-            todo = tuple(b for b in range(boards) if (match_no, b, swapped) not in done)
+    for match_no, entrants in enumerate(matches, start=1):
+        for room, seats in enumerate(room_seats(entrants, players)):
+            todo = tuple(b for b in range(boards) if (match_no, b, room) not in done)
             if todo:
-                found.append(Room(match_no, swapped, tuple(write.seat_bots(team_a, team_b, swapped)), todo))
+                found.append(Room(match_no, room, tuple(seats), todo))
     return found

@@ -1,6 +1,7 @@
 """`arena sprt`: is NEW better than OLD? A duplicate match played until a sequential test decides.
 
-A test is a tournament of one match, NEW's two copies (team A) against OLD's, stored like any
+A test is a tournament of one match, NEW's two copies (team A) against OLD's (in a game of one
+bot a seat, Zwicken: NEW and OLD in alternate seats, entrants 0, 2, ... NEW's), stored like any
 other, whose board count grows a batch at a time: `runner.run` plays each batch as the match's
 two rooms (a room's four bots play the batch's boards one after another, each board stored as it
 ends), so everything a tournament guarantees holds, resuming included. After each batch
@@ -102,9 +103,10 @@ def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, tes
             sprt_tests.save(db, t["id"], boards=now.boards, counts=list(now.counts), llr=now.llr,
                             verdict=now.verdict, max_boards=max_boards)
         return t["id"]
-    if settings.engine_variant.players != 4:
-        raise ArenaError(f"--variant: a duplicate match is played 2 v 2 by 4 players, not "
-                         f"{settings.engine_variant.players}")
+    g = runner.check_game(settings.game)
+    k = settings.engine_variant.players
+    if runner.teams(g) and k != 4:
+        raise ArenaError(f"--variant: a duplicate match is played 2 v 2 by 4 players, not {k}")
     for row in (new_row, old_row):
         bot_command(row)  # a bot that cannot be started is refused before anything is stored
     first = min(batch, max_boards or batch)
@@ -118,7 +120,8 @@ def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, tes
         db, name, seed=seed, variant=settings.variant, format=settings.format, partners="clone",
         boards=first, bot_ids=[new_row["id"], old_row["id"]],
         settings={"sprt": True, "time_control": dataclasses.asdict(settings.time_control), "sandbox": sandbox},
-        matches=[([new_row["id"]] * 2, [old_row["id"]] * 2)])
+        matches=[([new_row["id"]] * 2, [old_row["id"]] * 2)] if runner.teams(g) else
+        [[[new_row["id"] if e % 2 == 0 else old_row["id"]] for e in range(k)]], game=settings.game)
     sprt_tests.create(db, tid, new_bot=new_row["id"], old_bot=old_row["id"], elo0=test.elo0, elo1=test.elo1,
                       alpha=test.alpha, beta=test.beta, max_boards=max_boards, batch=batch)
     return tid
@@ -209,5 +212,7 @@ def summary(db: sqlite_utils.Database, tid: int) -> dict[str, Any]:
             "H0": f"H0 accepted: {row['new']} is not better than {row['old']} by elo1 = {test.elo1:g}",
             "limit": f"no decision within {row['max_boards']} boards",
             None: "still running"}[row["verdict"]]
+    seats = read.schedule(db, tid)[0]["entrants"]
+    alone = all(len(e) == 1 for e in seats)
     return {**row, "lower": test.lower, "upper": test.upper, "played": played, "said": said,
-            "room_elo": {"elo": elo, "low": low, "high": high}}
+            "room_elo": {"elo": elo, "low": low, "high": high}, "seats": len(seats) if alone else None}

@@ -99,10 +99,15 @@ def state(db: sqlite_utils.Database, t: dict) -> dict[str, Any]:
             "score": scores(bots, read.board_results(db, t["id"]), byes, t["boards"])}
 
 
-def first_round(bot_ids: Sequence[int], seed: int) -> tuple[list[tuple[list[int], list[int]]], int | None]:
-    """Round 1: every bot at score 0, so the lottery orders them."""
+def first_round(bot_ids: Sequence[int], seed: int, alone: bool = False) -> tuple[list[list[list[int]]], int | None]:
+    """Round 1: every bot at score 0, so the lottery orders them. `alone`: a game of one bot a
+    seat (two-player Zwicken), else two teams of two copies."""
     pairs, bye = draw(bot_ids, {b: 0.0 for b in bot_ids}, Counter(), Counter(), seed)
-    return [([a, a], [b, b]) for a, b in pairs], bye
+    return _matches(pairs, alone), bye
+
+
+def _matches(pairs: Sequence[tuple[int, int]], alone: bool) -> list[list[list[int]]]:
+    return [[[a], [b]] if alone else [[a, a], [b, b]] for a, b in pairs]
 
 
 def next_round(db: sqlite_utils.Database, tid: int) -> bool:
@@ -116,7 +121,7 @@ def next_round(db: sqlite_utils.Database, tid: int) -> bool:
         raise ArenaError(f"tournament '{t['name']}': round {len(plan['drawn'])} is not finished yet")
     s = state(db, t)
     pairs, bye = draw(s["bots"], s["score"], s["met"], s["byes"], t["seed"])
-    write.add_round(db, tid, [([a, a], [b, b]) for a, b in pairs], bye)
+    write.add_round(db, tid, _matches(pairs, not t["partnerships"]), bye)
     return True
 
 
