@@ -24,7 +24,9 @@ import pytest
 
 from arena.league import archive, authors, pairing
 from arena.process.lifecycle import leftover_bot_pids
+from arena.process.modes import resolve_mode
 from arena.results import schema
+from arena.tournaments import cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"
@@ -56,12 +58,12 @@ class Server:
     """`arena league serve` as a process; its stdout lines (a line per match started, room
     stored and fit made) are read as they come, so a test waits for an event, not a time."""
 
-    def __init__(self, db: Path, *extra: str) -> None:
+    def __init__(self, db: Path, *extra: str, env: dict | None = None) -> None:
         self.db = db
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "arena", "league", "serve", "--db", str(db), "--port", "0", "--boards", "2",
              "--concurrency", "1", "--submit-limit", str(LIMIT), "--max-bytes", str(MAX_BYTES), *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, **(env or {})})
         self.lines: list[str] = []
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._reader = threading.Thread(target=self._drain, daemon=True)  # a full pipe would stop the server
@@ -129,7 +131,7 @@ def league(tmp_path_factory):
     folder = Path(tmp_path_factory.mktemp("league"))
     folder.chmod(0o755)
     db = folder / "league.db"
-    tokens = {name: add_author(db, name) for name in ("alice", "bob", "carol", "hasty")}
+    tokens = {name: add_author(db, name) for name in ("alice", "bob", "carol", "dora", "eve", "hasty")}
     server = Server(db)
     bots = folder / "src"
     bots.mkdir()
@@ -209,7 +211,7 @@ def test_a_wrong_token_is_401_and_another_authors_name_403(league):
     assert stored(db) == before
 
 
-@pytest.mark.parametrize("case", ["dotdot", "absolute", "symlink", "hardlink", "device", "fifo"])
+@pytest.mark.parametrize("case", ["dotdot", "absolute", "symlink", "hardlink", "device", "fifo", "long"])
 def test_an_archive_breaking_a_rule_is_400_with_the_reason_and_nothing_stored(league, case, tmp_path):
     s, t, db = league["server"], league["tokens"], league["db"]
     code = (BOTS / "random_bot.py").read_bytes()
@@ -220,12 +222,14 @@ def test_an_archive_breaking_a_rule_is_400_with_the_reason_and_nothing_stored(le
         "hardlink": (entry("b/bot.py"), entry("b/botkit.py", tarfile.LNKTYPE, linkname="b/bot.py")),
         "device": (entry("b/bot.py"), entry("b/null", tarfile.CHRTYPE, devmajor=1, devminor=3)),
         "fifo": (entry("b/bot.py"), entry("b/pipe", tarfile.FIFOTYPE)),
+        "long": (entry("b/bot.py"), entry("b/" + "x" * 256 + ".py")),  # a name Linux cannot make
     }[case]
     reason = {"dotdot": "contains '..'", "absolute": "is an absolute path", "symlink": "is a symbolic link",
-              "hardlink": "is a hard link", "device": "is a character device", "fifo": "is a fifo"}[case]
+              "hardlink": "is a hard link", "device": "is a character device", "fifo": "is a fifo",
+              "long": "has a name longer than 255 bytes"}[case]
     path = tmp_path / "bot.tar.gz"
     path.write_bytes(tar_of(*members, data={m.name: code for m in members if m.type == tarfile.REGTYPE}))
-    author = "bob" if case in ("symlink", "hardlink", "device") else "carol"
+    author = "bob" if case in ("symlink", "hardlink", "device") else "dora" if case == "long" else "carol"
     before = stored(db)
     out = s.submit(path, t[author], f"{author}-{case}")
     assert out.returncode == 2, out.stdout
@@ -245,6 +249,60 @@ def test_an_oversized_bot_is_400_and_nothing_stored(league):
     assert out.stderr.strip() == (f"arena: error: 400: the archive unpacks to more than {MAX_BYTES} bytes "
                                   f"({MAX_BYTES // archive.MiB} MiB allowed)")
     assert stored(db) == before
+
+
+def test_a_name_taken_while_a_check_ran_is_403_and_nothing_of_it_stored(tmp_path):
+    """Two authors submit a new name at once: both pass the door, both are checked; the second
+    to be stored is refused, as if it had come after."""
+    folder = tmp_path / "n"
+    folder.mkdir()
+    for p in (tmp_path, folder):
+        p.chmod(0o755)
+    db = folder / "league.db"
+    t = {author: add_author(db, author) for author in ("dora", "eve")}
+    s = Server(db)
+    try:
+        before = stored(db)
+        procs = {author: subprocess.Popen(
+            [sys.executable, "-m", "arena", "submit", str(make_bot(folder / author, BOTS / source)),
+             "--server", s.url, "--token", t[author], "--name", "shared"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+            for author, source in (("dora", "random_bot.py"), ("eve", "greedy_bot.py"))}
+        outs = {author: (p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for author, p in procs.items()}
+        for p in procs.values():
+            p.stdout.close()
+            p.stderr.close()
+    finally:
+        s.stop()
+    (winner,) = [a for a, (code, _o, _e) in outs.items() if code == 0]
+    (loser,) = [a for a, (code, _o, _e) in outs.items() if code != 0]
+    assert outs[winner][1].strip().splitlines()[-1] == "stored shared@1 (conformant)"
+    assert outs[loser][0] == 2 and outs[loser][2].strip() == \
+        "arena: error: 403: the name 'shared' belongs to another author: choose another --name"
+    rows, copies = stored(db)
+    assert rows == before[0] + 1 and len(copies) == len(before[1]) + 1  # the winner's only
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT a.name FROM league_versions lv JOIN bots b ON b.id = lv.bot_id JOIN league_authors a"
+                            " ON a.id = lv.author_id WHERE b.name = 'shared'").fetchall() == [(winner,)]
+    finally:
+        conn.close()
+
+
+def test_a_form_the_server_cannot_read_is_one_line_too(league):
+    s, t = league["server"], league["tokens"]
+    boundary = "----twice"
+    body = f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\ntwice\r\n'.encode()
+    for filename in ("a.tar.gz", "b.tar.gz"):  # a second file
+        body += (f'--{boundary}\r\nContent-Disposition: form-data; name="archive"; filename="{filename}"\r\n'
+                 "Content-Type: application/gzip\r\n\r\nx\r\n").encode()
+    body += f"--{boundary}--\r\n".encode()
+    req = urllib.request.Request(s.url + "/api/submit", data=body, method="POST", headers={
+        "Authorization": f"Bearer {t['eve']}", "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(req, timeout=60)
+    assert refused.value.code == 400
+    assert json.loads(refused.value.read()) == {"error": "Too many files. Maximum number of files is 1.", "status": 400}
 
 
 def test_a_bot_failing_the_check_is_refused_with_its_stderr(league):
@@ -339,6 +397,43 @@ def test_retiring_takes_a_bot_off_the_ladder(league):
     assert [b["bot"] for b in status["active"]] == ["rnd@2"]
 
 
+def test_an_older_versions_content_submitted_again_takes_the_ladder_back(tmp_path):
+    folder = tmp_path / "o"
+    folder.mkdir()
+    for p in (tmp_path, folder):
+        p.chmod(0o755)
+    db = folder / "league.db"
+    ann, bea = add_author(db, "ann"), add_author(db, "bea")
+    server = Server(db)
+    try:
+        assert server.submit(make_bot(folder / "a", BOTS / "random_bot.py"), ann, "a").returncode == 0
+        b1 = make_bot(folder / "b1", BOTS / "greedy_bot.py")
+        for path, version in ((b1, 1), (make_bot(folder / "b2", BOTS / "first_bot.py"), 2)):
+            out = server.submit(path, bea, "b")
+            assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == f"stored b@{version} (conformant)"
+        before = stored(db)
+        out = server.submit(b1, bea, "b")
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip().splitlines()[-1] == "active again: b@1 is back on the ladder in place of b@2"
+        assert "conformant: the bot speaks protocol version 1" in out.stdout  # b@1's own check, not made again
+        server.wait_for(lambda line: line == "active again: b@1 by bea")
+        line = server.wait_for(lambda line: line.startswith("match "))  # the first the ladder picked since
+        assert set(line.split(": ", 1)[1].split(" v ")) == {"a@1", "b@1"}, line
+        status = json.loads(arena("league", "status", "--db", str(db), "--json").stdout)
+        assert [b["bot"] for b in status["active"]] == ["a@1", "b@1"]
+        assert arena("submit", "--retire", "b", "--server", server.url, "--token", bea).returncode == 0
+        out = server.submit(b1, bea, "b")
+        assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == "active again: b@1 is back on the ladder"
+        server.wait_for(lambda line: line == "active again: b@1 by bea")
+        assert stored(db) == before  # no new version, no new copy
+        code, body = server.get("/api/me", bea)
+        versions = json.loads(body)["bots"][0]["versions"]
+        assert code == 200 and [v["version"] for v in versions] == [1, 2] and versions[0]["submitted"] > \
+            versions[1]["submitted"]
+    finally:
+        server.stop()
+
+
 def test_the_pairing_prefers_new_versions_then_overlapping_intervals():
     r = {1: pairing.Rated(0, -50, 50), 2: pairing.Rated(300, 250, 350), 3: pairing.Rated(20, -40, 80)}
     boards = {frozenset((1, 2)): 8, frozenset((1, 3)): 8, frozenset((2, 3)): 8}
@@ -362,6 +457,22 @@ def tables(db: Path) -> dict[tuple[int, int, int], tuple[int, int]]:
         return {(m, b, s): (p0, p1) for m, b, s, p0, p1 in conn.execute(
             "SELECT m.match_no, t.board_no, t.swapped, t.side0_points, t.side1_points FROM board_tables t"
             " JOIN matches m ON m.id = t.match_id")}
+    finally:
+        conn.close()
+
+
+def each_board_once(db: Path) -> None:
+    """Every match has at most its two rooms' tables, and a board for each board whose two
+    tables are both stored: nothing counted twice."""
+    after = tables(db)
+    conn = sqlite3.connect(db)
+    try:
+        for match_no, n_tables, n_boards in conn.execute(
+                "SELECT m.match_no, (SELECT COUNT(*) FROM board_tables t WHERE t.match_id = m.id),"
+                " (SELECT COUNT(*) FROM boards b WHERE b.match_id = m.id) FROM matches m"):
+            assert n_tables <= 4 and n_boards == sum(
+                1 for b in range((match_no - 1) * 2, match_no * 2)
+                if (match_no, b, 0) in after and (match_no, b, 1) in after), match_no
     finally:
         conn.close()
 
@@ -403,20 +514,77 @@ def test_a_killed_server_started_again_loses_and_doubles_nothing(tmp_path):
         again.stop()
     after = tables(db)
     assert {k: after[k] for k in before} == before  # nothing lost, nothing played again
+    each_board_once(db)
     conn = sqlite3.connect(db)
     try:
-        for match_no, n_tables, n_boards in conn.execute(
-                "SELECT m.match_no, (SELECT COUNT(*) FROM board_tables t WHERE t.match_id = m.id),"
-                " (SELECT COUNT(*) FROM boards b WHERE b.match_id = m.id) FROM matches m"):
-            assert n_tables <= 4 and n_boards == sum(
-                1 for b in range((match_no - 1) * 2, match_no * 2)
-                if (match_no, b, 0) in after and (match_no, b, 1) in after), match_no
         assert conn.execute("SELECT COUNT(*) FROM board_tables t JOIN matches m ON m.id = t.match_id"
                             " WHERE m.match_no = ?", [in_play]).fetchone()[0] == 4
         (boards,) = conn.execute("SELECT COUNT(*) FROM boards").fetchone()
     finally:
         conn.close()
     assert sum(r["boards"] for r in document["standings"]) == 2 * len(document["boards"]) <= 2 * boards
+
+
+# -- on a Dask cluster --------------------------------------------------------------------------
+
+
+def test_a_league_on_a_dask_cluster_plays_its_rooms_on_the_workers_and_stores_them_here(tmp_path):
+    pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install .[cluster])")
+    import psutil  # (Dask's own dependency)
+    folder = tmp_path / "c"
+    folder.mkdir()
+    for p in (tmp_path, folder):
+        p.chmod(0o755)
+    db = folder / "league.db"
+    token = add_author(db, "ann")
+    scratch = tmp_path / "dask"  # the workers' local directories: where the bots' bundles are unpacked
+    server = Server(db, "--cluster", "local:1", env={"DASK_TEMPORARY_DIRECTORY": str(scratch)})
+    try:
+        assert server.wait_for(lambda line: line.startswith("cluster ")) == \
+            "cluster local:1: 1 workers, 2 threads; 1 matches at once"
+        for name, source in (("a", "random_bot.py"), ("b", "greedy_bot.py")):
+            assert server.submit(make_bot(folder / name, BOTS / source), token, name).returncode == 0
+        while len(tables(db)) < 4:  # match 1, both rooms
+            server.wait_for(lambda line: line.startswith("room stored:"))
+        conn = sqlite3.connect(db)
+        try:
+            shas = {sha for (sha,) in conn.execute("SELECT sha256 FROM bots")}
+        finally:
+            conn.close()
+        unpacked = {p.name for p in scratch.glob(f"**/{cluster.CACHE}/*")}
+        assert unpacked == shas  # both bots travelled to the worker by content; none was played here
+        server.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
+        code, body = server.get("/api/standings")
+        workers = psutil.Process(server.proc.pid).children(recursive=True)  # the local cluster's processes
+    finally:
+        server.stop()
+    psutil.wait_procs(workers)  # a worker may finish the room it plays after the server has gone
+    while leftover_bot_pids():
+        pass  # the kernel's parent-death signals take the bots of a worker's last room down
+    assert code == 200
+    document = json.loads(body)
+    assert {(m, b, s) for (m, b, s) in tables(db) if m == 1} == {(1, b, s) for b in (0, 1) for s in (0, 1)}
+    each_board_once(db)
+    conn = sqlite3.connect(db)
+    try:
+        (settings,) = conn.execute("SELECT settings FROM tournaments WHERE name = 'league'").fetchone()
+    finally:
+        conn.close()
+    assert {r["bot"] for r in document["standings"]} == {"a", "b"}
+    assert [m for m in json.loads(settings)["sandboxes"] if m] == [resolve_mode("auto")]  # as the worker resolved it
+
+
+def test_cluster_without_dask_or_with_a_bad_address_is_one_line_and_nothing_is_made(tmp_path):
+    hidden = tmp_path / "hide"
+    (hidden / "distributed").mkdir(parents=True)
+    (hidden / "distributed" / "__init__.py").write_text("raise ImportError('hidden by the test')\n")
+    db = tmp_path / "league.db"
+    out = arena("league", "serve", "--db", str(db), "--cluster", "local:1", env={"PYTHONPATH": str(hidden)})
+    assert out.returncode == 2 and out.stderr.splitlines() == [f"arena: error: {cluster.INSTALL_HINT}"], out.stderr
+    out = arena("league", "serve", "--db", str(db), "--cluster", "10.0.0.5:8786")
+    assert out.returncode == 2 and len(out.stderr.splitlines()) == 1, out.stderr
+    assert out.stderr.startswith("arena: error: --cluster takes local:N or a scheduler's address")
+    assert not db.exists()
 
 
 # -- the CLI -----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The league's pages in a real browser (Debian's Chromium driven by Playwright) against a real
 `arena league serve`: an author submits through the form on their page, sees the verdict, a
-refusal in one line and their bots; the league page shows the standings as rooms land."""
+refusal in one line, an older version put back on the ladder, and their bots; the league page
+shows the standings as rooms land."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ def test_an_author_submits_through_the_form_and_the_league_page_shows_it(page, o
     alice, bob = add_author(db, "alice"), add_author(db, "bob")
     bundle = open_dir / "web-bot.tar.gz"
     bundle.write_bytes(archive.pack(make_bot(open_dir / "web-bot", BOTS / "greedy_bot.py")))
+    newer = open_dir / "web-bot-2.tar.gz"
+    newer.write_bytes(archive.pack(make_bot(open_dir / "web-bot-2", BOTS / "first_bot.py")))
     server = Server(db)
     try:
         assert server.submit(make_bot(open_dir / "bobs", BOTS / "random_bot.py"), bob, "taken").returncode == 0
@@ -63,6 +66,14 @@ def test_an_author_submits_through_the_form_and_the_league_page_shows_it(page, o
         assert "conformant: the bot speaks protocol version 1" in page.inner_text("#submit-check")
         page.wait_for_selector("#my-bots td.bot:text('webbot@1')", timeout=WAIT_MS)
         assert "taken" not in page.inner_text("#my-bots")  # bob's bot is not alice's to see
+
+        page.set_input_files("#bot-file", str(newer))  # a second version, then the first one's content again
+        page.click("#submit-form button")
+        page.wait_for_selector("#submit-result.ok:has-text('webbot@2')", timeout=WAIT_MS)
+        page.set_input_files("#bot-file", str(bundle))
+        page.click("#submit-form button")
+        again = page.wait_for_selector("#submit-result.ok:has-text('active again')", timeout=WAIT_MS)
+        assert again.inner_text() == "active again: webbot@1 is back on the ladder in place of webbot@2"
 
         server.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
         page.goto(server.url + "/")

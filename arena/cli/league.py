@@ -3,7 +3,6 @@ a thin layer over arena.league (docs/league.md)."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -34,9 +33,14 @@ def serve_cmd(
     db: DbOption = None,
     host: Annotated[str, typer.Option(help="Address to listen on (put a reverse proxy in front for TLS).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0: any free one, printed).")] = 8018,
-    concurrency: Annotated[int, typer.Option(help="Matches played at once (each plays its two rooms side by side).")] = 0,
+    concurrency: Annotated[int, typer.Option(help="Matches played at once (each plays its two rooms side by side; "
+                                             "0: one per two cores, or with --cluster what keeps its workers busy).")] = 0,
     boards: Annotated[int, typer.Option(help="Boards per match (fixed when the league is made).")] = 8,
     sandbox: Annotated[str, typer.Option(help="auto, fork, bwrap, rlimit or none.")] = "auto",
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", help="Play the ladder's rooms on Dask: local:N (N worker processes here) or a scheduler's "
+        "address, tcp://HOST:8786 (docs/cluster.md); each worker resolves --sandbox itself.",
+        show_default=False)] = None,
     max_bytes: Annotated[int, typer.Option(help="Largest bot, unpacked, in bytes.")] = archive.Limits.max_bytes,
     max_files: Annotated[int, typer.Option(help="Most files and folders in a bot.")] = archive.Limits.max_files,
     submit_limit: Annotated[int, typer.Option(help="Submissions an author may make per --submit-window.")] = 10,
@@ -55,11 +59,14 @@ def serve_cmd(
         raise ArenaError("--submit-limit must be at least 1 and --submit-window above 0")
     if max_bytes < 1 or max_files < 1:
         raise ArenaError("--max-bytes and --max-files must be at least 1")
+    if cluster is not None:
+        from arena.tournaments import cluster as dask_cluster
+
+        dask_cluster.check(cluster)  # one line if Dask is missing or the address is not one
     from arena.league.server import serve
     from arena.results import schema
 
     path = db if db is not None else schema.default_db_path()
-    places = concurrency or max(1, (os.cpu_count() or 2) // 2)
 
     def log(line: str) -> None:
         echo(line)
@@ -70,7 +77,8 @@ def serve_cmd(
         sys.stdout.flush()
 
     try:
-        trio.run(lambda: serve(path, host=host, port=port, concurrency=places, sandbox=sandbox, name=name,
+        trio.run(lambda: serve(path, host=host, port=port, concurrency=concurrency or None, sandbox=sandbox,
+                               cluster=cluster, name=name,
                                boards=boards, limits=archive.Limits(max_bytes, max_files),
                                rate=RateLimit(submit_limit, submit_window),
                                time_control=TimeControl(move_s=move_ms / 1000), on_ready=ready,
@@ -174,7 +182,8 @@ def submit_cmd(
 ) -> None:
     """Submit a bot to a league, which checks it and puts it on its ladder.
 
-    The same name again with new content is its next version, which replaces the old one.
+    The same name again with new content is its next version, which replaces the old one on the
+    ladder; an older version's content again puts that version back.
 
     Example: arena submit bots/my_bot/ --server https://league.example.org --token "$ARENA_TOKEN" --name mine
     """
@@ -196,4 +205,4 @@ def submit_cmd(
         echo_json(answer)
         return
     echo(answer["check"])
-    echo(f"{'stored' if answer['new'] else 'unchanged:'} {answer['bot']} ({answer['verdict']})")
+    echo(answer["summary"])

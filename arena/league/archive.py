@@ -19,6 +19,8 @@ from pathlib import Path, PurePosixPath
 from arena.errors import ArenaError
 
 MiB = 1024 * 1024
+NAME_MAX = 255  # bytes in one file or folder name (Linux's limit)
+PATH_MAX = 1024  # bytes in an entry's path: the server's folders come before it, within Linux's 4096
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,11 @@ def _member_path(member: tarfile.TarInfo) -> PurePosixPath:
     parts = [p for p in path.parts if p not in ("", ".")]
     if not parts:
         raise BadArchive("the archive holds an entry without a name")
+    shown = name if len(name) <= 80 else name[:60] + "..."
+    if any(len(p.encode(errors="surrogateescape")) > NAME_MAX for p in parts):
+        raise BadArchive(f"archive entry {shown!r} has a name longer than {NAME_MAX} bytes")
+    if len(name.encode(errors="surrogateescape")) > PATH_MAX:
+        raise BadArchive(f"archive entry {shown!r} is a path longer than {PATH_MAX} bytes")
     return PurePosixPath(*parts)
 
 

@@ -11,14 +11,21 @@ the ratings are fitted again in a process of their own (the rooms that land mean
 the next fit, at most one every `RATE_EVERY_S`); that process also reads the league page's
 document and the standings document after its fit, so that the server's event loop never
 reads more than a few rows, and `on_rated` gets both.
+
+With `cluster` (`arena league serve --cluster ADDR`) the rooms play as Dask tasks on its workers
+(arena.tournaments.cluster, one client for the server's life) and come back here to be stored
+in the same way: the server stays the database's one writer.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +34,7 @@ import sqlite_utils
 import trio
 
 import games
+from arena.errors import ArenaError
 from arena.league import pairing, store
 from arena.play import seeds
 from arena.play.room import Job, Room, play_room
@@ -53,14 +61,18 @@ class InPlay:
 
 
 class Ladder:
-    def __init__(self, db: sqlite_utils.Database, tid: int, *, sandbox: str = "auto", concurrency: int = 1,
+    def __init__(self, db: sqlite_utils.Database, tid: int, *, sandbox: str = "auto", concurrency: int | None = None,
                  time_control: TimeControl = TimeControl(), limits: Limits | None = None, first: int = 2,
                  on_rated: Callable[[dict], None] | None = None, rate: bool = True,
-                 log: Callable[[str], None] | None = None) -> None:
+                 log: Callable[[str], None] | None = None, cluster: str | None = None) -> None:
         self.db = db
         self.tid = tid
-        self.sandbox = sandbox
-        self.concurrency = max(1, concurrency)
+        self.sandbox = sandbox  # with a cluster, the option each worker resolves itself
+        self.concurrency = concurrency  # None: one a two cores here, or what keeps the cluster's workers busy
+        self.cluster = cluster
+        self._client: Any = None
+        self._modes: set[str] = set()
+        self._left: list[dict] = []  # matches to play again from their first missing board
         self.time_control = time_control
         self.limits = limits
         self.first = first
@@ -90,12 +102,10 @@ class Ladder:
     async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Play until cancelled, holding the league's run lock (a second server is refused)."""
         with run_lock(db_path(self.db), self.tid, self.name):
-            self.sandbox = resolve_mode(self.sandbox)
             sweep_orphans()  # bots a killed server may have left behind
             write.set_status(self.db, self.tid, "running")
-            write.note_sandbox(self.db, self.tid, self.sandbox, label(self.sandbox))
             try:
-                async with forking.serving(self.sandbox), trio.open_nursery() as nursery:
+                async with self._field(), trio.open_nursery() as nursery:
                     self._read_ratings()
                     if self.rate:
                         nursery.start_soon(self._rating_loop)
@@ -105,11 +115,36 @@ class Ladder:
                 with trio.CancelScope(shield=True):
                     write.set_status(self.db, self.tid, "interrupted")
 
+    @asynccontextmanager
+    async def _field(self) -> AsyncIterator[None]:
+        """Where the rooms play: here, from the sandbox's fork server; or on the cluster, one
+        client for as long as the ladder runs."""
+        if self.cluster is None:
+            self.sandbox = resolve_mode(self.sandbox)
+            write.note_sandbox(self.db, self.tid, self.sandbox, label(self.sandbox))
+            self.concurrency = max(1, self.concurrency or (os.cpu_count() or 2) // 2)
+            async with forking.serving(self.sandbox):
+                yield
+            return
+        from arena.tournaments import cluster  # Dask only when asked for
+
+        async with cluster.connected(self.cluster) as client:
+            workers = await trio.to_thread.run_sync(lambda: client.scheduler_info(n_workers=-1)["workers"])
+            self.concurrency = max(1, self.concurrency or cluster_places(workers))
+            self._client = client
+            self.log(f"cluster {self.cluster}: {len(workers)} workers, "
+                     f"{sum(w['nthreads'] for w in workers.values())} threads; {self.concurrency} matches at once")
+            try:
+                yield
+            finally:
+                self._client = None
+
     # -- scheduling ------------------------------------------------------------------------
 
     async def _schedule(self, nursery: trio.Nursery) -> None:
         places = trio.Semaphore(self.concurrency)
-        left = store.unfinished_matches(self.db, self.tid, self.boards)
+        left = self._left
+        left.extend(store.unfinished_matches(self.db, self.tid, self.boards))
         while True:
             await places.acquire()
             while True:
@@ -151,21 +186,53 @@ class Ladder:
         try:
             done = read.done_tables(self.db, self.tid)
             match.tables = sum(1 for (no, _b, _s) in done if no == match.match_no)
+            team_a, team_b = [match.a, match.a], [match.b, match.b]
+            rooms = []
+            for swapped in (False, True):
+                todo = tuple(b for b in store.match_boards(match.match_no, self.boards)
+                             if (match.match_no, b, swapped) not in done)
+                if todo:
+                    rooms.append(Room(match.match_no, swapped, tuple(write.seat_bots(team_a, team_b, swapped)), todo))
+            if self._client is not None:
+                await self._play_on_cluster(match, rooms)
+                return
             commands = {bot: bot_command(registry.get_bot(self.db, bot)) for bot in {match.a, match.b}}
             job = Job(name=self.name, seed=self.seed, variant=self.variant, format="deal", commands=commands,
                       time_control=self.time_control, sandbox=self.sandbox, limits=self.limits)
             v = games.game().variant(self.variant)
-            team_a, team_b = [match.a, match.a], [match.b, match.b]
             async with trio.open_nursery() as nursery:
-                for swapped in (False, True):
-                    todo = tuple(b for b in store.match_boards(match.match_no, self.boards)
-                                 if (match.match_no, b, swapped) not in done)
-                    if todo:
-                        room = Room(match.match_no, swapped, tuple(write.seat_bots(team_a, team_b, swapped)), todo)
-                        nursery.start_soon(play_room, job, v, room, self._store)
+                for room in rooms:
+                    nursery.start_soon(play_room, job, v, room, self._store)
         finally:
             self.playing.pop(match.match_no, None)
             places.release()
+
+    async def _play_on_cluster(self, match: InPlay, rooms: list[Room]) -> None:
+        """The match's rooms as Dask tasks, stored here as each ends. A room the cluster could
+        not play (no worker running, a worker that cannot confine bots) is one line on stderr, and
+        the match plays its missing boards again `RETRY_S` later: workers come and go, the
+        ladder stays."""
+        from arena.tournaments import cluster
+
+        bots = [registry.get_bot(self.db, bot) for bot in (match.a, match.b)]
+        job = cluster.job_data(read.get_tournament(self.db, self.tid), bots, self.sandbox, self.limits)
+        job["time_control"] = dataclasses.asdict(self.time_control)
+        try:
+            await cluster.play(self.cluster, job, rooms, self._store, self._on_mode, client=self._client)
+        except ArenaError as exc:
+            print(f"arena: league: match {match.match_no}: {exc}; it plays on in {RETRY_S:.0f} s",
+                  file=sys.stderr, flush=True)
+            await trio.sleep(RETRY_S)
+            self._left.append({"match_no": match.match_no, "a": match.a, "b": match.b})
+            self._changed.set()
+
+    def _on_mode(self, mode: str, named: str) -> None:
+        """A worker's sandbox mode and its label there, recorded once (the tournament's
+        settings.sandboxes and sandbox_labels)."""
+        if named not in self._modes:
+            self._modes.add(named)
+            with store.writing(self.db):
+                write.note_sandbox(self.db, self.tid, mode, named)
 
     async def _store(self, room: Room, boards: list[int], records: list[dict]) -> None:
         with store.writing(self.db):
@@ -219,6 +286,15 @@ class Ladder:
 
 RATE_EVERY_S = 5.0
 """The least time between two fits of the ratings (rooms stored meanwhile wait for the next)."""
+RETRY_S = 30.0
+"""How long a match the cluster could not play waits before it plays on."""
+
+
+def cluster_places(workers: dict[str, dict]) -> int:
+    """Matches at once that keep a cluster's workers busy: a worker plays a room per two of its
+    threads (arena.tournaments.cluster), a match is two rooms."""
+    rooms = sum(max(1, w["nthreads"] // 2) for w in workers.values())
+    return max(1, (rooms + 1) // 2)
 
 
 def rate_league(path: Path, tid: int) -> dict:

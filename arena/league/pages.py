@@ -129,7 +129,7 @@ def league_main(doc: dict[str, Any], playing: list[dict], waiting: list[str]) ->
         f'<div class="page-head"><h1>{_e(doc["league"])}</h1><span class="muted">{doc["matches"]} matches, '
         f'{doc["boards_done"]} boards, {doc["boards_per_match"]} boards a match</span></div>'
         f'<section class="card"><h2>Standings</h2>{standings}<p class="muted">Elo (Bradley-Terry over every board; '
-        f'{anchor}) with its 95% bootstrap interval. The latest version of each bot plays.</p></section>'
+        f'{anchor}) with its 95% bootstrap interval. The version of each bot its author submitted last plays.</p></section>'
         f'<div class="grid2"><section class="card"><h2>In play</h2>{in_play}{wait}</section>'
         f'<section class="card"><h2>Rating history</h2>{history_svg(doc["history"])}</section></div>'
         f'<section class="card"><h2>Recent results</h2>{recent}</section>')

@@ -23,6 +23,7 @@ import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve as hypercorn_serve
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -218,8 +219,10 @@ def make_app(league: League) -> Any:
             result = await subs.submit(who, name, data)
         except Refused as exc:
             return _refusal(exc)
-        if result["new"]:
+        if result["state"] == "new":
             league.ladder.log(f"submitted: {result['bot']} by {who['name']}")
+        elif result["state"] == "active again":
+            league.ladder.log(f"active again: {result['bot']} by {who['name']}")
         league.ladder.poke()  # a match for it, and the pages drawn again
         return _json(result, 201 if result["new"] else 200)
 
@@ -252,7 +255,21 @@ def make_app(league: League) -> Any:
         Route("/api/bots/{name}/retire", retire, methods=["POST"]),
         Route("/api/submit", submit, methods=["POST"]),
     ]
-    return SecurityHeaders(Starlette(routes=routes))
+    return SecurityHeaders(Starlette(routes=routes, exception_handlers={HTTPException: _http_error,
+                                                                      Exception: _server_error}))
+
+
+async def _http_error(request: Request, exc: HTTPException) -> Response:
+    """Starlette's own refusals (a malformed form, a second file in it, an unknown path) as
+    JSON with one line, as every refusal of ours is."""
+    return Response(pages.dumps({"error": " ".join(str(exc.detail).split()), "status": exc.status_code}),
+                    status_code=exc.status_code, headers=exc.headers, media_type="application/json")
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    """A failure of ours, as one line too (the traceback goes to the server's log)."""
+    return _json({"error": f"the server failed on this request ({type(exc).__name__}); its log says why",
+                  "status": 500}, 500)
 
 
 class SecurityHeaders:
@@ -328,18 +345,21 @@ def status_document(db: Any, tid: int, ladder: Ladder | None = None) -> dict:
     }
 
 
-async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrency: int = 1, sandbox: str = "auto",
+async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrency: int | None = None,
+                sandbox: str = "auto", cluster: str | None = None,
                 name: str = store.DEFAULT_NAME, boards: int = 8, limits: archive.Limits = archive.Limits(),
                 rate: RateLimit | None = None, time_control: TimeControl = TimeControl(),
                 on_ready: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> None:
-    """Play the ladder and serve its pages until SIGINT or SIGTERM."""
+    """Play the ladder and serve its pages until SIGINT or SIGTERM. With `cluster`, the ladder's
+    rooms play on its workers (each resolves `sandbox` itself); submissions are checked here."""
     db = schema.open_db(db_path)
     try:
         t = store.league_tournament(db, name, boards=boards)
         mode = resolve_mode(sandbox)
         league: League
-        ladder = Ladder(db, t["id"], sandbox=mode, concurrency=concurrency, time_control=time_control,
-                        on_rated=lambda fitted: league.refresh(fitted), log=log)
+        ladder = Ladder(db, t["id"], sandbox=mode if cluster is None else sandbox, concurrency=concurrency,
+                        time_control=time_control, on_rated=lambda fitted: league.refresh(fitted), log=log,
+                        cluster=cluster)
         league = League(db, t["id"], ladder, Submissions(db, t["id"], mode, limits, rate or RateLimit()))
         league.doc = pages.empty_document(t)  # until the first fit, a moment after the start
         config = Config()

@@ -5,12 +5,15 @@ settings["league"] (its boards per match, seed and variant are fixed when it is 
 matches are added one at a time as the ladder starts them (`add_match`); match k plays boards
 (k-1)*B .. k*B-1, so that every match has deals of its own while both rooms of a match play the
 same ones. Bots enter it as they are submitted; a bot name belongs to the author who first
-submitted it (`league_bots`), each version keeps its check (`league_versions`).
+submitted it (`league_bots`), each version keeps its check (`league_versions`). The version of a
+name on the ladder is the one its author submitted last (`league_versions.submitted`), so that
+an older version's content submitted again takes the ladder back from a newer one.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -20,7 +23,7 @@ import games
 from arena.errors import ArenaError
 from arena.play import seeds
 from arena.results import read, registry, write
-from arena.results.schema import _dumps, _now
+from arena.results.schema import _db_folder, _dumps, _now
 
 DEFAULT_NAME = "league"
 
@@ -92,19 +95,61 @@ def owner(db: sqlite_utils.Database, name: str) -> dict | None:
     return None
 
 
+class NameTaken(ArenaError):
+    """The name is not the author's (the message is the one line they see, HTTP 403)."""
+
+
+def name_taken(db: sqlite_utils.Database, author: dict, name: str) -> str | None:
+    """Why `author` may not submit under `name`, in one line, or None if they may."""
+    found = owner(db, name)
+    if found is None or found["author_id"] == author["id"]:
+        return None
+    if found["author_id"] is None:
+        return f"the name '{name}' is taken by a bot the organiser registered: choose another --name"
+    return f"the name '{name}' belongs to another author: choose another --name"
+
+
 def store_version(db: sqlite_utils.Database, tid: int, author: dict, path, name: str, check: dict,
                   check_text: str) -> dict:
     """Store a checked submission: the bot's copy (a new version of the name, or the version
-    with that content already), its owner, its check, and its place in the league."""
-    with writing(db):
-        bot = registry.add_bot(db, path, name=name, new_version=True)
-        db.execute("INSERT INTO league_bots (name, author_id, created) VALUES (?, ?, ?)"
-                   " ON CONFLICT (name) DO UPDATE SET retired = NULL", [name, author["id"], _now()])
-        db.execute("UPDATE bots SET source = ? WHERE id = ?", [f"league:{author['name']}", bot["id"]])
-        db.execute("INSERT OR IGNORE INTO league_versions (bot_id, author_id, submitted, check_report, check_text)"
-                   " VALUES (?, ?, ?, ?, ?)", [bot["id"], author["id"], _now(), _dumps(check), check_text])
-        db.execute("INSERT OR IGNORE INTO tournament_bots (tournament_id, bot_id) VALUES (?, ?)", [tid, bot["id"]])
+    with that content already), its owner, its check, and its place in the league. The name is
+    asked for again here, in the transaction: another author may have taken it while this one's
+    check ran (NameTaken). A store that fails leaves no copy behind that it made."""
+    copy = _db_folder(db) / "bots" / registry.bot_sha256(path)  # where registry.add_bot keeps it
+    made = not copy.exists()
+    try:
+        with writing(db):
+            if (why := name_taken(db, author, name)) is not None:
+                raise NameTaken(why)
+            bot = registry.add_bot(db, path, name=name, new_version=True)
+            db.execute("INSERT INTO league_bots (name, author_id, created) VALUES (?, ?, ?)"
+                       " ON CONFLICT (name) DO UPDATE SET retired = NULL", [name, author["id"], _now()])
+            db.execute("UPDATE bots SET source = ? WHERE id = ?", [f"league:{author['name']}", bot["id"]])
+            db.execute("INSERT OR IGNORE INTO league_versions (bot_id, author_id, submitted, check_report, check_text)"
+                       " VALUES (?, ?, ?, ?, ?)", [bot["id"], author["id"], _now(), _dumps(check), check_text])
+            db.execute("INSERT OR IGNORE INTO tournament_bots (tournament_id, bot_id) VALUES (?, ?)", [tid, bot["id"]])
+    except BaseException:
+        if made:
+            shutil.rmtree(copy, ignore_errors=True)
+        raise
     return registry.get_bot(db, bot["id"])
+
+
+def current_version(db: sqlite_utils.Database, name: str) -> int | None:
+    """The bot id of the name's version its author submitted last (on the ladder unless the name
+    is retired or that version removed), or None for a name with no league version."""
+    row = db.execute(f"SELECT b.id FROM bots b JOIN league_versions lv ON lv.bot_id = b.id WHERE b.name = ?"
+                     f" {_LAST_SUBMITTED}", [name]).fetchone()
+    return None if row is None else row[0]
+
+
+def submit_again(db: sqlite_utils.Database, tid: int, bot_id: int, name: str) -> None:
+    """A stored version submitted again: it is the name's version on the ladder once more (its
+    check stays the first), and a retired name is back."""
+    with writing(db):
+        db.execute("UPDATE league_versions SET submitted = ? WHERE bot_id = ?", [_now(), bot_id])
+        db.execute("UPDATE league_bots SET retired = NULL WHERE name = ?", [name])
+        db.execute("INSERT OR IGNORE INTO tournament_bots (tournament_id, bot_id) VALUES (?, ?)", [tid, bot_id])
 
 
 def retire(db: sqlite_utils.Database, author: dict, name: str) -> None:
@@ -117,13 +162,17 @@ def retire(db: sqlite_utils.Database, author: dict, name: str) -> None:
         db.execute("UPDATE league_bots SET retired = ? WHERE name = ? AND retired IS NULL", [_now(), name])
 
 
+_LAST_SUBMITTED = "ORDER BY lv.submitted DESC, b.version DESC LIMIT 1"
+
+
 def active_bots(db: sqlite_utils.Database) -> list[dict]:
-    """The latest submitted version of every bot that is not retired: the ladder's pool."""
+    """The last submitted version of every bot that is not retired: the ladder's pool."""
     return list(db.query(
         "SELECT b.id, b.name, b.version, lv.submitted, lb.author_id FROM league_bots lb"
         " JOIN bots b ON b.name = lb.name JOIN league_versions lv ON lv.bot_id = b.id"
-        " WHERE lb.retired IS NULL AND b.removed IS NULL AND b.disabled IS NULL AND b.version = ("
-        "   SELECT MAX(b2.version) FROM bots b2 JOIN league_versions v2 ON v2.bot_id = b2.id WHERE b2.name = b.name)"
+        " WHERE lb.retired IS NULL AND b.removed IS NULL AND b.disabled IS NULL AND b.id = ("
+        "   SELECT b.id FROM bots b JOIN league_versions lv ON lv.bot_id = b.id WHERE b.name = lb.name"
+        f"  {_LAST_SUBMITTED})"
         " ORDER BY b.id"))
 
 

@@ -5,14 +5,14 @@ author who first submitted it, and the organiser's registered bots to no author)
 rate (429 with the wait), the archive's rules (400, arena.league.archive), whether the arena
 can run it (400), and `bot check` in the sandbox (422 with the verdict and the bot's stderr).
 Everything before the store happens in a temporary folder that is removed, so nothing of a
-refused submission is kept. The same content again is the version already stored (not checked
-again; a retired bot comes back with it).
+refused submission is kept. The same content again is the version already stored, not checked
+again; an older version, or a retired name's, goes back on the ladder, since what an author
+submitted last is what they want played.
 """
 
 from __future__ import annotations
 
 import collections
-import json
 import shutil
 import tempfile
 import time
@@ -81,12 +81,8 @@ def author_of(db: sqlite_utils.Database, token: str | None) -> dict:
 
 
 def may_use(db: sqlite_utils.Database, author: dict, name: str) -> None:
-    found = store.owner(db, name)
-    if found is None or found["author_id"] == author["id"]:
-        return
-    if found["author_id"] is None:
-        raise Refused(403, f"the name '{name}' is taken by a bot the organiser registered: choose another --name")
-    raise Refused(403, f"the name '{name}' belongs to another author: choose another --name")
+    if (why := store.name_taken(db, author, name)) is not None:
+        raise Refused(403, why)
 
 
 @dataclass
@@ -122,14 +118,11 @@ class Submissions:
             except archive.BadArchive as exc:
                 raise Refused(400, str(exc)) from None
             sha = registry.bot_sha256(path)
-            same = self.db.execute("SELECT b.id, lv.check_report, lv.check_text FROM bots b JOIN league_versions lv"
+            same = self.db.execute("SELECT b.id, lv.check_text FROM bots b JOIN league_versions lv"
                                    " ON lv.bot_id = b.id WHERE b.name = ? AND b.sha256 = ? AND b.removed IS NULL",
                                    [name, sha]).fetchone()
-            if same is not None:  # a version already checked: no second check (a retired bot comes back)
-                bot = store.store_version(self.db, self.tid, author, path, name, json.loads(same[1]), same[2])
-                return {"bot": f"{bot['name']}@{bot['version']}", "bot_id": bot["id"], "name": bot["name"],
-                        "version": bot["version"], "new": False, "verdict": "conformant", "check": same[2],
-                        "stderr": ""}
+            if same is not None:  # a version already checked: no second check
+                return self._again(name, same[0], same[1])
             try:
                 command = candidate_command(path, None)
             except ArenaError as exc:
@@ -142,12 +135,38 @@ class Submissions:
             if not result.conformant:
                 raise Refused(422, f"{name} failed the check: {_fault(result)}; nothing stored",
                               check=text, stderr=stderr, verdict="not conformant")
-            bot = store.store_version(self.db, self.tid, author, path, name, report, text)
-            return {"bot": f"{bot['name']}@{bot['version']}", "bot_id": bot["id"], "name": bot["name"],
-                    "version": bot["version"], "new": True, "verdict": "conformant", "check": text,
-                    "stderr": stderr}
+            try:
+                bot = store.store_version(self.db, self.tid, author, path, name, report, text)
+            except store.NameTaken as exc:  # taken by another author while the check ran
+                raise Refused(403, str(exc)) from None
+            return _answer(bot, "new", f"stored {_label(bot)} (conformant)", check=text, stderr=stderr)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+    def _again(self, name: str, bot_id: int, check: str) -> dict:
+        """A stored version's content submitted again: unchanged if it is the one on the ladder,
+        else on the ladder again (in place of the name's newer version, or back from retirement)."""
+        bot = registry.get_bot(self.db, bot_id)
+        current = store.current_version(self.db, name)
+        retired = store.owner(self.db, name)["retired"] is not None
+        if current == bot_id and not retired:
+            return _answer(bot, "unchanged", f"unchanged: {_label(bot)} (conformant)", check=check)
+        store.submit_again(self.db, self.tid, bot_id, name)
+        instead = "" if current == bot_id else f" in place of {_label(registry.get_bot(self.db, current))}"
+        return _answer(bot, "active again", f"active again: {_label(bot)} is back on the ladder{instead}",
+                       check=check)
+
+
+def _label(bot: dict) -> str:
+    return f"{bot['name']}@{bot['version']}"
+
+
+def _answer(bot: dict, state: str, summary: str, *, check: str, stderr: str = "") -> dict:
+    """The answer to a submission that was taken: `state` is new, unchanged or active again;
+    `summary` the one line the CLI and the form show."""
+    return {"bot": _label(bot), "bot_id": bot["id"], "name": bot["name"], "version": bot["version"],
+            "new": state == "new", "state": state, "summary": summary, "verdict": "conformant", "check": check,
+            "stderr": stderr}
 
 
 def _stderr(result: Any) -> str:

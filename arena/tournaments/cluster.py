@@ -33,7 +33,8 @@ import tarfile
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -248,21 +249,39 @@ def _connect(spec: str) -> tuple[Any, Any]:
         raise ArenaError(f"--cluster {value}: no Dask scheduler answers there ({exc})") from None
 
 
+@asynccontextmanager
+async def connected(spec: str) -> AsyncIterator[Any]:
+    """A client of the cluster `spec` that lives as long as the block (the league's server, whose
+    matches start one after another while it runs); a `local:N` cluster is stopped with it."""
+    _distributed()
+    client, local = await trio.to_thread.run_sync(_connect, spec)
+    try:
+        yield client
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(_close, client, local)
+
+
 Store = Callable[[Room, list[int], list[dict]], Awaitable[None]]
 
 
 async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Store,
                on_mode: Callable[[str, str], None] = lambda mode, label: None,
-               rating_inputs: Callable[[], dict] | None = None, bootstrap: int = 1000) -> list[list[float]] | None:
+               rating_inputs: Callable[[], dict] | None = None, bootstrap: int = 1000,
+               client: Any = None) -> list[list[float]] | None:
     """Play `rooms` on the cluster `spec`, storing each room's records here as its task ends.
 
     `on_mode` hears each sandbox mode a worker resolved, and its label there (arena.process.modes.label:
     a worker without writable cgroups says so), for the tournament's record. Then, with
     `rating_inputs` (read once every room is stored), the ratings' bootstrap is fitted on the
     workers too, in stretches of the one seeded sequence (as the shards share it, see
-    runner.shared_bootstrap); returns those fits."""
+    runner.shared_bootstrap); returns those fits. With `client` (from `connected`), the rooms
+    play on it and it stays open; else a client of `spec` is opened here and closed at the end."""
     _distributed()  # a clear error before anything starts
-    client, local = await trio.to_thread.run_sync(_connect, spec)
+    own = client is None
+    local = None
+    if own:
+        client, local = await trio.to_thread.run_sync(_connect, spec)
     token = trio.lowlevel.current_trio_token()
     send, receive = trio.open_memory_channel[tuple[Room, Any]](math.inf)
     stop = threading.Event()
@@ -356,8 +375,9 @@ async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Sto
         raise
     finally:
         stop.set()
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(_close, client, local)
+        if own:
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(_close, client, local)
 
 
 def _bootstrap(client: Any, inputs: dict, bootstrap: int, seed: int = 0) -> list[list[float]]:

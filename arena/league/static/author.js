@@ -89,9 +89,15 @@
     if (file) form.append("archive", file, file.name);
     try {
       const r = await fetch("/api/submit", { method: "POST", headers: auth(), body: form });
-      const data = await r.json();
+      const text = await r.text();
+      let data;
+      try {
+        data = JSON.parse(text);
+      } catch (e) { // a proxy's own page (a body too large for it, say)
+        data = { error: r.statusText || "the answer was not the league's" };
+      }
       if (r.ok) {
-        out.textContent = (data.new ? "stored " : "unchanged: ") + data.bot + " (" + data.verdict + ")";
+        out.textContent = data.summary;
         out.className = "ok";
       } else {
         out.textContent = r.status + ": " + data.error;
