@@ -247,7 +247,10 @@ def test_make_tournament_plays_the_bundled_bots_by_name_whatever_else_is_registe
     assert proc.returncode == 0, (proc.stdout, proc.stderr)
     listed = json.loads(arena("tournament", "list", "--json", env=env).stdout)
     bundled = {"random", "greedy", "sweeper", "builder", "first"} | ({"js-random"} if shutil.which("node") else set())
-    assert len(listed) == 1 and {b["name"] for b in listed[0]["bots"]} == bundled
+    assert len(listed) == 2 and {b["name"] for b in listed[0]["bots"]} == bundled
+    assert (listed[1]["game"], {b["name"] for b in listed[1]["bots"]}) == (
+        "zwicken", {"zwicken_random", "zwicken_rule", "zwicken_mc"})  # then a three-player Zwicken table
+    assert all(t["status"] == "finished" for t in listed)
     assert "below 2**48" not in proc.stderr
 
 

@@ -458,7 +458,7 @@ def _check_same(stored: dict, settings: Settings, bot_ids: list[int] | None, gau
                          "to continue it, or choose another --name")
 
 
-RESUME_FIXED = ("boards", "variant", "game", "seed", "format", "partners", "gauntlet", "move_ms", "bank_ms", "pairing", "rounds")
+RESUME_FIXED = ("boards", "variant", "game", "seed", "format", "partners", "gauntlet", "move_ms", "bank_ms", "pairing", "rounds", "players")
 """What decides a tournament's results: a resume plays on with the stored values, never others."""
 
 

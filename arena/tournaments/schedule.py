@@ -43,7 +43,8 @@ def groups(bot_ids: Sequence[int], size: int, gauntlet: int | None = None) -> li
     """Matches of `size` entrants, one bot each (a game without partnerships): every group of
     `size` bots, in order; with a gauntlet bot, only the groups that hold it, it first."""
     if len(bot_ids) < size:
-        raise ArenaError(f"a table of {size} players needs at least {size} bots, got {len(bot_ids)}")
+        raise ArenaError(f"a table of {size} players needs at least {size} bots, got {len(bot_ids)} "
+                         "(--players sets the table's size)")
     found = [list(g) for g in itertools.combinations(bot_ids, size)]
     if gauntlet is not None:
         found = [[gauntlet, *(b for b in g if b != gauntlet)] for g in found if gauntlet in g]
