@@ -537,6 +537,7 @@
     const W = 240, sc = eloScale(rows.filter(function (r) { return r.elo !== null; }), W, ref);
     const byId = {};
     rows.forEach(function (r) { byId[r.bot_id] = r; });
+    const marginHead = (table.columns.find(function (col) { return col.key === "margin"; }) || {}).heading;  // chips/board for Zwicken
     const heads = [];
     table.columns.forEach(function (col) {
       heads.push(h("th", { class: (col.right ? "num" : "") + (WIDE_ONLY[col.key] ? " wide-only" : ""), "data-col": col.key,
@@ -555,7 +556,7 @@
           if (col.key === "bot") {
             content = [link("t=" + t.id + "&bot=" + r.bot_id, text),
               h("span", { class: "narrow-only sub" }, cells.boards + " boards · " + cells.wins + "-" + cells.draws + "-" + cells.losses +
-                " · " + cells.margin + " a board" + (r.faults ? " · " + cells.faults + " faults" : ""))];
+                " · " + cells.margin + (marginHead === "margin" ? " a board" : " " + marginHead) + (r.faults ? " · " + cells.faults + " faults" : ""))];
           } else if (col.key === "faults" && r.fault_flag) {
             content = [text.replace(/ !$/, " "), h("span", { class: "badge fault", title: "faulted in more than 10% of its tables" }, "!")];
           }
