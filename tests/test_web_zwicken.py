@@ -18,9 +18,8 @@ import pytest
 import games
 from arena.report.site import write_site
 from arena.results import present, read, schema
-from tests.test_web_browser import ARGS, CHROMIUM, WAIT_MS, Server, page_standings, shot
+from tests.test_web_browser import WAIT_MS, Server, browser, page, page_standings, shot  # noqa: F401 (fixtures)
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright package (pip install -e '.[test]')")
 
 ARENA = Path(sys.executable).parent / "arena"
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,26 +49,6 @@ def served(played):
     server = Server(played)
     yield server.url
     server.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    """A fresh page that fails the test on any script error."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    p = context.new_page()
-    errors: list[str] = []
-    p.on("pageerror", lambda e: errors.append(str(e)))
-    yield p
-    context.close()
-    assert not errors, errors
 
 
 def expected_table(db: Path) -> dict:

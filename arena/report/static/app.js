@@ -238,6 +238,11 @@
       units,
       h("div", { class: "lastmove", id: "lastmove" }, last ? "Move " + x.moves.length + ": seat " + last.seat + " (" + x.bots[last.seat] + ") " + last.text
         : "The deal as dealt: seat " + x.to_move + " plays first.")));
+    liveLayout(x, felt);
+  }
+
+  // A live table's felt beside its moves so far (the newest in view), for every game.
+  function liveLayout(x, felt) {
     const list = h("ol", { class: "moves", id: "live-moves" }, x.moves.map(function (m, i) {
       return h("li", null, h("span", { class: "n" }, String(i + 1)), h("span", { class: "s" }, "S" + m.seat), h("span", { class: "mono" }, m.text));
     }));
@@ -283,16 +288,7 @@
           x.to_move === seat ? badge("to move", "running") : null),
         h("div", { class: "zw-stats" }, h("span", null, "balance " + chips(x.balances[seat])), h("span", null, "tricks " + x.tricks[seat])), row));
     }
-    const list = h("ol", { class: "moves", id: "live-moves" }, x.moves.map(function (m, i) {
-      return h("li", null, h("span", { class: "n" }, String(i + 1)), h("span", { class: "s" }, "S" + m.seat), h("span", { class: "mono" }, m.text));
-    }));
-    const layout = h("div", { class: "replay" });
-    layout.appendChild(h("section", { class: "card felt-card" }, felt,
-      h("p", { class: "keys" }, "The public view only: the hands stay hidden while the deal is played; it follows the table by itself. Updated " +
-        when(x.updated) + " UTC.")));
-    layout.appendChild(h("section", { class: "card moves-card" }, h("h2", null, "Moves"), list));
-    main.appendChild(layout);
-    list.scrollTop = list.scrollHeight;
+    liveLayout(x, felt);
   }
 
   // Watching a match in play: when a newer deal of it is stored, open that one and play it.
