@@ -4,6 +4,11 @@ Frame k is the position after k moves as the game draws it (`State.frame`: for Z
 hand, which the viewer hides but one seat's for that seat's view, the table's units, stock and
 taken counts, Zwicks, and the move that led there with the cards it took). Re-applying the moves
 also checks the stored record, as `arena replay` does.
+
+A deal that starts from what its board carried into it (Zwicken: the pot and the balances of the
+attempts before) is dealt from that carry: the stored one (`deals.carry`), else (a deal stored
+without it) found by replaying its table's earlier deals through the game's `Board`; and a hand the game withholds at the end (Zwicken: a passed one) is withheld
+in every frame, so that no step shows what a later one hides.
 """
 
 from __future__ import annotations
@@ -14,13 +19,14 @@ import sqlite_utils
 
 import games
 from arena.errors import ArenaError
-from arena.results import read, replay
+from arena.results import compact, read, replay, web_queries
 
 
-def deal_frames(doc: dict[str, Any]) -> dict[str, Any]:
-    """The replay document (arena.results.replay.document) with its frames and final score."""
+def deal_frames(doc: dict[str, Any], carry: Any = None) -> dict[str, Any]:
+    """The replay document (arena.results.replay.document) with its frames and final score;
+    `carry`: what the deal's board carried into it (see `board_carry`)."""
     game, v = replay.rules(doc)
-    state = game.deal(v, int(doc["seed"]), doc["dealer"], doc.get("carry"))
+    state = game.deal(v, int(doc["seed"]), doc["dealer"], carry if carry is not None else doc.get("carry"))
     frames = [state.frame()]
     for k, record in enumerate(doc["moves"]):
         try:
@@ -32,6 +38,7 @@ def deal_frames(doc: dict[str, Any]) -> dict[str, Any]:
         frame["move"] = {"seat": record["seat"], **frame["move"], "ms": record.get("ms")}
         frames.append(frame)
         state = after
+    _withhold(frames)
     layout = game.layout(v)
     sides = [layout.side_of(seat) for seat in range(layout.players)]
     return {
@@ -45,9 +52,54 @@ def deal_frames(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _withhold(frames: list[dict]) -> None:
+    """Empty, in every frame, each hand the last frame withholds (its `hand_sizes` counts cards
+    its `hands` does not show): a passed Zwicken hand is never shown, not even before the pass."""
+    last = frames[-1]
+    sizes = last.get("hand_sizes")
+    if not sizes:
+        return
+    hidden = [seat for seat, (hand, size) in enumerate(zip(last["hands"], sizes)) if len(hand) < size]
+    for frame in frames:
+        for seat in hidden:
+            frame["hands"][seat] = []
+
+
+def board_carry(db: sqlite_utils.Database, deal_id: int, number: int, game: games.Game, v: games.Variant) -> Any:
+    """What the deal's board carried into it, from the table's earlier deals replayed through the
+    game's `Board` (each must be the deal the board gives: the stored record is checked); None for
+    a board's first deal and for a game whose boards carry nothing (Zwicker)."""
+    if number == 0:
+        return None
+    where = web_queries.deal_table(db, deal_id)
+    earlier = [d for d in compact.table_deals(db, where["table_id"], v, game) if d["number"] < number]
+    if not earlier:
+        return None
+    board = game.board(v, where["board_seed"], earlier[0]["dealer"], where["format"])
+    if board.carry() is None:
+        return None
+    for d in earlier:
+        if (board.deal_seed, board.dealer) != (d["seed"], d["dealer"]):
+            raise ArenaError(f"deal {deal_id}: the table's deal {d['number']} is not the one its board deals")
+        state = board.deal()
+        try:
+            for record in d["moves"]:
+                state = state.apply(game.move_from_dict(record["move"]))
+        except games.IllegalMove as exc:
+            raise ArenaError(f"deal {deal_id}: the table's deal {d['number']} does not replay: {exc}") from None
+        if not state.is_over:
+            raise ArenaError(f"deal {deal_id}: the table's deal {d['number']} did not end")
+        board = board.after(state)
+    return board.carry()
+
+
 def deal_page(db: sqlite_utils.Database, deal_id: int) -> dict[str, Any]:
-    """The replay viewer's data for one stored deal."""
+    """The replay viewer's data for one stored deal, with its room (0 straight, 1 swapped, r the
+    r-th rotation of k entrants)."""
     doc = replay.document(db, deal_id)
-    page = deal_frames(doc)
+    game, v = replay.rules(doc)
+    page = deal_frames(doc, doc.get("carry") if doc.get("carry") is not None
+                       else board_carry(db, deal_id, doc["number"], game, v))
     page["tournament_id"] = read.get_deal(db, deal_id)["tournament_id"]
+    page["room"] = web_queries.deal_table(db, deal_id)["room"]
     return page

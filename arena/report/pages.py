@@ -5,7 +5,7 @@
                             matches, latest boards
     t/ID/bot/BOT_ID         a bot in a tournament: its row, opponents, matches, faults, what it said
     t/ID/match/N            a match board by board, with its deal ids
-    t/ID/live/N/ROOM        a table being played now (ROOM: straight or swapped), its public view
+    t/ID/live/N/ROOM        a table being played now (ROOM: straight, swapped, room2, ...), its public view
     deal/ID                 a stored deal's frames for the replay viewer
 
 Everything is read through `arena.results`; seeds travel as text (JavaScript numbers stop at
@@ -38,7 +38,29 @@ def _brief(t: dict) -> dict[str, Any]:
         "settings": t["settings"], "created": t["created"], "started": t["started"], "finished": t["finished"],
         "matches": t["matches"], "boards_done": t["boards_done"], "boards_total": t["boards_total"],
         "tables_done": t["tables_done"], "bots": len(t["bots"]),
+        "game": t.get("game") or "zwicker", "seating": t["seating"], "partnerships": t["partnerships"],
+        "rooms": _rooms(t["variant"], t.get("game")),
     }
+
+
+def _rooms(variant: dict, game: str | None) -> int:
+    """Rooms a board is played in: one for each side (two teams: straight and swapped; k
+    entrants: k), which the progress counts a board's tables by."""
+    try:
+        g, v = games.load(variant, game)
+        return g.layout(v).num_sides
+    except games.GameError:
+        return 2
+
+
+def room_number(label: str) -> int:
+    """A room's number from its name (arena.play.live.room_label: straight, swapped, room2, ...)."""
+    return {"straight": 0, "swapped": 1}[label] if label in ("straight", "swapped") else int(label[len("room"):])
+
+
+def _room_of(view: dict) -> int:
+    """A published table's room (`room_no`; a view without it: its `swapped`)."""
+    return int(view.get("room_no", int(bool(view.get("swapped")))))
 
 
 def _variant_text(variant: dict, game: str | None = None) -> str:
@@ -128,11 +150,11 @@ def _matches(r: Reads, tid: int, bot: str | None = None) -> list[dict]:
     `latest_deal`, and `playing`: started and not finished in a tournament that runs now."""
     running = r.tournament(tid)["status"] == "running"
     progress = r.progress(tid)
-    watched = {(v["match_no"], v["swapped"]) for v in r.live(tid)} if running else set()
+    watched = {(v["match_no"], _room_of(v)) for v in r.live(tid)} if running else set()
     out = []
     for m in read.matches(r.db, tid, bot=bot):
         p = progress.get(m["match_no"], {"tables_done": 0, "boards_started": 0, "latest_deal": None})
-        rooms = [swapped for swapped in (False, True) if (m["match_no"], swapped) in watched]
+        rooms = sorted(room for match_no, room in watched if match_no == m["match_no"])
         playing = running and m["boards_done"] < m["boards"] and (p["tables_done"] > 0 or bool(rooms))
         out.append({**m, **p, "playing": playing, "live_rooms": rooms})
     return out
@@ -172,7 +194,9 @@ def sprt_page(db: sqlite_utils.Database, t: dict) -> dict[str, Any] | None:
 
 def tournament(r: Reads, tid: int) -> dict[str, Any]:
     db = r.db
+    doc = r.document(tid)
     return {
+        "game": doc.get("game"), "unit": doc.get("unit"), "entrants": doc.get("entrants"),
         "sprt": sprt_page(db, r.tournament(tid)),
         "tournament": _brief(r.tournament(tid)),
         "standings": r.standings(tid),
@@ -180,7 +204,7 @@ def tournament(r: Reads, tid: int) -> dict[str, Any]:
         "crosstable": r.crosstable(tid),
         "history": web_queries.history_sampled(db, tid),
         "matches": _matches(r, tid),
-        "live": [{"match_no": v.get("match_no"), "swapped": v.get("swapped")} for v in r.live(tid)],
+        "live": [{"match_no": v.get("match_no"), "swapped": v.get("swapped"), "room": _room_of(v)} for v in r.live(tid)],
         "latest": web_queries.latest_boards(db, tid),
     }
 
@@ -215,13 +239,16 @@ def bot(r: Reads, tid: int, bot_id: int) -> dict[str, Any]:
 
 def live_table(r: Reads, tid: int, match_no: int, room: str) -> dict[str, Any]:
     """A table being played now, as its room publishes it (arena.play.live: its public view
-    only), with the seats' labels; never cached, since it changes with every move."""
+    only), with the seats' labels; never cached, since it changes with every move. Found by
+    its room's number (a view's `swapped` is true in every room but the first)."""
     t = r.tournament(tid)
-    view = live.table(r.db, tid, match_no, room == "swapped")
+    number = room_number(room)
+    view = next((v for v in live.tables(r.db, tid) if v.get("match_no") == match_no and _room_of(v) == number), None)
     if view is None:
         raise ArenaError(f"match {match_no}'s {room} room of '{t['name']}' is not being played now")
     labels = web_queries.bot_labels(r.db, tid)
-    return {"tournament": _brief(t), "table": {**view, "bots": [labels.get(b, str(b)) for b in view["seats"]]}}
+    return {"tournament": _brief(t), "table": {**view, "room_no": number,
+                                                "bots": [labels.get(b, str(b)) for b in view["seats"]]}}
 
 
 def match(r: Reads, tid: int, match_no: int) -> dict[str, Any]:
@@ -240,7 +267,7 @@ _KEYS = [
     (re.compile(r"t/(\d+)/bot/(\d+)"), lambda r, m: bot(r, int(m[1]), int(m[2]))),
     (re.compile(r"t/(\d+)/match/(\d+)"), lambda r, m: match(r, int(m[1]), int(m[2]))),
     (re.compile(r"deal/(\d+)"), lambda r, m: deal_page(r.db, int(m[1]))),
-    (re.compile(r"t/(\d+)/live/(\d+)/(straight|swapped)"), lambda r, m: live_table(r, int(m[1]), int(m[2]), m[3])),
+    (re.compile(r"t/(\d+)/live/(\d+)/(straight|swapped|room[2-9]|room[1-9]\d+)"), lambda r, m: live_table(r, int(m[1]), int(m[2]), m[3])),
 ]
 
 

@@ -108,19 +108,31 @@ def history_sampled(db: sqlite_utils.Database, tid: int, points: int = 50) -> di
 
 
 def latest_boards(db: sqlite_utils.Database, tid: int, limit: int = 12) -> list[dict]:
-    """The boards finished last, newest first, with both teams' labels."""
+    """The boards finished last, newest first, with both teams' labels; a board of k entrants
+    also with `entrants` (labels) and `results` (each one's chips or points over its rooms)."""
     labels = _bot_labels(db, tid)
-    return [
-        {"match_no": r[0], "board_no": r[1], "margin": r[2], "outcome": r[3], "completed": r[4],
+    rows = [
+        {"board_id": r[9], "match_no": r[0], "board_no": r[1], "margin": r[2], "outcome": r[3], "completed": r[4],
          "team_a": [labels[r[5]], labels[r[6]]], "team_b": [labels[r[7]], labels[r[8]]]}
         for r in db.execute(
             "SELECT m.match_no, b.board_no, b.team_a_margin, b.team_a_outcome, b.completed,"
-            " m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id"
+            " m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id, b.id"
             " FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
             " ORDER BY b.id DESC LIMIT ?",
             [tid, limit],
         )
     ]
+    if rows:
+        ids = [r["board_id"] for r in rows]
+        entrants: dict[int, list[tuple[str, int]]] = {}
+        for board_id, bot_id, result in db.execute(
+                f"SELECT board_id, bot_id, result FROM board_entrants WHERE board_id IN ({','.join('?' * len(ids))})"
+                " ORDER BY board_id, entrant", ids):
+            entrants.setdefault(board_id, []).append((labels[bot_id], result))
+        for r in rows:
+            found = entrants.get(r["board_id"])
+            r.update(entrants=[x for x, _ in found] if found else None, results=[y for _, y in found] if found else None)
+    return rows
 
 
 def bot_faults(db: sqlite_utils.Database, tid: int, bot_id: int, limit: int = 200) -> list[dict]:
@@ -143,7 +155,7 @@ def bot_faults(db: sqlite_utils.Database, tid: int, bot_id: int, limit: int = 20
     hide = _local_paths(db)
     return [
         {"table_id": r[0], "seat": r[1], "status": r[2], "detail": hide(r[3]), "stderr": hide(r[4]),
-         "stderr_cut": r[5] > STDERR_EXCERPT, "match_no": r[6], "board_no": r[7], "swapped": bool(r[8]),
+         "stderr_cut": r[5] > STDERR_EXCERPT, "match_no": r[6], "board_no": r[7], "swapped": bool(r[8]), "room": r[8],
          "deal_ids": deals.get(r[0], [])}
         for r in rows
     ]
@@ -246,3 +258,15 @@ def rating_history(db: sqlite_utils.Database, bot_id: int) -> list[dict]:
         " WHERE r.bot_id = ? AND r.method = ? AND r.errors = 'pool' ORDER BY t.id", [bot_id, BT_METHOD]).fetchall()
     return [{"tournament_id": r[0], "tournament": r[1], "created": r[2], "elo": r[3], "rank": r[4], "of": r[5]}
             for r in rows]
+
+
+def deal_table(db: sqlite_utils.Database, deal_id: int) -> dict:
+    """Where a stored deal was played: its table's id, room (0 straight, 1 swapped, r the r-th
+    rotation), board seed and the tournament's format; what replaying its board needs."""
+    row = db.execute(
+        "SELECT t.id, t.swapped, t.board_seed, tn.format FROM deals d JOIN board_tables t ON t.id = d.table_id"
+        " JOIN matches m ON m.id = t.match_id JOIN tournaments tn ON tn.id = m.tournament_id WHERE d.id = ?",
+        [deal_id]).fetchone()
+    if row is None:
+        raise ArenaError(f"unknown deal {deal_id}")
+    return {"table_id": row[0], "room": row[1], "board_seed": int(row[2]), "format": row[3]}

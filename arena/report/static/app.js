@@ -199,6 +199,7 @@
   }
 
   function livePage(data) {
+    if (data.table.game === "zwicken") return zwickenLive(data);
     const t = data.tournament, x = data.table;
     const room = x.swapped ? "swapped" : "straight";
     setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], ["t=" + t.id + "&match=" + x.match_no, "match " + x.match_no], [null, "playing now"]]);
@@ -237,6 +238,11 @@
       units,
       h("div", { class: "lastmove", id: "lastmove" }, last ? "Move " + x.moves.length + ": seat " + last.seat + " (" + x.bots[last.seat] + ") " + last.text
         : "The deal as dealt: seat " + x.to_move + " plays first.")));
+    liveLayout(x, felt);
+  }
+
+  // A live table's felt beside its moves so far (the newest in view), for every game.
+  function liveLayout(x, felt) {
     const list = h("ol", { class: "moves", id: "live-moves" }, x.moves.map(function (m, i) {
       return h("li", null, h("span", { class: "n" }, String(i + 1)), h("span", { class: "s" }, "S" + m.seat), h("span", { class: "mono" }, m.text));
     }));
@@ -247,6 +253,42 @@
     layout.appendChild(h("section", { class: "card moves-card" }, h("h2", null, "Moves"), list));
     main.appendChild(layout);
     list.scrollTop = list.scrollHeight;
+  }
+
+  // A Zwicken room in play: its public view (how many cards each seat holds, never which; the
+  // trump card, the trick on the table, the pot and the balances).
+  function zwickenLive(data) {
+    const t = data.tournament, x = data.table;
+    setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], ["t=" + t.id + "&match=" + x.match_no, "match " + x.match_no], [null, "playing now"]]);
+    document.title = "Match " + x.match_no + " now · " + t.name + " · Zwicker Arena";
+    main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Match " + x.match_no + ", playing now"), badge("running"),
+      h("span", { class: "muted" }, roomName(x.room_no) + " room · board " + x.board_no + ", attempt " + (x.deal + 1) + " · " + x.variant +
+        " · dealer seat " + x.dealer + " · move " + x.moves.length)));
+    const felt = h("div", { class: "felt ring zw-felt", id: "live-felt" });
+    const trumpCard = x.method === "schlecken" ? x.turned : x.exposed;
+    const last = x.moves.length ? x.moves[x.moves.length - 1] : null;
+    felt.appendChild(h("div", { class: "center" },
+      h("div", { class: "tableinfo" }, h("span", null, "Pot: " + x.pot + " chips"),
+        h("span", null, x.trump ? "Trumps: " + suitName(x.trump) + " (" + x.method + ")" : "Trumps: the dealer chooses"),
+        h("span", null, "Stock: " + x.stock)),
+      h("div", { class: "units", id: "live-units" }, trumpCard ? h("div", { class: "unit" }, h("span", { class: "idx" }, x.method === "schlecken" ? "turned" : "shown"), zwCard(trumpCard)) : null,
+        x.trick.length ? h("div", { class: "zw-trick" }, x.trick.map(function (sc) {
+          return h("div", { class: "unit", "data-seat": sc[0] }, h("span", { class: "idx" }, "S" + sc[0]), zwCard(sc[1]));
+        })) : null),
+      h("div", { class: "lastmove", id: "lastmove" }, last ? "Move " + x.moves.length + ": seat " + last.seat + " (" + x.bots[last.seat] + ") " + last.text
+        : "The deal as dealt: the dealer, seat " + x.dealer + ", chooses how trumps are made.")));
+    for (let seat = 0; seat < x.players; seat++) {
+      const decided = x.decisions[seat], size = x.hand_sizes[seat];
+      const row = h("div", { class: "hand" });
+      if (decided === "pass") row.appendChild(h("div", { class: "empty" }, "passed"));
+      else for (let k = 0; k < size; k++) row.appendChild(zwCard(null));
+      felt.appendChild(h("div", { class: "seat" + (x.to_move === seat ? " tomove" : "") + (decided === "pass" ? " passed" : ""), "data-seat": seat },
+        h("div", { class: "who" }, h("span", { class: "seatno" }, "Seat " + seat), h("span", null, x.bots[seat]),
+          seat === x.dealer ? badge("dealer", "") : null, decided ? badge(decided, decided === "play" ? "finished" : "") : null,
+          x.to_move === seat ? badge("to move", "running") : null),
+        h("div", { class: "zw-stats" }, h("span", null, "balance " + chips(x.balances[seat])), h("span", null, "tricks " + x.tricks[seat])), row));
+    }
+    liveLayout(x, felt);
   }
 
   // Watching a match in play: when a newer deal of it is stored, open that one and play it.
@@ -263,8 +305,12 @@
 
   // ---- tournaments ----------------------------------------------------------------------
   // A board is done when both its rooms are stored; a table stored alone waits for its other room.
+  // (k entrants: a board is done when all its k rooms are.)
   function progressText(t) {
-    const waiting = Math.max(0, t.tables_done - 2 * t.boards_done);
+    const rooms = t.rooms || 2;
+    const waiting = Math.max(0, t.tables_done - rooms * t.boards_done);
+    if (rooms !== 2) return t.boards_done + " of " + t.boards_total + " boards" +
+      (waiting ? " · " + waiting + " more " + (waiting === 1 ? "room" : "rooms") + " of unfinished boards stored (" + rooms + " rooms a board)" : "");
     return t.boards_done + " of " + t.boards_total + " boards" +
       (waiting ? " · " + waiting + (waiting === 1 ? " more board has" : " more boards have") + " one room in, the other to come" : "");
   }
@@ -295,7 +341,7 @@
             h("td", { "data-col": "leader" }, t.leader ? [h("span", { class: "bot" }, t.leader.bot), " ", h("span", { class: "muted" }, t.leader.elo)] : h("span", { class: "muted" }, "–")),
             h("td", { class: "num" }, t.boards_done + " / " + t.boards_total,
               t.status === "running" ? h("div", { class: "progress mini" }, h("div", { style: "width:" + (100 * frac).toFixed(1) + "%" })) : null),
-            h("td", { class: "wide-only" }, t.variant_text + ", " + t.format + ", " + t.partners),
+            h("td", { class: "wide-only" }, t.variant_text + ", " + t.format + ", " + (t.partnerships === false ? t.seating : t.partners)),
             h("td", { class: "num wide-only" }, t.bots),
             h("td", { class: "muted wide-only" }, when(t.created)));
         }))));
@@ -305,7 +351,7 @@
 
   function tournamentHead(t, sub) {
     return h("div", { class: "page-head" }, h("h1", null, sub || t.name), badge(t.status),
-      sub ? null : h("span", { class: "muted" }, t.variant_text + ", " + t.format + " format, " + t.partners + " partners"));
+      sub ? null : h("span", { class: "muted" }, t.variant_text + ", " + t.format + " format, " + (t.seating || t.partners + " partners")));
   }
 
   function tournamentPage(data) {
@@ -318,7 +364,7 @@
     main.appendChild(standingsCard(data.standings, data.standings_table, t));
     const playing = data.matches.filter(function (m) { return m.playing; });
     if (playing.length) main.appendChild(playingCard(playing, data.live || {}, t));
-    main.appendChild(crosstableCard(data.crosstable, data.standings, t));
+    main.appendChild(crosstableCard(data.crosstable, data.standings, t, data.entrants ? data.unit : null));
     main.appendChild(historyCard(data.history));
     main.appendChild(matchesCard(data.matches, t));
     const grid = h("div", { class: "grid2" });
@@ -383,8 +429,10 @@
       ["Seed", t.seed],
       ["Boards per match", t.boards],
       ["Matches", t.matches],
-      ["Format", t.format === "game" ? "game (a board is a game to the target)" : "deal (a board is one deal)"],
-      ["Partners", t.partners + (st.gauntlet ? ", gauntlet of " + st.gauntlet : "")],
+      ["Format", t.format === "game" ? "game (a board is a game to the target)" : t.format === "session"
+        ? "session (a board is a session of deals, played in each of its " + t.rooms + " rooms)" : "deal (a board is one deal)"],
+      t.partnerships === false ? ["Seating", t.seating + (st.gauntlet ? ", gauntlet of " + st.gauntlet : "")]
+        : ["Partners", t.partners + (st.gauntlet ? ", gauntlet of " + st.gauntlet : "")],
       ["Sandbox", (st.sandbox_labels || st.sandboxes || [st.sandbox]).filter(Boolean).join(", ") || "–"],
       ["Time control", tc.move_s !== undefined ? tc.move_s * 1000 + " ms a move, " + tc.bank_s * 1000 + " ms bank" : "–"],
       ["Bots", t.bots],
@@ -400,6 +448,16 @@
   function latestCard(latest, t) {
     const c = card("Latest boards, newest first");
     if (!latest.length) { c.appendChild(h("p", { class: "muted" }, "No board finished yet.")); return c; }
+    if (latest[0].entrants) {  // k entrants: each one's result over the board's rooms
+      c.appendChild(h("table", { id: "latest" },
+        h("thead", null, h("tr", null, h("th", null, "Stored"), h("th", null, "Match"), h("th", null, "Board"), h("th", null, "Result per entrant"))),
+        h("tbody", null, latest.map(function (b) {
+          return h("tr", null, h("td", { class: "muted num" }, (b.completed || "").slice(11, 19)),
+            h("td", null, link("t=" + t.id + "&match=" + b.match_no, "#" + b.match_no)), h("td", { class: "num" }, b.board_no),
+            h("td", null, entrantList(b.entrants, b.results, null, t)));
+        }))));
+      return c;
+    }
     c.appendChild(h("table", { id: "latest" },
       h("thead", null, h("tr", null, h("th", null, "Stored"), h("th", null, "Match"), h("th", null, "Board"), h("th", null, "Team A"),
         h("th", null, "Team B"), h("th", { class: "num" }, "Margin A"))),
@@ -475,6 +533,7 @@
     const W = 240, sc = eloScale(rows.filter(function (r) { return r.elo !== null; }), W, ref);
     const byId = {};
     rows.forEach(function (r) { byId[r.bot_id] = r; });
+    const marginHead = (table.columns.find(function (col) { return col.key === "margin"; }) || {}).heading;  // chips/board for Zwicken
     const heads = [];
     table.columns.forEach(function (col) {
       heads.push(h("th", { class: (col.right ? "num" : "") + (WIDE_ONLY[col.key] ? " wide-only" : ""), "data-col": col.key,
@@ -493,7 +552,7 @@
           if (col.key === "bot") {
             content = [link("t=" + t.id + "&bot=" + r.bot_id, text),
               h("span", { class: "narrow-only sub" }, cells.boards + " boards · " + cells.wins + "-" + cells.draws + "-" + cells.losses +
-                " · " + cells.margin + " a board" + (r.faults ? " · " + cells.faults + " faults" : ""))];
+                " · " + cells.margin + (marginHead === "margin" ? " a board" : " " + marginHead) + (r.faults ? " · " + cells.faults + " faults" : ""))];
           } else if (col.key === "faults" && r.fault_flag) {
             content = [text.replace(/ !$/, " "), h("span", { class: "badge fault", title: "faulted in more than 10% of its tables" }, "!")];
           }
@@ -517,7 +576,7 @@
     return "hsl(" + hue + ", " + Math.round(20 + 50 * d) + "%, " + Math.round(96 - 26 * d) + "%)";
   }
 
-  function crosstableCard(ct, standings, t) {
+  function crosstableCard(ct, standings, t, unit) {
     const c = card("Crosstable");
     const ids = {};
     standings.forEach(function (r) { ids[r.bot] = r.bot_id; });
@@ -544,8 +603,10 @@
     });
     table.appendChild(body);
     c.appendChild(table);
-    c.appendChild(h("p", { class: "muted" },
-      "Each cell: the row bot's score against the column bot (win 1, draw ½ per board), its W-D-L and the score's 95% interval (Wilson); hovering adds the boards and the margin."));
+    c.appendChild(h("p", { class: "muted" }, unit
+      ? "Each cell: the row bot's score against the column bot on the boards they shared a table (win 1, draw ½: more " + unit +
+        " over the board's rooms), its W-D-L and the score's 95% interval (Wilson); hovering adds the boards and the margin (the " + unit + " between them)."
+      : "Each cell: the row bot's score against the column bot (win 1, draw ½ per board), its W-D-L and the score's 95% interval (Wilson); hovering adds the boards and the margin."));
     return c;
   }
 
@@ -598,8 +659,36 @@
     if (m.boards_done === m.boards) return badge("done", "finished");
     return m.tables_done ? badge("stopped", "interrupted") : h("span", { class: "muted" }, "to play");
   }
+  // Entrants with their results (chips or points) and, if given, the others each beat; the
+  // best result in bold.
+  function entrantList(names, results, scores, t, ids) {
+    const top = Math.max.apply(null, results);
+    return h("ul", { class: "entrants-list" }, names.map(function (name, e) {
+      return h("li", { "data-entrant": e }, h("span", { class: results[e] === top ? "bot" : null },
+        ids && ids[name] !== undefined ? link("t=" + t.id + "&bot=" + ids[name], name) : name),
+        h("span", { class: "num", "data-result": results[e] }, chips(results[e])),
+        scores ? h("span", { class: "muted" }, " · beat " + scores[e]) : null);
+    }));
+  }
+  // Matches of k entrants: each one's result over the boards done; `bot`: its own record.
+  function entrantMatchesTable(matches, t, id, bot) {
+    return h("table", { id: id || "matches", class: "matches" },
+      h("thead", null, h("tr", null, h("th", { class: "num" }, "#"), h("th", null, "Entrants: chips, others beaten"),
+        h("th", { class: "wide-only" }, ""), h("th", { class: "num" }, "Boards"),
+        bot ? h("th", { class: "num" }, "W-D-L (" + bot + ")") : null, h("th", { class: "num wide-only" }, "Faults"))),
+      h("tbody", null, matches.map(function (m) {
+        return h("tr", { class: m.playing ? "playing" : null, "data-match": m.match_no },
+          h("td", { class: "num" }, link("t=" + t.id + "&match=" + m.match_no, "#" + m.match_no)),
+          h("td", null, entrantList(m.entrants, m.results, m.scores, t)),
+          h("td", { class: "wide-only" }, matchState(m)),
+          h("td", { class: "num" }, m.boards_done + " / " + m.boards, m.playing ? h("span", { class: "narrow-only sub" }, "in play") : null),
+          bot ? h("td", { class: "num" }, m.bot ? m.bot.wins + "-" + m.bot.draws + "-" + m.bot.losses : "") : null,
+          h("td", { class: "num wide-only" }, m.faults || ""));
+      })));
+  }
   // `bot`: the W-D-L and margin from that bot's side (team B's are team A's turned around).
   function matchesTable(matches, t, id, bot) {
+    if (matches.length && matches[0].entrants) return entrantMatchesTable(matches, t, id, bot);
     return h("table", { id: id || "matches", class: "matches" },
       h("thead", null, h("tr", null, h("th", { class: "num" }, "#"), h("th", null, "Team A"), h("th", null, "Team B"),
         h("th", { class: "wide-only" }, ""), h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, bot ? "W-D-L (" + bot + ")" : "W-D-L (A)"),
@@ -624,10 +713,11 @@
     c.id = "in-play";
     c.appendChild(h("ul", { class: "playing" }, playing.map(function (m) {
       return h("li", { "data-match": m.match_no },
-        link("t=" + t.id + "&match=" + m.match_no, "Match " + m.match_no), ": ", team(m.team_a), " v ", team(m.team_b), " · ",
+        link("t=" + t.id + "&match=" + m.match_no, "Match " + m.match_no), ": ",
+        m.entrants ? m.entrants.join(" v ") : [team(m.team_a), " v ", team(m.team_b)], " · ",
         h("span", { class: "num" }, m.boards_done + " of " + m.boards + " boards stored"),
-        (m.live_rooms || []).map(function (sw) {
-          return [" · ", link("live=" + t.id + "-" + m.match_no + "-" + (sw ? "swapped" : "straight"), "watch the " + (sw ? "swapped" : "straight") + " room")];
+        (m.live_rooms || []).map(function (room) {
+          return [" · ", link("live=" + t.id + "-" + m.match_no + "-" + roomName(Number(room)), "watch the " + roomName(Number(room)) + " room")];
         }),
         m.latest_deal ? [" · ", link("deal=" + m.latest_deal + "&follow=" + t.id + "-" + m.match_no, "newest stored deal")] : null);
     })));
@@ -659,7 +749,8 @@
     data.standing_columns.forEach(function (col) { heading[col.key] = col.heading; });
     [["Rank", cells.rank + " of " + t.bots, "rank"], ["Elo", cells.elo, "elo"], [heading.interval, cells.interval, "interval"],
       ["LOS over the next", cells.los, "los"], ["Boards", cells.boards, "boards"],
-      ["W-D-L", cells.wins + "-" + cells.draws + "-" + cells.losses, "wdl"], ["Margin per board", cells.margin, "margin"],
+      ["W-D-L", cells.wins + "-" + cells.draws + "-" + cells.losses, "wdl"],
+      [heading.margin === "margin" ? "Margin per board" : heading.margin, cells.margin, "margin"],
       ["Faults", r.faults + " of " + r.tables + " tables" + (r.fault_flag ? " (more than 10%)" : ""), "faults"]]
       .forEach(function (x) { dl.appendChild(h("dt", null, x[0])); dl.appendChild(h("dd", { "data-col": x[2] }, x[1])); });
     sum.appendChild(dl);
@@ -708,7 +799,7 @@
       fc.appendChild(h("div", { class: "fault" },
         h("div", null, badge(f.status, "fault"), " ",
           link("t=" + t.id + "&match=" + f.match_no, "match " + f.match_no), ", board " + f.board_no +
-          (f.swapped ? " (sides swapped)" : "") + ", seat " + f.seat + ": ",
+          (t.partnerships === false ? ", " + roomName(f.room) + " room" : f.swapped ? " (sides swapped)" : "") + ", seat " + f.seat + ": ",
           h("span", { class: "detail" }, f.detail),
           last !== undefined ? h("span", null, " · ", link("deal=" + last + "&seat=" + f.seat, "replay where it stopped")) : null),
         f.stderr ? h("pre", { class: "stderr" }, (f.stderr_cut ? "…" : "") + f.stderr)
@@ -762,6 +853,7 @@
 
   // ---- a match ------------------------------------------------------------------------------
   function matchPage(data) {
+    if (data.match.entrants) return entrantMatchPage(data);
     const t = data.tournament, m = data.match;
     setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], [null, "match " + m.match_no]]);
     document.title = "Match " + m.match_no + " · " + t.name + " · Zwicker Arena";
@@ -802,6 +894,54 @@
     main.appendChild(c);
   }
 
+  // A match of k entrants: each board in its k rooms, each room's seats with the chips (or
+  // points) each seat won there, and the board's result per entrant over the rooms.
+  function entrantMatchPage(data) {
+    const t = data.tournament, m = data.match, k = m.entrants.length;
+    setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], [null, "match " + m.match_no]]);
+    document.title = "Match " + m.match_no + " · " + t.name + " · Zwicker Arena";
+    const totals = m.entrants.map(function () { return 0; }), beaten = totals.slice();
+    m.boards.forEach(function (b) {
+      (b.results || []).forEach(function (x, e) { totals[e] += x; beaten[e] += b.scores[e]; });
+    });
+    main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Match " + m.match_no),
+      h("span", null, k + " entrants, one bot a seat"),
+      h("span", { class: "muted" },
+        m.match_no > 1 ? link("t=" + t.id + "&match=" + (m.match_no - 1), "← previous") : null,
+        m.match_no < t.matches ? [" ", link("t=" + t.id + "&match=" + (m.match_no + 1), "next →")] : null)));
+    const sum = card("Entrants over the boards finished");
+    sum.id = "entrants";
+    sum.appendChild(entrantList(m.entrants, totals, beaten, t, data.bot_ids));
+    sum.appendChild(h("p", { class: "muted" }, "Chips over the finished boards, each board's over its " + k + " rooms; " +
+      "beat: the others each entrant won more chips than on a board (a tie counts half)."));
+    main.appendChild(sum);
+    const c = card("Boards");
+    const body = h("tbody");
+    m.boards.forEach(function (b) {
+      b.tables.forEach(function (tb, i) {
+        const seats = h("ol", { class: "entrants-list seats-list", start: 0 }, tb.seats.map(function (bot, seat) {
+          return h("li", { "data-seat": seat }, h("span", { class: "muted" }, seat + " "), bot,
+            h("span", { class: "num", "data-points": tb.points[seat] }, chips(tb.points[seat])));
+        }));
+        body.appendChild(h("tr", { "data-board": b.board_no, "data-room": tb.room },
+          i === 0 ? h("td", { class: "num", rowspan: b.tables.length, "data-label": "Board " }, b.board_no) : null,
+          i === 0 ? h("td", { class: "mono muted wide-only", rowspan: b.tables.length }, b.seed) : null,
+          h("td", { "data-label": "Room " }, roomName(tb.room)),
+          h("td", null, seats),
+          i === 0 ? h("td", { rowspan: b.tables.length, "data-col": "results", "data-label": "Board " + b.board_no + " over its rooms" },
+            b.results ? entrantList(m.entrants, b.results, b.scores, t) : "playing") : null,
+          h("td", null, tb.faults.map(function (f) { return h("div", null, badge(f.status, "fault"), " seat " + f.seat + ": ", f.detail); }),
+            tb.deal_ids.length ? h("div", { class: "deal-links" }, "deals ", tb.deal_ids.map(function (d, j) { return [j ? " " : "", link("deal=" + d, String(j + 1))]; })) : null)));
+      });
+    });
+    c.appendChild(h("table", { id: "boards", class: "entrant-boards" },
+      h("thead", null, h("tr", null, ["Board", "Seed", "Room", "Seats: chips won there", "Board: chips, others beaten", "Replay"]
+        .map(function (x, i) { return h("th", { class: i === 1 ? "wide-only" : null }, x); }))), body));
+    c.appendChild(h("p", { class: "muted" }, "Room r seats entrant (seat − r) mod " + k + ": over a board's rooms every entrant holds every seat once. " +
+      "Replay: the room's attempts (deals) in order."));
+    main.appendChild(c);
+  }
+
   // ---- cards ----------------------------------------------------------------------------
   const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
   function cardEl(code, opts) {
@@ -817,28 +957,9 @@
       title: code, "data-card": code }, h("span", { class: "r" }, rank), h("span", { class: "s" }, suit));
   }
 
-  // ---- the replay viewer ------------------------------------------------------------------
-  function replayPage(d, r) {
-    const n = d.frames.length - 1, mine = current;
-    const state = { step: clampStep(r.step, n), seat: parseSeat(r.seat, d.players) };
-    setCrumbs([["", "Tournaments"], ["t=" + d.tournament_id, d.tournament],
-      ["t=" + d.tournament_id + "&match=" + d.match, "match " + d.match], [null, "deal " + d.deal_id]]);
-    document.title = "Deal " + d.deal_id + " · " + d.tournament + " · Zwicker Arena";
-    const sides = d.sides, sideOf = function (seat) { return d.seat_sides[seat]; };  // the variant's layout
-
-    main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Deal " + d.deal_id),
-      h("span", { class: "muted" }, "match " + d.match + ", board " + d.board + (d.swapped ? " (sides swapped)" : "") +
-        (d.number ? ", deal " + (d.number + 1) + " of the game" : "") + " · " + d.variant + " · seed " + d.seed + " · dealer seat " + d.dealer)));
-
-    const seatsCard = h("section", { class: "card" }, h("h2", null, "Seats"), h("table", { id: "seats" },
-      h("thead", null, h("tr", null, ["Seat", "Side", "Bot", "Announced itself as", "Ended"].map(function (x) { return h("th", null, x); }))),
-      h("tbody", null, d.seats.map(function (q) {
-        return h("tr", null, h("td", { class: "num" }, q.seat), h("td", { class: "num" }, sideOf(q.seat)),
-          h("td", { class: "bot" }, q.bot), h("td", null, h("span", { class: "says" }, q.says)),
-          h("td", null, q.status === "ok" ? "ok" : [badge(q.status, "fault"), " ", q.detail]));
-      }))));
-
-    // controls
+  // The replay's controls, shared by every game's viewer: the steps, play, the slider, a move
+  // number, and the view of all hands or one seat's; `update` shows the current step.
+  function stepControls(d, state, n, mine, go, draw) {
     const stepText = h("span", { class: "stepno", id: "stepno" });
     const range = h("input", { type: "range", min: 0, max: n, value: state.step, id: "step-range", "aria-label": "move" });
     const jump = h("input", { type: "number", min: 0, max: n, id: "jump", "aria-label": "go to move" });
@@ -880,6 +1001,43 @@
     }
     const controls = h("div", { class: "controls" }, h("span", { class: "steps" }, first, back, stepText, fwd, end, play), range,
       h("label", { class: "muted" }, "move ", jump), views);
+    function update() {
+      stepText.textContent = "move " + state.step + " / " + n;
+      range.value = state.step;
+      first.disabled = back.disabled = state.step === 0;
+      fwd.disabled = end.disabled = state.step === n;
+      viewButtons.forEach(function (b) {
+        const v = Number(b.getAttribute("data-seat"));
+        b.classList.toggle("on", (v < 0 && state.seat === null) || v === state.seat);
+      });
+    }
+    return { controls: controls, toggle: toggle, update: update };
+  }
+
+  // ---- the replay viewer ------------------------------------------------------------------
+  function replayPage(d, r) {
+    if (d.game === "zwicken") return zwickenReplay(d, r);
+    const n = d.frames.length - 1, mine = current;
+    const state = { step: clampStep(r.step, n), seat: parseSeat(r.seat, d.players) };
+    setCrumbs([["", "Tournaments"], ["t=" + d.tournament_id, d.tournament],
+      ["t=" + d.tournament_id + "&match=" + d.match, "match " + d.match], [null, "deal " + d.deal_id]]);
+    document.title = "Deal " + d.deal_id + " · " + d.tournament + " · Zwicker Arena";
+    const sides = d.sides, sideOf = function (seat) { return d.seat_sides[seat]; };  // the variant's layout
+
+    main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Deal " + d.deal_id),
+      h("span", { class: "muted" }, "match " + d.match + ", board " + d.board + (d.swapped ? " (sides swapped)" : "") +
+        (d.number ? ", deal " + (d.number + 1) + " of the game" : "") + " · " + d.variant + " · seed " + d.seed + " · dealer seat " + d.dealer)));
+
+    const seatsCard = h("section", { class: "card" }, h("h2", null, "Seats"), h("table", { id: "seats" },
+      h("thead", null, h("tr", null, ["Seat", "Side", "Bot", "Announced itself as", "Ended"].map(function (x) { return h("th", null, x); }))),
+      h("tbody", null, d.seats.map(function (q) {
+        return h("tr", null, h("td", { class: "num" }, q.seat), h("td", { class: "num" }, sideOf(q.seat)),
+          h("td", { class: "bot" }, q.bot), h("td", null, h("span", { class: "says" }, q.says)),
+          h("td", null, q.status === "ok" ? "ok" : [badge(q.status, "fault"), " ", q.detail]));
+      }))));
+
+    const ctl = stepControls(d, state, n, mine, go, draw);
+    const controls = ctl.controls, toggle = ctl.toggle;
     const layout = h("div", { class: "replay" });
     const felt = h("div", { class: "felt" + (d.players === 4 ? "" : " ring"), id: "felt" });
     const score = h("div", { id: "score" });
@@ -964,14 +1122,7 @@
 
     function draw() {
       const f = d.frames[state.step];
-      stepText.textContent = "move " + state.step + " / " + n;
-      range.value = state.step;
-      first.disabled = back.disabled = state.step === 0;
-      fwd.disabled = end.disabled = state.step === n;
-      viewButtons.forEach(function (b) {
-        const v = Number(b.getAttribute("data-seat"));
-        b.classList.toggle("on", (v < 0 && state.seat === null) || v === state.seat);
-      });
+      ctl.update();
       clear(felt);
       for (let seat = 0; seat < d.players; seat++) felt.appendChild(hand(seat, f));
       const center = h("div", { class: "center" });
@@ -992,17 +1143,9 @@
       if (f.move) center.appendChild(moveText(f));
       else center.appendChild(h("div", { class: "lastmove", id: "lastmove" }, "The deal as dealt: seat " + f.to_move + " (" + seatName(f.to_move) + ") plays first."));
       felt.appendChild(center);
-      list.querySelectorAll("li.on").forEach(function (li) { li.classList.remove("on"); });
-      const li = list.querySelector('li[data-step="' + state.step + '"]');
-      if (li) {
-        li.classList.add("on");
-        const top = li.offsetTop - list.offsetTop;
-        if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - li.offsetHeight) list.scrollTop = top - list.clientHeight / 2;
-      }
+      markStep(list, state.step);
       drawScore(state.step === n);
-      const hash = "deal=" + d.deal_id + (state.seat === null ? "" : "&seat=" + state.seat) + "&step=" + state.step +
-        (r.follow ? "&follow=" + r.follow : "");
-      if (location.hash.replace(/^#/, "") !== hash) history.replaceState(null, "", "#" + hash);
+      stepHash(d, state, r);
     }
 
     function drawScore(atEnd) {
@@ -1040,6 +1183,27 @@
       state.step = Math.max(0, Math.min(n, k | 0));
       draw();
     }
+    replayKeys(d, state, n, go, toggle, draw, r);
+  }
+
+  // The moves list's current step, in view.
+  function markStep(list, step) {
+    list.querySelectorAll("li.on").forEach(function (li) { li.classList.remove("on"); });
+    const li = list.querySelector('li[data-step="' + step + '"]');
+    if (li) {
+      li.classList.add("on");
+      const top = li.offsetTop - list.offsetTop;
+      if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - li.offsetHeight) list.scrollTop = top - list.clientHeight / 2;
+    }
+  }
+  // The address names the deal, the view and the step, to share.
+  function stepHash(d, state, r) {
+    const hash = "deal=" + d.deal_id + (state.seat === null ? "" : "&seat=" + state.seat) + "&step=" + state.step +
+      (r.follow ? "&follow=" + r.follow : "");
+    if (location.hash.replace(/^#/, "") !== hash) history.replaceState(null, "", "#" + hash);
+  }
+  // A viewer's keys, its step from the address, and a followed match's newest deal playing.
+  function replayKeys(d, state, n, go, toggle, draw, r) {
     current.fromHash = function (r2) {
       state.step = clampStep(r2.step, n);
       state.seat = parseSeat(r2.seat, d.players);
@@ -1061,6 +1225,192 @@
       if (r.autoplay || state.step === 0) toggle();
     }
   }
+
+  // ---- Zwicken ------------------------------------------------------------------------------
+  // A Zwicken card: rank (A K O U 10 9 8 7) and the German suit, drawn with the French pip it
+  // stands for (Eichel ♣, Gras ♠, Herz ♥, Schellen ♦) in its own colour; the Welli is 7S.
+  const ZW_SUITS = { E: ["\u2663", "Eichel"], G: ["\u2660", "Gras"], H: ["\u2665", "Herz"], S: ["\u2666", "Schellen"] };
+  const ZW_RANKS = { A: "Sau", K: "König", O: "Ober", U: "Unter", T: "10" };
+  function zwCard(code, opts) {
+    opts = opts || {};
+    if (code === null) return cardEl(null, opts);
+    const suit = ZW_SUITS[code[1]] || ["?", "?"], rank = code[0] === "T" ? "10" : code[0];
+    const name = code === "7S" ? "the Welli (Schellen-7)" : suit[1] + "-" + (ZW_RANKS[code[0]] || code[0]);
+    return h("span", { class: "cardface zw zw-" + code[1] + (opts.small ? " small" : "") + (opts.fresh ? " new" : ""),
+      title: name + " (" + code + ")", "data-card": code }, h("span", { class: "r" }, rank + (code === "7S" ? "W" : "")),
+      h("span", { class: "s" }, suit[0]));
+  }
+  function suitName(s) { return s && ZW_SUITS[s] ? ZW_SUITS[s][1] : "–"; }
+  function roomName(room) { return room === 0 ? "straight" : room === 1 ? "swapped" : "room" + room; }  // live.room_label
+  function chips(x) { return x === null || x === undefined ? "–" : signed(x); }
+
+  // What a Zwicken move did, from the frames before and after it: the trump choice with its
+  // card, a decision, a card and, when it completed a trick, the trick and its winner.
+  function zwMove(before, f) {
+    const m = f.move, out = { text: m.text, trick: null, winner: null };
+    if (m.type === "trump") {
+      out.text = m.method === "schlecken" ? "Schlecken: turns up " : "Titschen: shows ";
+      out.card = m.method === "schlecken" ? f.turned : f.exposed;
+      out.after = ", trumps " + suitName(f.trump);
+    } else if (m.type === "play" || m.type === "pass") {
+      out.text = m.type === "play" ? "plays" : "passes";
+    } else {
+      out.text = "plays ";
+      out.card = m.card;
+      if (!f.trick.length) {  // the trick is complete: the seat whose count went up took it
+        out.trick = before.trick.concat([[m.seat, m.card]]);
+        out.winner = f.tricks.findIndex(function (x, i) { return x > before.tricks[i]; });
+      }
+    }
+    return out;
+  }
+
+  function zwickenReplay(d, r) {
+    const n = d.frames.length - 1, mine = current;
+    const state = { step: clampStep(r.step, n), seat: parseSeat(r.seat, d.players) };
+    setCrumbs([["", "Tournaments"], ["t=" + d.tournament_id, d.tournament],
+      ["t=" + d.tournament_id + "&match=" + d.match, "match " + d.match], [null, "deal " + d.deal_id]]);
+    document.title = "Deal " + d.deal_id + " · " + d.tournament + " · Zwicker Arena";
+    const moves = d.frames.map(function (f, k) { return k ? zwMove(d.frames[k - 1], f) : null; });
+    const shownCard = d.frames.map(function (f) { return f.exposed; }).find(function (c) { return c; }) || null;  // Titschen's, once played gone from the frames
+    main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Deal " + d.deal_id),
+      h("span", { class: "muted" }, "match " + d.match + ", board " + d.board + ", " + roomName(d.room) + " room, attempt " +
+        (d.number + 1) + " of the board · " + d.variant + " · seed " + d.seed + " · dealer seat " + d.dealer)));
+    const seatName = function (seat) { const x = d.seats.find(function (q) { return q.seat === seat; }); return x ? x.bot : "?"; };
+
+    const ctl = stepControls(d, state, n, mine, go, draw);
+    const felt = h("div", { class: "felt ring zw-felt", id: "felt" });
+    const score = h("div", { id: "score", class: "score-area" });
+    const list = h("ol", { class: "moves", id: "movelist" });
+    list.appendChild(h("li", { "data-step": 0, onclick: function () { go(0); } }, h("span", { class: "n" }, "0"), h("span", null, "the deal")));
+    d.frames.slice(1).forEach(function (f, i) {
+      const x = moves[i + 1];
+      list.appendChild(h("li", { "data-step": i + 1, onclick: function () { go(i + 1); } },
+        h("span", { class: "n" }, String(i + 1)), h("span", { class: "s" }, "S" + f.move.seat), h("span", { class: "mono" }, f.move.text),
+        x.winner !== null ? h("span", { class: "muted sum" }, "trick to S" + x.winner) : null));
+    });
+    const seatsCard = h("section", { class: "card seats-card" }, h("h2", null, "Seats"), h("table", { id: "seats" },
+      h("thead", null, h("tr", null, ["Seat", "Bot", "Announced itself as", "Ended"].map(function (x) { return h("th", null, x); }))),
+      h("tbody", null, d.seats.map(function (q) {
+        return h("tr", null, h("td", { class: "num" }, q.seat), h("td", { class: "bot" }, q.bot),
+          h("td", null, h("span", { class: "says" }, q.says)),
+          h("td", null, q.status === "ok" ? "ok" : [badge(q.status, "fault"), " ", q.detail]));
+      }))));
+    const layout = h("div", { class: "replay" });
+    layout.appendChild(h("section", { class: "card felt-card" }, ctl.controls, felt,
+      h("p", { class: "keys" }, h("kbd", null, "\u2190"), " ", h("kbd", null, "\u2192"), " step, ", h("kbd", null, "space"),
+        " play or pause; a hand that passes is never shown, not even before it passes.")));
+    layout.appendChild(h("section", { class: "card moves-card" }, h("h2", null, "Moves"), list));
+    layout.appendChild(score);
+    layout.appendChild(seatsCard);
+    main.appendChild(layout);
+
+    function seatBox(seat, f) {
+      const decided = f.decisions[seat], hand = f.hands[seat], size = f.hand_sizes[seat];
+      const withheld = hand.length < size;  // a passed hand (or one that will pass): never shown
+      const box = h("div", { class: "seat" + (f.to_move === seat ? " tomove" : "") + (decided === "pass" ? " passed" : ""), "data-seat": seat },
+        h("div", { class: "who" }, h("span", { class: "seatno" }, "Seat " + seat), h("span", null, seatName(seat)),
+          seat === d.dealer ? badge("dealer", "") : null,
+          decided ? badge(decided, decided === "play" ? "finished" : "") : null,
+          f.to_move === seat ? badge("to move", "running") : null),
+        h("div", { class: "zw-stats" }, h("span", { "data-balance": seat }, "balance " + chips(f.balances[seat])),
+          h("span", null, "tricks " + f.tricks[seat])));
+      const row = h("div", { class: "hand" });
+      if (decided === "pass") row.appendChild(h("div", { class: "empty" }, "passed: " + size + " cards out, never shown"));
+      else if (!size) row.appendChild(h("div", { class: "empty" }, "no cards"));
+      else if (withheld) for (let k = 0; k < size; k++) row.appendChild(zwCard(null));
+      else hand.forEach(function (c) { row.appendChild(state.seat === null || state.seat === seat ? zwCard(c) : zwCard(null)); });
+      box.appendChild(row);
+      return box;
+    }
+    function trickEl(cards, winner, id) {
+      return h("div", { class: "zw-trick", id: id }, cards.map(function (sc) {
+        return h("div", { class: "unit" + (sc[0] === winner ? " won" : ""), "data-seat": sc[0] }, h("span", { class: "idx" }, "S" + sc[0]), zwCard(sc[1]));
+      }));
+    }
+    function draw() {
+      const f = d.frames[state.step];
+      ctl.update();
+      clear(felt);
+      const trumpCard = f.method === "schlecken" ? f.turned : f.method === "titschen" ? shownCard : null;
+      felt.appendChild(h("div", { class: "center" },
+        h("div", { class: "tableinfo" },
+          h("span", { id: "zw-pot" }, "Pot: " + f.pot + " chips"), h("span", null, "Stake: " + f.stake),
+          h("span", { id: "zw-trump" }, f.trump ? "Trumps: " + suitName(f.trump) + (f.method === "titschen" ? " (Titschen: the dealer's card)" : " (Schlecken: the stock's top card)")
+            : "Trumps: the dealer chooses"),
+          h("span", null, "Stock: " + f.stock)),
+        h("div", { class: "units" }, trumpCard ? h("div", { class: "unit", id: "trump-card" }, h("span", { class: "idx" }, f.method === "titschen" ? "shown" : "turned"),
+          zwCard(trumpCard)) : null,
+          f.trick.length ? trickEl(f.trick, null, "zw-current") : null,
+          state.step && moves[state.step].trick ? trickEl(moves[state.step].trick, moves[state.step].winner, "zw-done") : null),
+        lastMove(f)));
+      for (let seat = 0; seat < d.players; seat++) felt.appendChild(seatBox(seat, f));
+      felt.appendChild(tricksSoFar());
+      markStep(list, state.step);
+      drawScore(state.step === n);
+      stepHash(d, state, r);
+    }
+    function lastMove(f) {
+      const out = h("div", { class: "lastmove", id: "lastmove" });
+      if (!f.move) {
+        out.appendChild(document.createTextNode(f.over ? "The attempt ended as dealt" + (d.breakdown ? " (" + d.breakdown.event + ")" : "") + "."
+          : "The deal as dealt: the dealer, seat " + f.to_move + " (" + seatName(f.to_move) + "), chooses how trumps are made."));
+        return out;
+      }
+      const x = moves[state.step];
+      out.appendChild(document.createTextNode("Move " + state.step + ": seat " + f.move.seat + " (" + seatName(f.move.seat) + ") " + x.text));
+      if (x.card) out.appendChild(zwCard(x.card, { small: true }));
+      if (x.after) out.appendChild(document.createTextNode(x.after));
+      if (x.winner !== null) out.appendChild(document.createTextNode("; seat " + x.winner + " (" + seatName(x.winner) + ") takes the trick"));
+      out.appendChild(h("span", { class: "muted" }, "  " + f.move.text + (f.move.ms !== null && f.move.ms !== undefined ? " · " + (f.move.ms < 1 ? f.move.ms.toFixed(2) : f.move.ms.toFixed(1)) + " ms" : "")));
+      if (f.over) out.appendChild(h("div", { class: "muted" }, "The attempt is over: see the result below."));
+      return out;
+    }
+    function tricksSoFar() {
+      const done = [];
+      for (let k = 1; k <= state.step; k++) if (moves[k].trick) done.push(moves[k]);
+      const box = h("div", { class: "zw-tricks", id: "zw-tricks" }, h("div", { class: "who" }, "Tricks played: " + done.length));
+      done.forEach(function (x, i) {
+        box.appendChild(h("div", { class: "zw-row", "data-trick": i + 1 }, h("span", { class: "idx" }, String(i + 1)),
+          x.trick.map(function (sc) { return h("span", { class: sc[0] === x.winner ? "won" : null }, "S" + sc[0] + " ", zwCard(sc[1], { small: true })); }),
+          h("span", null, "\u2192 seat " + x.winner)));
+      });
+      return box;
+    }
+    function drawScore(atEnd) {
+      clear(score);
+      if (!atEnd) return;
+      const c = card("Result");
+      c.id = "breakdown";
+      const b = d.breakdown;
+      if (b) {
+        c.appendChild(h("p", null, "Ended: " + b.event + " · pot " + b.pot + " · trumps " + suitName(b.trump) + " · " + b.carry + " chips carried to the next attempt."));
+        c.appendChild(h("table", { class: "breakdown" },
+          h("thead", null, h("tr", null, ["Seat", "Bot", "In", "Tricks", "Won", "Paid", "Net"].map(function (x, k) { return h("th", { class: k > 2 ? "num" : null }, x); }))),
+          h("tbody", null, d.seats.map(function (q) {
+            const i = q.seat;
+            return h("tr", null, h("td", { class: "num" }, i), h("td", { class: "bot" }, q.bot), h("td", null, b.in[i] ? "play" : "–"),
+              h("td", { class: "num" }, b.tricks[i]), h("td", { class: "num" }, b.won[i]), h("td", { class: "num" }, b.paid[i]),
+              h("td", { class: "num bot" }, chips(b.net[i])));
+          }))));
+        Object.keys(b.shown || {}).forEach(function (seat) {
+          c.appendChild(h("p", null, "Seat " + seat + " shows its hand: ", b.shown[seat].map(function (x) { return zwCard(x, { small: true }); })));
+        });
+      } else {
+        c.appendChild(h("p", null, "The deal stopped here."));
+      }
+      if (d.forfeit) c.appendChild(h("p", { class: "error" }, "Seat " + d.forfeit.seat + " faulted (" + d.forfeit.status + ": ",
+        h("span", null, d.forfeit.detail || ""), ") and forfeits."));
+      if (d.points) c.appendChild(h("p", { class: "muted" }, "Stored chips: " + d.points.join(" · ") + "."));
+      score.appendChild(c);
+    }
+    function go(k) {
+      state.step = Math.max(0, Math.min(n, k | 0));
+      draw();
+    }
+    replayKeys(d, state, n, go, ctl.toggle, draw, r);
+  }
+
   function clampStep(text, n) {
     const k = text === null || text === undefined || text === "" ? 0 : parseInt(text, 10);
     return isNaN(k) ? 0 : Math.max(0, Math.min(n, k));
