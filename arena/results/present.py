@@ -122,8 +122,9 @@ def notes(doc: dict) -> list[str]:
     iso = doc.get("isolation")
     if iso and iso["unisolated"]:
         modes = ", ".join(m for m in iso["sandboxes"] if m not in ISOLATING)
+        who = "the bots of a table" if doc.get("entrants") else "partners"
         lines.append(f"not isolated: {iso['unisolated']} of {iso['tables']} tables ran in sandbox {modes}, "
-                     "where partners can talk to each other: these results are not fair play.")
+                     f"where {who} can talk to each other: these results are not fair play.")
     return lines
 
 
