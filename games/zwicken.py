@@ -10,6 +10,7 @@ of section 10 (an attempt has at most 1 + 4n moves, so `moves=False` leaves noth
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -179,6 +180,17 @@ class ZwickenGame:
                 head, sep, rest = spec.strip().partition(":")
                 if head.strip().lower() == "zwicken":
                     spec = rest if sep else None
+                if spec is not None and spec.strip().startswith("{"):  # a JSON object, as every game takes
+                    try:
+                        options = json.loads(spec)
+                    except json.JSONDecodeError as exc:
+                        raise zw.VariantError(f"not a JSON object: {exc}") from None
+                    if not isinstance(options, dict):
+                        raise zw.VariantError("not a JSON object")
+                    return self.variant(options)
+                if spec is not None and ":" in spec:  # preset:options, as Zwicker's: the same as preset,options
+                    head, _, rest = spec.partition(":")
+                    spec = f"{head},{rest}" if rest.strip() else head
             return zw.variant(spec)
 
     def layout(self, variant: zw.Variant) -> Layout:

@@ -95,6 +95,29 @@ def test_four_players_play_every_board_in_four_rotated_rooms(tmp_path, four):
         assert row["boards"] == 2 and row["wins"] + row["draws"] + row["losses"] == 2 * 3
         mine = [e[4] for e in entrants if e[3] == row["bot_id"]]
         assert row["avg_margin"] == pytest.approx(sum(mine) / 2)
+    db = schema.open_db(tmp_path / "a.db", create=False)
+    try:  # the ratings stored at the run's end are current, and what standings print
+        kept = {r["bot_id"]: r for r in db.query("SELECT * FROM ratings WHERE errors = 'pool'")}
+        assert read._stored_ratings(db, t["id"], "pool") is not None
+        assert {r["bot_id"]: (r["ci_low"], r["ci_high"], r["boards"]) for r in doc["standings"]} == {
+            b: (r["ci_low"], r["ci_high"], r["boards"]) for b, r in kept.items()}
+        assert max(p["boards"] for p in read.progression(db, t["id"])) == 2
+        # the views Datasette shows say what the terminal says
+        for v in db.query("SELECT * FROM standings WHERE tournament_id = ?", [t["id"]]):
+            r = next(r for r in doc["standings"] if r["bot_id"] == v["bot_id"])
+            assert (v["boards"], v["wins"], v["draws"], v["losses"]) == (r["boards"], r["wins"], r["draws"], r["losses"])
+            assert v["avg_margin"] == pytest.approx(r["avg_margin"], abs=0.051)
+        cells = {(row["bot"], other): c for row in read.crosstable(db, t["id"])["rows"]
+                 for other, c in row["results"].items()}
+        labels = read._bot_labels(db, t["id"])
+        viewed = {(labels[v["bot_id"]], labels[v["opponent_id"]]): v
+                  for v in db.query("SELECT * FROM crosstable WHERE tournament_id = ?", [t["id"]])}
+        assert viewed.keys() == cells.keys()
+        for key, c in cells.items():
+            assert [viewed[key][k] for k in ("boards", "wins", "draws", "losses", "margin")] == [
+                c[k] for k in ("boards", "wins", "draws", "losses", "margin")]
+    finally:
+        db.close()
     cross = json.loads(arena("crosstable", "z4", "--json", cwd=tmp_path).stdout)
     for row in cross["rows"]:
         for cell in row["results"].values():

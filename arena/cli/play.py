@@ -12,6 +12,7 @@ from arena.cli import app, bot_app, echo, echo_json
 from arena.errors import ArenaError, visible
 from arena.play.stats import t975
 from arena.results.schema import default_db_path
+from arena.tournaments import runner
 from arena.tournaments.runner import parse_variant
 
 
@@ -126,11 +127,7 @@ def _table(variant: str, game: str, players: int | None, bots: list[str]) -> tup
     g = games.game(game)
     alone = not g.layout(g.variant()).partnerships  # the game's kind (Zwicker: teams), not this variant's
     if players is not None or (alone and "players" not in variant and len(bots) != v.get("players")):
-        n = players if players is not None else len(bots)
-        try:
-            v = g.variant({**v, "players": n}).to_dict()
-        except (games.GameError, ValueError, TypeError) as exc:
-            raise ArenaError(f"--players: {exc}") from None
+        v = runner.resized(v, g, players if players is not None else len(bots))
     sides = g.layout(g.variant(v)).num_sides
     if len(bots) == 2 and players is None and not alone:
         return v, list(bots)  # Zwicker's two teams: play_match says if the variant has other sides

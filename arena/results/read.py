@@ -219,14 +219,28 @@ _UNRATED = {"elo": 0.0, "ci_low": None, "ci_high": None, "los_next": None, "flag
             "less_than": None}
 
 
+def progression_in_boards(db: sqlite_utils.Database, tid: int, pool: _ratings.Pool,
+                          points: int = 50) -> list[tuple[int, dict]]:
+    """The pool's progression with its counts in boards: a board of k entrants is k(k-1)/2
+    comparisons of weight 1/(k-1), k/2 in the pool's own count."""
+    per_board = (_table_entrants(db, tid) or 2) / 2
+    return [(round(boards / per_board), elo_of) for boards, elo_of in pool.progression(points)]
+
+
+def finished_boards(db: sqlite_utils.Database, tid: int) -> int:
+    """The tournament's finished boards (what stored ratings record they were computed from)."""
+    (n,) = db.execute(
+        "SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?", [tid]
+    ).fetchone()
+    return n
+
+
 def _stored_ratings(db: sqlite_utils.Database, tid: int, errors: str) -> tuple[dict[int, dict], dict] | None:
     """The stored headline ratings with intervals of kind `errors` and their params, or None
     when missing or older than the last board."""
     rows = list(db.query("SELECT * FROM ratings WHERE tournament_id = ? AND method = ? AND errors = ?",
                          [tid, BT_METHOD, errors]))
-    (n,) = db.execute(
-        "SELECT COUNT(*) FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?", [tid]
-    ).fetchone()
+    n = finished_boards(db, tid)
     if not rows or any(json.loads(r["params"]).get("tournament_boards") != n for r in rows):
         return None
     return {r["bot_id"]: {**{k: r[k] for k in _UNRATED}, "flags": json.loads(r["flags"])} for r in rows}, \
@@ -669,7 +683,7 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
     return {
         "id": d["id"], "tournament": d["tournament"], "tournament_id": d["tournament_id"],
         "format": d["format"], "game": d["game"], "match_no": d["match_no"], "board_no": d["board_no"],
-        "swapped": bool(d["swapped"]), "table_id": d["table_id"], "number": d["deal_no"],
+        "swapped": bool(d["swapped"]), "room": d["swapped"], "table_id": d["table_id"], "number": d["deal_no"],
         "variant": json.loads(d["variant"]), "seed": int(d["seed"]), "dealer": d["dealer"], "carry": played["carry"],
         "points": played["points"], "breakdown": played["breakdown"],
         "moves": played["moves"], "complete": bool(d["complete"]), "seats": seats,

@@ -33,7 +33,7 @@ def document(db: sqlite_utils.Database, deal_id: int) -> dict[str, Any]:
         "game": game.info.name,
         "deal_id": d["id"],
         "tournament": d["tournament"],
-        "match": d["match_no"], "board": d["board_no"], "swapped": d["swapped"], "number": d["number"],
+        "match": d["match_no"], "board": d["board_no"], "swapped": d["swapped"], "room": d["room"], "number": d["number"],
         "variant": d["variant"], "seed": d["seed"], "dealer": d["dealer"],
         **({"carry": d["carry"]} if d["carry"] is not None else {}),
         "seats": [{"seat": s["seat"], "bot": f"{s['bot']}@{s['bot_version']}", "says": f"{s['name']} {s['version']}",
@@ -69,9 +69,10 @@ def render(doc: dict[str, Any], seat: int | None = None) -> Iterator[str]:
     if seat is not None and not 0 <= seat < n:
         raise ArenaError(f"--seat must be 0..{n - 1}, got {seat}")
     who = {s["seat"]: s["bot"] for s in doc["seats"]}
+    room = doc.get("room", int(doc["swapped"]))
+    where = "" if not room else " (sides swapped)" if game.layout(variant).partnerships else f", room {room}"
     yield (f"deal {doc['deal_id']} of tournament '{doc['tournament']}': match {doc['match']}, board {doc['board']}"
-           f"{' (sides swapped)' if doc['swapped'] else ''}, {variant}, seed {doc['seed']}, "
-           f"dealer {doc['dealer']}")
+           f"{where}, {variant}, seed {doc['seed']}, dealer {doc['dealer']}")
     yield "seats: " + ", ".join(f"{s}={who.get(s, '?')}" for s in range(n))
     for k, record in enumerate(doc["moves"]):
         yield state.text(seat)

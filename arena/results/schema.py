@@ -413,19 +413,50 @@ GROUP_VIEWS = {
                     WHEN e.score * 2 < (SELECT COUNT(*) - 1 FROM match_entrants k WHERE k.match_id = m.id) THEN 'loss'
                     ELSE 'draw' END
         FROM board_entrants e JOIN boards b ON b.id = e.board_id JOIN matches m ON m.id = b.match_id""",
+    "standings": """
+        SELECT t.name AS tournament, bt.name || '@' || bt.version AS bot,
+               ROUND(r.elo, 1) AS elo, ROUND(r.ci_low, 1) AS elo_low_95, ROUND(r.ci_high, 1) AS elo_high_95,
+               ROUND(r.los_next, 3) AS los_next, COALESCE(s.boards, 0) AS boards,
+               COALESCE(pr.wins, s.wins, 0) AS wins, COALESCE(pr.draws, s.draws, 0) AS draws,
+               COALESCE(pr.losses, s.losses, 0) AS losses, s.avg_margin,
+               (SELECT COUNT(DISTINCT st.table_id) FROM seats st JOIN board_tables x ON x.id = st.table_id
+                JOIN matches m ON m.id = x.match_id
+                WHERE m.tournament_id = tb.tournament_id AND st.bot_id = tb.bot_id AND st.status != 'ok')
+               AS faulted_tables,
+               tb.tournament_id, tb.bot_id
+        FROM tournament_bots tb JOIN tournaments t ON t.id = tb.tournament_id JOIN bots bt ON bt.id = tb.bot_id
+        LEFT JOIN ratings r ON r.tournament_id = tb.tournament_id AND r.bot_id = tb.bot_id
+                            AND r.method = 'bradley-terry-map' AND r.errors = 'pool'
+        LEFT JOIN (SELECT tournament_id, bot_id, COUNT(DISTINCT board_id) AS boards, SUM(outcome = 'win') AS wins,
+                          SUM(outcome = 'draw') AS draws, SUM(outcome = 'loss') AS losses,
+                          ROUND(SUM(margin) * 1.0 / COUNT(DISTINCT board_id), 1) AS avg_margin
+                   FROM bot_boards GROUP BY tournament_id, bot_id) s
+               ON s.tournament_id = tb.tournament_id AND s.bot_id = tb.bot_id
+        LEFT JOIN (SELECT m.tournament_id, p.bot_id, SUM(p.result > q.result) AS wins,
+                          SUM(p.result = q.result) AS draws, SUM(p.result < q.result) AS losses
+                   FROM board_entrants p JOIN board_entrants q ON q.board_id = p.board_id AND q.entrant != p.entrant
+                        AND q.bot_id != p.bot_id
+                   JOIN boards b ON b.id = p.board_id JOIN matches m ON m.id = b.match_id
+                   GROUP BY m.tournament_id, p.bot_id) pr
+               ON pr.tournament_id = tb.tournament_id AND pr.bot_id = tb.bot_id
+        ORDER BY tb.tournament_id, r.elo DESC""",
     "crosstable": """
         SELECT t.name AS tournament, x.name || '@' || x.version AS bot, y.name || '@' || y.version AS opponent,
                COUNT(*) AS boards, SUM(p.margin > q.margin) AS wins, SUM(p.margin = q.margin) AS draws,
                SUM(p.margin < q.margin) AS losses,
                SUM(CASE WHEN p.margin > q.margin THEN 1.0 WHEN p.margin = q.margin THEN 0.5 ELSE 0.0 END) AS score,
-               SUM(p.margin) AS margin, p.tournament_id, p.bot_id, q.bot_id AS opponent_id
+               SUM(CASE WHEN p.team IN ('A', 'B') THEN p.margin ELSE p.margin - q.margin END) AS margin,
+               p.tournament_id, p.bot_id, q.bot_id AS opponent_id
         FROM bot_boards p JOIN bot_boards q ON q.board_id = p.board_id AND q.team != p.team
         JOIN tournaments t ON t.id = p.tournament_id JOIN bots x ON x.id = p.bot_id JOIN bots y ON y.id = q.bot_id
         GROUP BY p.tournament_id, p.bot_id, q.bot_id""",
 }
 """Migration 0010's views: `bot_boards` with a row per entrant of a match of k entrants (its
 result over the board's rooms, and win/loss where it beat more/fewer than half the others), and
-`crosstable` by each pair's margins, which for two teams is the board's outcome as before."""
+`crosstable` by each pair's margins, which for two teams is the board's outcome as before (for
+two entrants: the W/D/L and the margin of their results, as `arena crosstable` gives them), and
+`standings` with an entrant's W/D/L counted per comparison with each other bot at its table and
+its margin per board, as `arena standings` counts them."""
 
 
 @migrations(name="0010_rooms_and_entrants")

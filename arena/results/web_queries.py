@@ -101,7 +101,7 @@ def history_sampled(db: sqlite_utils.Database, tid: int, points: int = 50) -> di
         steps = [by_point[p] for p in sorted(by_point)]
     else:
         computed = True
-        steps = read.rating_inputs(db, tid)["pool"].progression(points)
+        steps = read.progression_in_boards(db, tid, read.rating_inputs(db, tid)["pool"], points)
     bots = sorted(labels)
     return {"boards": boards, "computed": computed, "seq": [n for n, _ in steps],
             "bots": [{"bot_id": b, "bot": labels[b], "elo": [elos.get(b) for _, elos in steps]} for b in bots]}

@@ -19,7 +19,7 @@ import sqlite_utils
 import games
 from arena.errors import SEAT_STATUSES, ArenaError
 from arena.results import compact
-from arena.results.read import BOOTSTRAP, _match, compute_ratings, rating_pool
+from arena.results.read import BOOTSTRAP, _match, compute_ratings, finished_boards, progression_in_boards, rating_pool
 from arena.results.schema import (
     BT_METHOD,
     db_path,
@@ -362,10 +362,10 @@ def compute_and_store_ratings(
     atomically. Returns the headline rows (intervals against the pool), strongest first."""
     r = compute_ratings(db, tid, bootstrap=bootstrap, seed=seed, samples=samples, inputs=inputs)
     pool = rating_pool(r)
-    points = pool.progression()
-    n = len(r["results"])
+    points = progression_in_boards(db, tid, pool)
+    n = finished_boards(db, tid)
     now = _now()
-    played = pool.seated  # each bot's own boards (a board counts once per bot)
+    played = pool.seated  # each bot's own boards (a board counts once per bot: its comparisons' weights)
     params = _dumps({**r["params"], "tournament_boards": n})
     with db.atomic():
         db.execute("DELETE FROM ratings WHERE tournament_id = ?", [tid])
@@ -374,7 +374,7 @@ def compute_and_store_ratings(
             "INSERT INTO ratings (tournament_id, bot_id, method, errors, elo, ci_low, ci_high, los_next, flags,"
             " more_than, less_than, boards, params, computed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(tid, h.bot, BT_METHOD, kind, h.elo, h.ci_low, h.ci_high, h.los_next, _dumps(sorted(h.flags)),
-              h.more_than, h.less_than, played.get(h.bot, 0), params, now)
+              h.more_than, h.less_than, round(played.get(h.bot, 0)), params, now)
              for kind, headline in r["ratings"].items() for h in headline],
         )
         db.conn.executemany(

@@ -141,13 +141,23 @@ def with_players(variant: dict[str, Any], game: str | None, players: int | None)
     if players is None:
         return variant
     g = check_game(game)
+    if teams(g):
+        raise ArenaError(f"--players: {g.info.title} tournaments are played 2 v 2 by 4 players")
     if g.info.min_players == g.info.max_players or "players" not in variant:
         raise ArenaError(f"--players: {g.info.title} is always played by {g.info.min_players}")
     if not g.info.min_players <= players <= g.info.max_players:
         raise ArenaError(f"--players must be {g.info.min_players} to {g.info.max_players} for {g.info.title}, "
                          f"got {players}")
+    return resized(variant, g, players)
+
+
+def resized(variant: dict[str, Any], g: games.Game, players: int) -> dict[str, Any]:
+    """The variant for `players`: the options that differ from its preset's kept, the rest (such
+    as Zwicken's deals, playout_max and max_hops) following the players as the rules' defaults do."""
     try:
-        return g.variant({**variant, "players": players}).to_dict()
+        preset = g.variant({"preset": variant["preset"]}).to_dict() if "preset" in variant else {}
+        given = {k: v for k, v in variant.items() if k in ("preset", "game") or preset.get(k) != v}
+        return g.variant({**given, "players": players}).to_dict()
     except (games.GameError, ValueError, TypeError) as exc:
         raise ArenaError(f"--players: {exc}") from None
 

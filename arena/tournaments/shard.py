@@ -125,7 +125,7 @@ class Shard:
         """Have it fit bootstrap samples `start` to `stop` - 1 (`ratings.bootstrap_samples`): the
         last request, after every room is played (it then ends as after "end")."""
         self._ended = True
-        results = [[list(r.team_a), list(r.team_b), r.score, r.deal] for r in inputs["results"]]
+        results = [[list(r.team_a), list(r.team_b), r.score, r.deal, r.weight] for r in inputs["results"]]
         await self._say({"type": "bootstrap", "results": results, "bots": inputs["bots"],
                          "anchor": inputs["anchor"], "seed": seed, "start": start, "stop": stop})
 
@@ -262,8 +262,8 @@ async def serve() -> None:
                     return  # no more rooms: those taken are played to the end
                 if message["type"] == "bootstrap":  # the last request: every room is played
                     send.close()  # (so that our bots' fork server stops meanwhile)
-                    results = [ratings.BoardResult(tuple(a), tuple(b), score, deal)
-                               for a, b, score, deal in message["results"]]
+                    results = [ratings.BoardResult(tuple(a), tuple(b), score, deal, weight)
+                               for a, b, score, deal, weight in message["results"]]
                     fit = functools.partial(ratings.bootstrap_samples, results, message["bots"],
                                             anchor=message["anchor"], seed=message["seed"],
                                             start=message["start"], stop=message["stop"])
