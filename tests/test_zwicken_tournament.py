@@ -102,6 +102,7 @@ def test_four_players_play_every_board_in_four_rotated_rooms(tmp_path, four):
         assert {r["bot_id"]: (r["ci_low"], r["ci_high"], r["boards"]) for r in doc["standings"]} == {
             b: (r["ci_low"], r["ci_high"], r["boards"]) for b, r in kept.items()}
         assert max(p["boards"] for p in read.progression(db, t["id"])) == 2
+        assert db.execute("SELECT COUNT(*) FROM board_tables WHERE sandbox IS NULL").fetchone()[0] == 0
         # the views Datasette shows say what the terminal says
         for v in db.query("SELECT * FROM standings WHERE tournament_id = ?", [t["id"]]):
             r = next(r for r in doc["standings"] if r["bot_id"] == v["bot_id"])

@@ -370,12 +370,16 @@ def _group_detail(match: int, detail: dict) -> None:
     rows = []
     for b in detail["boards"]:
         for tb in b["tables"]:
+            close = tb.get("close_out")
             rows.append([b["board_no"], room_label(tb["room"]), " ".join(f"{p:+d}" for p in tb["points"]),
+                         "forfeit" if close is None else " ".join(f"{p:+d}" for p in close),
                          " ".join(f"{r:+d}" for r in b["results"]) if "results" in b else "",
                          ",".join(map(str, tb["deal_ids"])),
                          ", ".join(f"seat {f['seat']} {f['status']}" for f in tb["faults"])])
-    echo(_render(["board", "room", "by seat", "by entrant (board)", "deal ids", "faults"], rows,
-                 [True, False, True, True, False, False]))
+    echo(_render(["board", "room", "by seat", "of it: close-out", "by entrant (board)", "deal ids", "faults"], rows,
+                 [True, False, True, True, True, False, False]))
+    echo("by seat: each seat's result in the room, its deals' nets plus the close-out (what the board's end "
+         "settles: the pot shared out, docs/zwicken-rules.md); by entrant: over the board's rooms.")
 
 
 def _group_matches(ms: list[dict], bot: str | None) -> None:
@@ -386,8 +390,9 @@ def _group_matches(ms: list[dict], bot: str | None) -> None:
     echo(_render(
         ["#", "entrants", "boards", *([f"W-D-L ({who})", f"result {who}"] if own else ["results"]), "faults"],
         [[m["match_no"], ", ".join(m["entrants"]), f"{m['boards_done']}/{m['boards']}",
-          *(["{wins}-{draws}-{losses}".format(**m["bot"]), f"{m['bot']['margin']:+d}"] if own
-            else [" ".join(f"{r:+d}" for r in m["results"])]), m["faults"]] for m in ms],
+          *(["{wins}-{draws}-{losses}".format(**m["bot"]), f"{m['bot']['margin']:+d}" if m["boards_done"] else "–"]
+            if own else [" ".join(f"{r:+d}" for r in m["results"]) if m["boards_done"] else "–"]), m["faults"]]
+         for m in ms],
         [True, False, True, *([True, True] if own else [True]), True],
     ))
 

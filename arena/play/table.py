@@ -177,6 +177,7 @@ class _Table:
         self.started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
         self.wall_start = time.perf_counter()
         self.on_deal: Callable[[TableResult], Awaitable[None]] | None = None  # hears each finished deal
+        self.sandbox: str | None = None  # the mode its bots run in, for its results (play_table sets it)
 
     def record_fault(self, seat: int, exc: BotFault) -> None:
         if self.fault is None:
@@ -361,7 +362,7 @@ class _Table:
             points = list(self.plan.forfeit(self.game, self.variant, seat).sides)
         return TableResult(seats=self.seats, points=points, forfeit=forfeit, deals=self.deals,
                            started=self.started, duration_s=time.perf_counter() - self.wall_start,
-                           move_times_ms=self.move_times, finals=self.finals)
+                           move_times_ms=self.move_times, finals=self.finals, sandbox=self.sandbox)
 
 
 class _MoveLimit:
@@ -449,6 +450,7 @@ async def play_table(seats: Sequence[BotCommand], *, variant: games.Variant | st
     limits = limits if limits is not None else Limits()
     table = _Table([None] * len(seats), *_variant(variant, game), plan, time_control, match_id, table_id, bot_seed)
     table.on_deal = on_deal
+    table.sandbox = sandbox  # in every result, the boards a room hands on as they end included
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(forking.serving(sandbox))  # the run's server, or one for this table
         start = trio.current_time()

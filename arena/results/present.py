@@ -106,6 +106,9 @@ def notes(doc: dict) -> list[str]:
                      " on the Elo scale.")
     if any(r["boards"] == 0 for r in rows):
         lines.append(f"{NONE}: no boards yet, so no rank, Elo or interval.")
+    if any(interval(r, doc) == "-" for r in rows):
+        lines.append("- in the interval: no resample of the deals moved this Elo (too few deals, or its every "
+                     "board alike), so there is no interval to give.")
     groups = " | ".join(", ".join(g) for g in doc["groups"])
     if "disconnected" in doc["pool_flags"]:
         lines.append(f"Disconnected: some bots never met, even through others ({groups}); only the prior places "

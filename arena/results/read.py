@@ -638,10 +638,16 @@ def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
             rows = db.execute("SELECT result, score FROM board_entrants WHERE board_id = ? ORDER BY entrant",
                               [board_id]).fetchall()
             detail[board_no].update(results=[r for r, _ in rows], scores=[x for _, x in rows])
-        for t in db.query("SELECT board_no, swapped, side_points FROM board_tables WHERE match_id = ?"
+        for t in db.query("SELECT id, board_no, swapped, side_points, forfeit FROM board_tables WHERE match_id = ?"
                           " ORDER BY board_no, swapped", [m["id"]]):
             table = detail[t["board_no"]]["tables"][t["swapped"]]
-            table.update(room=t["swapped"], points=json.loads(t["side_points"]))
+            points = json.loads(t["side_points"])
+            dealt = [0] * len(points)
+            for (deal,) in db.execute("SELECT points FROM deals WHERE table_id = ? AND points IS NOT NULL", [t["id"]]):
+                dealt = [a + b for a, b in zip(dealt, json.loads(deal))]
+            # what the board's own result adds to its deals' (Zwicken: the pot's close-out); a forfeit replaces them
+            close_out = None if t["forfeit"] else [p - d for p, d in zip(points, dealt)]
+            table.update(room=t["swapped"], points=points, deals_points=dealt, close_out=close_out)
     return {
         "match_no": match_no,
         "team_a": [labels[m["team_a_bot1_id"]], labels[m["team_a_bot2_id"]]],

@@ -169,8 +169,9 @@ async def run(db: sqlite_utils.Database, tid: int, *, sandbox: str = "none", lim
         raise ArenaError(f"tournament {tid} is not an SPRT test")
     test, max_boards, batch = _test_of(row), row["max_boards"], row["batch"]
     report = report or Report()
+    per = "room" if read.schedule(db, tid)[0]["entrants"][0] != [row["new_bot"]] else "board"  # one bot a seat: per board
     report.say(f"sprt {row['name']}: {row['new']} v {row['old']}, H0 elo {test.elo0:g}, H1 elo {test.elo1:g} per "
-               f"room, alpha {test.alpha:g}, beta {test.beta:g}, LLR bounds [{test.lower:+.2f}, {test.upper:+.2f}]")
+               f"{per}, alpha {test.alpha:g}, beta {test.beta:g}, LLR bounds [{test.lower:+.2f}, {test.upper:+.2f}]")
     shown = None
     while True:
         scores = sprt_tests.board_scores(db, tid)
