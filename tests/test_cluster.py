@@ -140,6 +140,11 @@ def test_a_worker_without_whole_bot_limits_says_so_in_the_record(open_dir):
     local run does: a worker with no writable cgroups (here an ordinary user's, as root) adds its note."""
     if os.geteuid() == 0:
         user, folder = 65534, open_dir / "worker0"  # nobody
+        runs = subprocess.run(["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--",
+                               sys.executable, "-c", "import distributed"], capture_output=True)
+        if runs.returncode != 0:
+            pytest.skip("root can start a worker without cgroups only as nobody, who cannot run this clone's venv "
+                        "(a private folder)")
         folder.mkdir()
         os.chown(folder, user, user)
         env = {"HOME": str(folder)}
