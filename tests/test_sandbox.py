@@ -600,10 +600,16 @@ def test_the_stage_sweep_takes_a_dead_arenas_stage_and_what_it_showed_its_bots(t
     for path in (frozen, frozen.parent, frozen.parent.parent):
         path.chmod(0o555)
     (shm / "zwicker-usr-0123456789abcdef").symlink_to(shown["view"].name)  # the view's link
+    theirs = temp / f"zwicker-stage-{dead}-e5f6"  # a dead arena of another user's: never ours to sweep
+    if os.geteuid() == 0:
+        (theirs / "inside").mkdir(parents=True)
+        for path in (theirs / "inside", theirs):
+            os.chown(path, 65534, 65534)
+        theirs.chmod(0o711)  # as a stage is: its owner's alone to list
     assert sorted(runtime.sweep_stages()) == sorted([str(shown["dead"]), str(stages["dead"])])
     assert sorted(p.name for p in shm.iterdir()) == sorted([*(f.name for k, f in shown.items() if k != "dead"),
                                                             "zwicker-usr-0123456789abcdef"])
-    assert [p.name for p in temp.iterdir()] == [stages["alive"].name]
+    assert sorted(p.name for p in temp.iterdir()) == sorted([stages["alive"].name] + [theirs.name] * theirs.exists())
 
 
 def test_default_mode_falls_back_to_rlimit_with_one_warning_line(monkeypatch, capsys):

@@ -83,7 +83,11 @@ def remove(folder: Path) -> None:
             os.chmod(here, 0o700)
         except OSError:
             pass
-    for entry in folder.iterdir() if folder.is_dir() else ():
+    try:
+        entries = list(folder.iterdir()) if folder.is_dir() else []
+    except OSError:
+        entries = []  # (not ours to list: rmtree below fails quietly too)
+    for entry in entries:
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)
     shutil.rmtree(folder, ignore_errors=True)
@@ -256,6 +260,11 @@ def sweep_stages() -> list[str]:
             remove(folder)
             removed.append(str(folder))
     for folder in Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*-*-*"):
+        try:
+            if folder.lstat().st_uid != os.geteuid() or folder.is_symlink():
+                continue  # another user's arena's (root's, say): never ours to remove
+        except OSError:
+            continue
         pid, _, rest = folder.name[len(STAGE_PREFIX):].partition("-")
         started = rest.partition("-")[0]
         if pid.isdigit() and started.isdigit() and not owner_alive(f"{pid}:{started}"):
