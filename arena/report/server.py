@@ -197,8 +197,10 @@ class ArenaServer(ThreadingHTTPServer):
         self.cache = PageCache()
         self.files = {p.name for p in STATIC.iterdir() if p.is_file()}
         self._memo: tuple[str, dict] = ("", {})
+        self._memo_lock = threading.Lock()
         self._stop = threading.Event()
         super().__init__((HOST, port), Handler)
+        self._failures = 0  # the watcher's looks at the results that failed
         self._watcher = threading.Thread(target=self._watch, name="arena-serve-watcher", daemon=True)
         self._watcher.start()
 
@@ -216,9 +218,14 @@ class ArenaServer(ThreadingHTTPServer):
             if key.startswith("deal/"):
                 return "deal", _json(page(db, key))
             version = web_queries.data_version(db)
-            if self._memo[0] != version:  # standings and crosstable are shared by the pages of one version
-                self._memo = (version, {})
-            data = page(db, key, self._memo[1])
+            with self._memo_lock:  # standings and crosstable are shared by the pages of one version
+                if self._memo[0] != version:
+                    self._memo = (version, {})
+                # this build's own version's memo: a viewer's build at an older version, racing the
+                # watcher's, must never leave its reads in the newer version's memo (a page would
+                # then carry the new version with old data, and never be rebuilt)
+                memo = self._memo[1] if self._memo[0] == version else {}
+            data = page(db, key, memo)
             data["data_version"] = version
             return version, _json(data)
 
@@ -226,15 +233,26 @@ class ArenaServer(ThreadingHTTPServer):
         """Build the list and every tournament's page at start, then rebuild whatever pages were
         asked for each time the results change, so that they are ready before they are asked again."""
         try:
-            with self.db.connection() as db:
-                tids = [t["id"] for t in page(db, "tournaments")["tournaments"]]
-            for key in ["tournaments", *(f"t/{tid}" for tid in reversed(tids[-PREBUILT:]))]:
-                if self._stop.is_set():
-                    return
-                self.cache.get(key, lambda key=key: self._build(key))
-            while not self._stop.wait(self.WATCH_S):
+            try:
                 with self.db.connection() as db:
-                    version = web_queries.data_version(db)
+                    tids = [t["id"] for t in page(db, "tournaments")["tournaments"]]
+                for key in ["tournaments", *(f"t/{tid}" for tid in reversed(tids[-PREBUILT:]))]:
+                    if self._stop.is_set():
+                        return
+                    self.cache.get(key, lambda key=key: self._build(key))
+            except Exception:  # pages not built ahead are built when asked; the watch goes on
+                traceback.print_exc(file=sys.stderr)
+            while not self._stop.wait(self.WATCH_S):
+                try:  # one look that fails (a writer closing the WAL as we open, say) is tried again
+                    with self.db.connection() as db:
+                        version = web_queries.data_version(db)
+                except Exception:
+                    failed = traceback.format_exc()
+                    self._failures += 1
+                    if self._failures in (1, 10, 100):
+                        sys.stderr.write(f"arena serve: the results could not be read ({self._failures} times so far;"
+                                         f" trying again):\n{failed}")
+                    continue
                 for key in self.cache.stale(version):
                     if self._stop.is_set():
                         return
