@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -423,7 +424,7 @@ def test_a_server_started_during_a_tournament_sees_every_later_one(tmp_path):
             status, page = server.get("/api/t/2")
             if listed.get("second") == "finished" and status == 200 and page["tournament"]["status"] == "finished":
                 break
-            stop.wait(0.1)
+            time.sleep(0.1)  # (not stop.wait: it is set by now, and would not wait at all)
         assert listed == {"first": "finished", "second": "finished"}
         assert status == 200 and page["tournament"]["boards_done"] == 6
         assert running or second.returncode == 0  # (a loaded machine may finish it between two looks)

@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from arena.errors import ArenaError
+
+
+PROBE_TRIES = 30
+"""Tries, 10 ms apart, before a run counts its lock as held: a reader's check (a server's, every
+second) holds it shared for microseconds, and must not turn a resume away."""
 
 
 def _lock_file(db_path: Path, tid: int) -> Path:
@@ -32,12 +38,17 @@ def run_lock(db_path: Path | None, tid: int, name: str) -> Iterator[None]:
     path.parent.mkdir(exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-            raise ArenaError(f"tournament '{name}' is being played by another arena (pid {holder}); "
-                             "wait for it, or stop it and run again to resume") from None
+        for attempt in range(PROBE_TRIES):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if attempt + 1 < PROBE_TRIES:  # a reader's check (`is_running`) holds it for a moment
+                    time.sleep(0.01)
+                    continue
+                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                raise ArenaError(f"tournament '{name}' is being played by another arena (pid {holder}); "
+                                 "wait for it, or stop it and run again to resume") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield

@@ -20,8 +20,9 @@ import sqlite_utils
 
 from arena.errors import ArenaError
 from arena.results import live, read
+from arena.results.lock import is_running
 from arena.results.read import _bot_labels
-from arena.results.schema import _SQLITE_MAGIC, BT_METHOD, BUSY_TIMEOUT_MS, migrations
+from arena.results.schema import _SQLITE_MAGIC, BT_METHOD, BUSY_TIMEOUT_MS, db_path, migrations
 
 STDERR_EXCERPT = 2000
 """Characters of a faulted seat's stderr shown on a bot's page (its tail: where the error is)."""
@@ -78,10 +79,14 @@ def data_version(db: sqlite_utils.Database) -> str:
     (tables,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM board_tables").fetchone()
     (tournaments, statuses) = db.execute(
         "SELECT COUNT(*), COALESCE(GROUP_CONCAT(status, ','), '') FROM tournaments").fetchone()
+    # A run that ends without saying so (kill -9) leaves its status "running", shown as interrupted
+    # once its run lock is free: the lock is part of what pages show.
+    path = db_path(db)
+    held = tuple(is_running(path, tid) for (tid,) in db.execute("SELECT id FROM tournaments WHERE status = 'running'"))
     (rated,) = db.execute("SELECT COALESCE(MAX(computed), '') FROM ratings").fetchone()
     (bots,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM bots").fetchone()
     rooms = live.rooms(db)  # a room that starts or ends playing (not its every move: that page reads itself)
-    return f"{tables}.{tournaments}.{bots}.{hash((statuses, rated, rooms)) & 0xFFFFFFFF:08x}"
+    return f"{tables}.{tournaments}.{bots}.{hash((statuses, held, rated, rooms)) & 0xFFFFFFFF:08x}"
 
 
 def history_sampled(db: sqlite_utils.Database, tid: int, points: int = 50) -> dict:
