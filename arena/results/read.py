@@ -280,6 +280,18 @@ def standings_document(db: sqlite_utils.Database, tid: int, errors: str = "pool"
     intervals are relative to) and (unless not `boards`: a pass over every table) every board
     with its two room outcomes. `bootstrap`: see `standings`. `arena.results.present` renders it,
     for the terminal and the pages alike."""
+    own = not db.conn.in_transaction  # one snapshot: a board stored meanwhile is in all of it or none
+    if own:
+        db.execute("BEGIN")
+    try:
+        return _standings_document(db, tid, errors, boards, bootstrap)
+    finally:
+        if own:
+            db.execute("COMMIT")
+
+
+def _standings_document(db: sqlite_utils.Database, tid: int, errors: str, boards: bool,
+                        bootstrap: int | None) -> dict:
     rated, params = _rated(db, tid, errors, bootstrap)
     labels = _bot_labels(db, tid)
 
