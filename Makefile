@@ -9,7 +9,7 @@ PYTHONS ?= /usr/bin/python3 python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-JS     := bots/js
+JS     := bots/zwicker/js
 ARENA  := $(BIN)/arena
 BOARDS ?= 8
 SEED   ?=
@@ -28,9 +28,9 @@ $(STAMP): pyproject.toml
 test: $(STAMP) c-bot browser
 	$(BIN)/python -m pytest
 
-# The compiled example bot (bots/c), when a C compiler is present; its test skips without one.
+# The compiled example bot (bots/zwicker/c), when a C compiler is present; its test skips without one.
 c-bot:
-	@if command -v cc >/dev/null 2>&1; then $(MAKE) -s -C bots/c; else echo "no C compiler: bots/c not built"; fi
+	@if command -v cc >/dev/null 2>&1; then $(MAKE) -s -C bots/c; else echo "no C compiler: bots/zwicker/c not built"; fi
 
 # The browser tests drive Debian's chromium (Playwright, never a downloaded browser): installed
 # here when missing and we are root with apt-get; otherwise those tests skip, naming the package.
@@ -46,17 +46,17 @@ browser:
 # out of them), each with its standings: Zwicker's, then a three-player Zwicken one.
 BUNDLED := random greedy sweeper builder first
 tournament: $(STAMP)
-	$(ARENA) bot add bots/random_bot.py --name random
-	$(ARENA) bot add bots/greedy_bot.py --name greedy
-	$(ARENA) bot add bots/sweeper_bot.py --name sweeper
-	$(ARENA) bot add bots/builder_bot.py --name builder
-	$(ARENA) bot add bots/first_bot.py --name first
+	$(ARENA) bot add bots/zwicker/random_bot.py --name random
+	$(ARENA) bot add bots/zwicker/greedy_bot.py --name greedy
+	$(ARENA) bot add bots/zwicker/sweeper_bot.py --name sweeper
+	$(ARENA) bot add bots/zwicker/builder_bot.py --name builder
+	$(ARENA) bot add bots/zwicker/first_bot.py --name first
 	@if command -v node >/dev/null 2>&1; then $(ARENA) bot add $(JS)/random_bot.cjs --name js-random; fi
 	$(ARENA) tournament run --bots $$(echo $(BUNDLED) | tr ' ' ,)$$(command -v node >/dev/null 2>&1 && echo ,js-random) \
 	    --boards $(BOARDS) $(if $(SEED),--seed $(SEED)) --name bundled-$$(date +%Y%m%d-%H%M%S)
-	$(ARENA) bot add bots/zwicken_random_bot.py --name zwicken_random --game zwicken
-	$(ARENA) bot add bots/zwicken_rule_bot.py --name zwicken_rule --game zwicken
-	$(ARENA) bot add bots/zwicken_mc_bot.py --name zwicken_mc --game zwicken
+	$(ARENA) bot add bots/zwicken/zwicken_random_bot.py --name zwicken_random --game zwicken
+	$(ARENA) bot add bots/zwicken/zwicken_rule_bot.py --name zwicken_rule --game zwicken
+	$(ARENA) bot add bots/zwicken/zwicken_mc_bot.py --name zwicken_mc --game zwicken
 	$(ARENA) tournament run --game zwicken --players 3 --bots zwicken_random,zwicken_rule,zwicken_mc \
 	    --boards $(BOARDS) $(if $(SEED),--seed $(SEED)) --name zwicken-$$(date +%Y%m%d-%H%M%S)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-BOTS = ["random_bot.py", "greedy_bot.py", "sweeper_bot.py", "builder_bot.py", "first_bot.py"]
+BOTS = ["zwicker/random_bot.py", "zwicker/greedy_bot.py", "zwicker/sweeper_bot.py", "zwicker/builder_bot.py", "zwicker/first_bot.py"]
 
 
 def one(boards: int, sandbox: str, cluster: str | None) -> dict:
@@ -37,7 +37,7 @@ def one(boards: int, sandbox: str, cluster: str | None) -> dict:
         os.chmod(tmp, 0o755)
         db = schema.open_db(Path(tmp) / "bench.db")
         if shutil.which("node"):
-            registry.add_bot(db, ROOT / "bots" / "js" / "random_bot.cjs", name="js-random")
+            registry.add_bot(db, ROOT / "bots" / "zwicker" / "js" / "random_bot.cjs", name="js-random")
             specs.append("js-random")
         tid = runner.prepare(db, "bench", specs, runner.Settings(boards=boards, seed=1), sandbox=sandbox)
         start = time.perf_counter()

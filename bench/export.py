@@ -56,12 +56,12 @@ def build(folder: Path, boards: int) -> Path:
 
     path = folder / f"export-{boards}.db"
     db = schema.open_db(path)
-    greedy = registry.add_bot(db, ROOT / "bots" / "greedy_bot.py")["id"]
-    rnd = registry.add_bot(db, ROOT / "bots" / "random_bot.py")["id"]
+    greedy = registry.add_bot(db, ROOT / "bots" / "zwicker" / "greedy_bot.py")["id"]
+    rnd = registry.add_bot(db, ROOT / "bots" / "zwicker" / "random_bot.py")["id"]
     source = folder / "source.db"
     if not source.exists():
         src = schema.open_db(source)
-        tid = runner.prepare(src, "source", [str(ROOT / "bots" / "greedy_bot.py"), str(ROOT / "bots" / "random_bot.py")],
+        tid = runner.prepare(src, "source", [str(ROOT / "bots" / "zwicker" / "greedy_bot.py"), str(ROOT / "bots" / "zwicker" / "random_bot.py")],
                              runner.Settings(boards=SOURCE_BOARDS, seed=1))
         trio.run(lambda: runner.run(src, tid, sandbox="none"))
         src.close()

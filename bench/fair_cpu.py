@@ -20,15 +20,15 @@ sys.path.insert(0, str(ROOT))
 def table(opponent: str, sandbox: str, deals: int) -> dict:
     import trio
 
-    import engine
+    from engine import zwicker
     from arena.play.table import FixedDeals, TimeControl, play_table
     from arena.process.command import BotCommand, Limits
 
     hostile = ROOT / "tests" / "hostile"
-    other = str(hostile / "spin_children.py") if opponent == "spinners" else str(ROOT / "bots" / "random_bot.py")
+    other = str(hostile / "spin_children.py") if opponent == "spinners" else str(ROOT / "bots" / "zwicker" / "random_bot.py")
     seats = [BotCommand.from_spec(s) for s in (str(hostile / "thinker.py"), other) * 2]
-    plan = FixedDeals([(engine.deal_seed(7, k), k % 4) for k in range(deals)])
-    result = trio.run(lambda: play_table(seats, variant=engine.variant("jensen"), plan=plan, sandbox=sandbox,
+    plan = FixedDeals([(zwicker.deal_seed(7, k), k % 4) for k in range(deals)])
+    result = trio.run(lambda: play_table(seats, variant=zwicker.variant("jensen"), plan=plan, sandbox=sandbox,
                                          time_control=TimeControl(handshake_s=10, move_s=5, bank_s=5),
                                          limits=Limits(cpu_seconds=60), match_id="bench", table_id=opponent,
                                          bot_seed=1))

@@ -42,7 +42,7 @@ POOL = 4  # bots on the ladder from the start
 
 def make_bot(folder: Path, source: str, tweak: str = "") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "bot.py").write_text((ROOT / "bots" / source).read_text() + f"\n# {tweak}\n")
+    (folder / "bot.py").write_text((ROOT / "bots" / "zwicker" / source).read_text() + f"\n# {tweak}\n")
     shutil.copy(ROOT / "bots" / "botkit.py", folder / "botkit.py")
     for p in [folder, *folder.iterdir()]:
         p.chmod(0o755 if p.is_dir() else 0o644)

@@ -28,7 +28,7 @@ import trio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import engine  # noqa: E402
+from engine import zwicker  # noqa: E402
 from arena.play.table import FixedDeals, TimeControl, play_table  # noqa: E402
 from arena.process.command import BotCommand  # noqa: E402
 from arena.process.lifecycle import open_bot
@@ -51,7 +51,7 @@ while chunk := os.read(0, 65536):
 
 
 def act_message() -> dict:
-    state = engine.deal("jensen", 42, 0)
+    state = zwicker.deal("jensen", 42, 0)
     return messages.act(number=0, observation=state.observation(state.to_move),
                         legal=[m.to_dict() for m in state.legal_moves()], move_ms=1000, bank_ms=10000)
 
@@ -114,8 +114,8 @@ async def arena_round_trips(n: int, same_core: bool, act: dict, script: Path) ->
 
 
 async def table_speed(deals: int) -> tuple[float, int, float]:
-    random_bot = BotCommand.from_spec(str(ROOT / "bots" / "random_bot.py"))
-    plan = FixedDeals([(engine.deal_seed(1, k), k % 4) for k in range(deals)])
+    random_bot = BotCommand.from_spec(str(ROOT / "bots" / "zwicker" / "random_bot.py"))
+    plan = FixedDeals([(zwicker.deal_seed(1, k), k % 4) for k in range(deals)])
     start = time.perf_counter()
     result = await play_table([random_bot] * 4, variant="jensen", plan=plan, sandbox="none",
                               time_control=TimeControl(), bot_seed=1)
@@ -132,7 +132,7 @@ def engine_speed(deals: int) -> float:
     rng = random.Random(1)
     start = time.perf_counter()
     for k in range(deals):
-        state = engine.deal("jensen", engine.deal_seed(1, k), k % 4)
+        state = zwicker.deal("jensen", zwicker.deal_seed(1, k), k % 4)
         while not state.is_over:
             legal = state.legal_moves()
             state.observation(state.to_move)

@@ -2,7 +2,7 @@
 
 Run: PYTHONPATH=. .venv/bin/python bench/sandbox.py [--runs N]
 The bot is tests/hostile/echo.py (Python, no imports beyond os/sys), a node echo bot made on
-the fly, and "kit": bots/random_bot.py (msgpack and the bot kit), started and given end of input. "none/system" runs the same script under /usr/bin/python3 without a sandbox, which is
+the fly, and "kit": bots/zwicker/random_bot.py (msgpack and the bot kit), started and given end of input. "none/system" runs the same script under /usr/bin/python3 without a sandbox, which is
 the interpreter the sandboxed modes use, so the difference to it is the sandbox's own cost.
 """
 
@@ -24,7 +24,7 @@ from arena.process.command import BotCommand
 from arena.process.lifecycle import open_bot
 
 ECHO = Path(__file__).resolve().parent.parent / "tests" / "hostile" / "echo.py"
-KIT_BOT = Path(__file__).resolve().parents[1] / "bots" / "random_bot.py"
+KIT_BOT = Path(__file__).resolve().parents[1] / "bots" / "zwicker" / "random_bot.py"
 NODE_ECHO = "process.stdin.on('data', (d) => process.stdout.write(d));\n"
 
 

@@ -1,4 +1,4 @@
-"""Engine speed for search: what bots/mc_bot.py spends its thinking time on.
+"""Engine speed for search: what bots/zwicker/mc_bot.py spends its thinking time on.
 
 Run by hand (never a timed test): `.venv/bin/python bench/search.py [--seconds S]`.
 
@@ -25,14 +25,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bots"))
+sys.path[:0] = [str(ROOT / "bots" / "zwicker"), str(ROOT / "bots")]
 
-import engine  # noqa: E402
+from engine import zwicker  # noqa: E402
 from botkit import View  # noqa: E402
 from mc_bot import MCBot  # noqa: E402
 
 STAGES = (0.0, 0.25, 0.5, 0.75)
-DESCRIBED = engine.variant("jensen").describe()
+DESCRIBED = zwicker.variant("jensen").describe()
 
 
 def positions(stage: float, count: int) -> list[tuple[View, int]]:
@@ -40,7 +40,7 @@ def positions(stage: float, count: int) -> list[tuple[View, int]]:
     out = []
     for seed in range(count):
         rng = random.Random(seed)
-        state = start = engine.deal("jensen", seed=seed, dealer=seed % 4)
+        state = start = zwicker.deal("jensen", seed=seed, dealer=seed % 4)
         for _ in range(int(stage * 52)):
             legal = state.legal_moves()
             state = state.apply(legal[rng.randrange(len(legal))])
@@ -142,7 +142,7 @@ def playouts(fraction: float, decisions: int = 20) -> float:
     mc.on_hello({})
     counts = []
     for seed in range(decisions):
-        state = engine.deal("jensen", seed=seed, dealer=3)
+        state = zwicker.deal("jensen", seed=seed, dealer=3)
         obs = state.observation(0)
         mc.deal_start = obs
         mc.choose(obs, [m.to_dict() for m in state.legal_moves()])

@@ -45,16 +45,16 @@ sys.path.insert(0, str(ROOT))
 
 def play(args: tuple[int, int]) -> list[dict]:
     """Deals `start` .. `start + count - 1`, played by random legal moves."""
-    import engine
+    from engine import zwicker
     from arena.results import compact
 
     start, count = args
-    v = engine.variant("jensen")
+    v = zwicker.variant("jensen")
     rng = random.Random(start)
     out = []
     for k in range(start, start + count):
-        seed = engine.deal_seed(1, k)
-        state = engine.deal(v, seed, k % 4)
+        seed = zwicker.deal_seed(1, k)
+        state = zwicker.deal(v, seed, k % 4)
         moves = []
         while not state.is_over:
             legal, _ = state.listed_moves(compact.CAP)

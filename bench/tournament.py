@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-BOTS = ["random_bot.py", "greedy_bot.py", "sweeper_bot.py", "builder_bot.py", "first_bot.py"]
+BOTS = ["zwicker/random_bot.py", "zwicker/greedy_bot.py", "zwicker/sweeper_bot.py", "zwicker/builder_bot.py", "zwicker/first_bot.py"]
 
 
 def one(boards: int, sandbox: str, concurrency: int, processes: int | None, game: str = "zwicker") -> dict:
@@ -49,17 +49,17 @@ def one(boards: int, sandbox: str, concurrency: int, processes: int | None, game
         os.chmod(tmp, 0o755)  # the sandboxed bots run from stored copies in here
         db = schema.open_db(Path(tmp) / "bench.db")
         if game == "zwicken":
-            specs = [str(ROOT / "bots" / "zwicken_rule_bot.py"), str(ROOT / "bots" / "zwicken_random_bot.py")]
+            specs = [str(ROOT / "bots" / "zwicken" / "zwicken_rule_bot.py"), str(ROOT / "bots" / "zwicken" / "zwicken_random_bot.py")]
             for k in range(2):
                 copy = Path(tmp) / f"zr{k}" / f"zwicken_random{k}.py"
                 copy.parent.mkdir()
-                copy.write_text((ROOT / "bots" / "zwicken_random_bot.py").read_text() + f"\n# copy {k}\n")
+                copy.write_text((ROOT / "bots" / "zwicken" / "zwicken_random_bot.py").read_text() + f"\n# copy {k}\n")
                 specs.append(str(copy))
             settings = runner.Settings(boards=boards, seed=1, game="zwicken", format="session",
                                        variant=runner.with_players(runner.parse_variant(None, "zwicken"), "zwicken", 3))
         else:
             # The sixth bot, in JavaScript, under the name `make tournament` gives it.
-            registry.add_bot(db, ROOT / "bots" / "js" / "random_bot.cjs", name="js-random")
+            registry.add_bot(db, ROOT / "bots" / "zwicker" / "js" / "random_bot.cjs", name="js-random")
             specs.append("js-random")
             settings = runner.Settings(boards=boards, seed=1)
         tid = runner.prepare(db, "bench", specs, settings, sandbox=sandbox)

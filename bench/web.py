@@ -33,12 +33,12 @@ sys.path.insert(0, str(ROOT))
 
 def played_deals(count: int) -> list[dict]:
     """`count` jensen deals played to the end by random legal moves, as the runner stores them."""
-    import engine
+    from engine import zwicker
 
     out = []
     for k in range(count):
-        seed, dealer = engine.deal_seed(99, k), k % 4
-        state = engine.deal("jensen", seed, dealer)
+        seed, dealer = zwicker.deal_seed(99, k), k % 4
+        state = zwicker.deal("jensen", seed, dealer)
         rng = random.Random(k)
         moves = []
         while not state.is_over:
@@ -52,7 +52,7 @@ def played_deals(count: int) -> list[dict]:
 
 def build(path: Path, bots: int, boards: int, bootstrap: int) -> dict:
     """The database: `bots` bots of made-up strengths, every pair a match of `boards` boards."""
-    import engine
+    from engine import zwicker
     from arena.results import compact, schema, write
     from arena.results.schema import _dumps
 
@@ -75,7 +75,7 @@ def build(path: Path, bots: int, boards: int, bootstrap: int) -> dict:
     write.set_status(db, tid, "running")
     deals = played_deals(48)
     for d in deals:  # each deal's compact form (arena/results/compact.py), made once
-        d["play"] = compact.encode(engine.variant("jensen"), d["seed"], d["dealer"], d["moves"])
+        d["play"] = compact.encode(zwicker.variant("jensen"), d["seed"], d["dealer"], d["moves"])
     strength = {b: 3.0 * k for k, b in enumerate(ids)}  # later bots stronger: a margin's mean
     rng = random.Random(1)
     matches = {r[0]: r[1] for r in db.execute("SELECT match_no, id FROM matches WHERE tournament_id = ?", [tid])}

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bots"))
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / "bots" / "zwicken"), str(Path(__file__).resolve().parents[1] / "bots")]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import zwicken as zw  # noqa: E402

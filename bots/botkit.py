@@ -175,13 +175,13 @@ _OPTION_NAMES = ("preset", "players", "target", "build_holder", "must_take_maxim
 
 def engine_variant(described: dict[str, Any]) -> Any:
     """The engine's Variant for `hello.variant` (which also carries derived facts)."""
-    import engine
+    from engine import zwicker
 
-    return engine.variant({k: described[k] for k in _OPTION_NAMES if k in described})
+    return zwicker.variant({k: described[k] for k in _OPTION_NAMES if k in described})
 
 
 def _unit(data: Any) -> Any:
-    from engine import Build
+    from engine.zwicker import Build
 
     return Build(tuple(data["build"]), data["value"], data["by"]) if isinstance(data, dict) else data
 
@@ -208,8 +208,8 @@ class View:
     def __init__(self, described: dict[str, Any], start: dict[str, Any], observation: dict[str, Any]) -> None:
         from collections import Counter
 
-        import engine
-        from engine.moves import Build, Move, can_capture, unit_cards
+        from engine import zwicker
+        from engine.zwicker.moves import Build, Move, can_capture, unit_cards
 
         v = self.variant = engine_variant(described)
         rules = v.rules
@@ -236,7 +236,7 @@ class View:
                 for code in rules.distinct:  # which cards could have captured here (one-card hands)
                     hands = [()] * n
                     hands[who] = (code,)
-                    probe = engine.State(variant=v, dealer=dealer, to_move=who, hands=tuple(hands),
+                    probe = zwicker.State(variant=v, dealer=dealer, to_move=who, hands=tuple(hands),
                                          table=tuple(table), stock=(), taken=((),) * rules.num_sides,
                                          zwicks=(0,) * rules.num_sides, last_capture=None, history=(), is_over=False)
                     if can_capture(probe):
@@ -320,11 +320,11 @@ class View:
 
     def state(self, hands: Any, stock: Any) -> Any:
         """The engine State with these hidden cards (our own hand always comes from the view)."""
-        import engine
+        from engine import zwicker
 
         full = tuple(self.hand if s == self.seat else tuple(h) for s, h in enumerate(hands))
         obs = self.observation
-        return engine.State(variant=self.variant, dealer=obs["dealer"], to_move=obs["to_move"], hands=full,
+        return zwicker.State(variant=self.variant, dealer=obs["dealer"], to_move=obs["to_move"], hands=full,
                             table=self.table, stock=tuple(stock), taken=self.taken, zwicks=tuple(obs["zwicks"]),
                             last_capture=obs["last_capture"], history=self.history, is_over=obs["is_over"])
 
@@ -430,8 +430,8 @@ class Heuristic(Bot):
 
     def scores(self, view, observation, legal_moves):
         """The score of every legal move (gain less risk, in points; mc_bot.py uses them too)."""
-        import engine
-        from engine.moves import check, unit_cards
+        from engine import zwicker
+        from engine.zwicker.moves import check, unit_cards
 
         rules = view.variant.rules
         values = rules.values
@@ -465,15 +465,15 @@ class Heuristic(Bot):
             sweepers = 0
             for code, count in distinct_unseen.items():
                 try:
-                    check(probe(after, code), engine.Move("capture", code, None, tuple(everything)))
+                    check(probe(after, code), zwicker.Move("capture", code, None, tuple(everything)))
                     sweepers += count
-                except engine.IllegalMove:
+                except zwicker.IllegalMove:
                     pass
             danger = p_opp(sweepers) * (self.zwick + self.worth(cards, share))
             best_unit = 0.0
             for u in table:
-                uvals = (u.value,) if type(u) is engine.Build else values[u]
-                if type(u) is engine.Build and u.value in partner_values and self.sides[u.by] == self.side:
+                uvals = (u.value,) if type(u) is zwicker.Build else values[u]
+                if type(u) is zwicker.Build and u.value in partner_values and self.sides[u.by] == self.side:
                     continue
                 takers = sum(k for c, k in distinct_unseen.items() if any(x in uvals for x in values[c]))
                 best_unit = max(best_unit, p_opp(takers) * self.worth(unit_cards(u), share))
@@ -482,7 +482,7 @@ class Heuristic(Bot):
         def probe(after, code):
             hands = [()] * seats
             hands[opponent] = (code,)
-            return engine.State(variant=after.variant, dealer=after.dealer, to_move=opponent, hands=tuple(hands),
+            return zwicker.State(variant=after.variant, dealer=after.dealer, to_move=opponent, hands=tuple(hands),
                                 table=after.table, stock=(), taken=after.taken, zwicks=after.zwicks,
                                 last_capture=after.last_capture, history=(), is_over=False)
 

@@ -1,24 +1,8 @@
-"""The Zwicker rules engine: pure, synchronous, no I/O, no global randomness.
+"""The rules of the bundled games, one package each, laid out alike (`engine.zwicker`,
+`engine.zwicken`: the same module names and entry points), over what every game shares: the
+errors (`engine.errors`) and the seeds and shuffle (`engine.seeds`). Pure, synchronous, no I/O,
+no global randomness; the arena reaches them only through `games/`.
 
-    >>> import engine
-    >>> s = engine.deal("jensen", seed=7)
-    >>> s = s.apply(s.legal_moves()[0])
-
-See docs/rules.md for the rules; `engine.notation` for the text forms of cards, moves and positions.
+    >>> from engine import zwicker
+    >>> s = zwicker.deal("jensen", seed=7, dealer=0)
 """
-
-from engine.errors import EngineError, IllegalMove, PositionError, VariantError
-from engine.game import Game
-from engine.moves import Build, Move
-from engine.notation import parse_move, parse_position, position_text
-from engine.shuffle import deal_seed, shuffle
-from engine.state import State, deal
-from engine.variant import PRESETS, Variant, variant
-
-__version__ = "1.0"
-
-__all__ = [
-    "PRESETS", "Build", "EngineError", "Game", "IllegalMove", "Move", "PositionError", "State",
-    "Variant", "VariantError", "deal", "deal_seed", "parse_move", "parse_position", "position_text",
-    "shuffle", "variant",
-]

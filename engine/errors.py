@@ -1,19 +1,27 @@
-"""The engine's errors: every one is a ValueError, so callers can catch bad input in one place."""
+"""The errors of every game's rules, defined once: each is a ValueError, so that callers catch bad
+input in one place. `games.api` gives the same classes to games installed from outside."""
 
 from __future__ import annotations
 
 
-class EngineError(ValueError):
-    """Bad input to the engine; the message names the field or move at fault."""
+class GameError(ValueError):
+    """A game's rules refused something; the message names the field or move at fault."""
 
 
-class VariantError(EngineError):
-    """An unknown preset or option, or an impossible combination of options."""
+EngineError = GameError  # the name the rules modules use
 
 
-class PositionError(EngineError):
-    """A position (plain dict or text) that cannot be a Zwicker position."""
+class UnknownGame(GameError):
+    """No game of that name is installed."""
 
 
-class IllegalMove(EngineError):
-    """A move that is not legal in the position it was applied to."""
+class VariantError(GameError):
+    """An unknown preset or option, a value out of range, or an impossible combination."""
+
+
+class PositionError(GameError):
+    """A position (plain dict or text) that is malformed or inconsistent."""
+
+
+class IllegalMove(GameError):
+    """A move that is not legal in the state it was applied to (or not a move of this game)."""

@@ -19,27 +19,15 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from engine.errors import GameError, IllegalMove, PositionError, UnknownGame, VariantError
+
 Json = Any
 
 
-class GameError(Exception):
-    """A game's rules refused something (an unknown game, a bad variant, a bad position)."""
-
-
-class UnknownGame(GameError):
-    """No game of that name is installed."""
-
-
-class IllegalMove(GameError):
-    """A move the rules do not allow in this state (or not a move of this game at all)."""
-
-
-class BadPosition(GameError):
-    """A plain-data position that is malformed or inconsistent."""
-
-
-class BadVariant(GameError):
-    """A variant spec that names an unknown preset or option, or a value out of range."""
+# The errors are the engine's own classes (defined once, in engine/errors.py): a game raises
+# these, whether its rules live in engine/ or in a package of its own.
+BadPosition = PositionError
+BadVariant = VariantError
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ def _errors() -> Iterator[None]:
         raise BadPosition(str(exc)) from None
     except zw.IllegalMove as exc:
         raise IllegalMove(str(exc)) from None
-    except zw.ZwickenError as exc:
+    except zw.EngineError as exc:
         raise GameError(str(exc)) from None
 
 
@@ -213,7 +213,7 @@ class ZwickenGame:
         with _errors():
             if carry is None:
                 if deal_no != 0:
-                    raise zw.ZwickenError("carry: needed to resume a board after its first deal")
+                    raise zw.EngineError("carry: needed to resume a board after its first deal")
                 return ZwickenBoard(zw.Board.new(variant, seed, first_dealer))
             return ZwickenBoard(zw.Board.resume(variant, seed, first_dealer, carry, deal_no))
 
@@ -225,11 +225,11 @@ class ZwickenGame:
             c = carry if carry is not None else {"deal": 0, "attempt": 0, "pot": 0, "playout": False,
                                                  "balances": [0] * variant.players}
             try:
-                return ZwickenState(zw.opening(variant, seed, dealer, deal_no=c["deal"], attempt=c["attempt"],
+                return ZwickenState(zw.deal(variant, seed, dealer, deal_no=c["deal"], attempt=c["attempt"],
                                                playout=bool(c.get("playout", False)), carry_in=c["pot"],
                                                balances=tuple(c["balances"]), history=()))
             except (KeyError, TypeError):
-                raise zw.ZwickenError(f"carry: expected deal, attempt, balances, pot: {carry!r}") from None
+                raise zw.EngineError(f"carry: expected deal, attempt, balances, pot: {carry!r}") from None
 
     def forfeit(self, variant: zw.Variant, format: str | None, seat: int, deals: int = 1) -> Result:
         """Section 6: the faulting seat pays `forfeit` chips to every other seat."""

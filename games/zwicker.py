@@ -1,7 +1,7 @@
 """Zwicker behind the games interface: a thin adapter over the rules engine in `engine/`.
 
-The engine keeps its own API (`engine.deal`, `State.from_dict`, ...); this module only renames
-and wraps: a `State` here holds an `engine.State` and lists its moves as `(moves, complete)`,
+The engine keeps its own API (`zwicker.deal`, `State.from_dict`, ...); this module only renames
+and wraps: a `State` here holds an `zwicker.State` and lists its moves as `(moves, complete)`,
 checks a move a bot named (the capture-value rule: a capture named with a value keeps it, so
 the deal's move list records what was announced), and gives results as `games.Result`. A board
 is one deal (format "deal") or a game to the target (format "game", docs/rules.md section 6,
@@ -17,20 +17,20 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import engine
-from engine import moves as _moves
+from engine import zwicker
+from engine.zwicker import moves as _moves
 from engine.errors import EngineError
-from engine.moves import Build, unit_cards
-from engine.notation import position_text, unit_text
+from engine.zwicker.moves import Build, unit_cards
+from engine.zwicker.notation import position_text, unit_text
 from games.api import BadPosition, BadVariant, IllegalMove, Info, Json, Layout, Result
 
 MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
 
 FORMATS = ("deal", "game")
 
-INFO = Info(name="zwicker", version=engine.__version__, title="Zwicker", min_players=2, max_players=8,
+INFO = Info(name="zwicker", version=zwicker.__version__, title="Zwicker", min_players=2, max_players=8,
             formats=FORMATS, utility="general_sum", unit="points", max_moves_per_deal=None,
-            presets=tuple(engine.PRESETS))
+            presets=tuple(zwicker.PRESETS))
 
 
 class State:
@@ -38,7 +38,7 @@ class State:
 
     __slots__ = ("engine",)
 
-    def __init__(self, state: engine.State) -> None:
+    def __init__(self, state: zwicker.State) -> None:
         object.__setattr__(self, "engine", state)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -54,7 +54,7 @@ class State:
         return repr(self.engine)
 
     @property
-    def variant(self) -> engine.Variant:
+    def variant(self) -> zwicker.Variant:
         return self.engine.variant
 
     @property
@@ -66,26 +66,26 @@ class State:
     def is_over(self) -> bool:
         return self.engine.is_over
 
-    def legal_moves(self, limit: int | None = None) -> tuple[list[engine.Move], bool]:
+    def legal_moves(self, limit: int | None = None) -> tuple[list[zwicker.Move], bool]:
         """Captures, then builds, then trails (docs/rules.md section 8); with a `limit`, at most
         about that many captures per card value, and whether that is all of them."""
         if limit is None:
             return self.engine.legal_moves(), True
         return self.engine.listed_moves(limit)
 
-    def check(self, move: Json) -> engine.Move:
+    def check(self, move: Json) -> zwicker.Move:
         """The move a bot named, checked by the rules themselves (not against a maybe cut list).
         A capture named with a value comes back with it; one without, with the lowest legal value."""
         if self.engine.is_over:
             raise IllegalMove("the deal is over")
         try:
-            named = engine.Move.from_dict(move)
+            named = zwicker.Move.from_dict(move)
             checked = _moves.check(self.engine, named)
         except EngineError as exc:
             raise IllegalMove(str(exc)) from None
         return named if named.type == "capture" and named.value is not None else checked
 
-    def apply(self, move: engine.Move | Json) -> "State":
+    def apply(self, move: zwicker.Move | Json) -> "State":
         try:
             return State(self.engine.apply(move))
         except EngineError as exc:
@@ -138,7 +138,7 @@ class State:
         }
         if before is not None and move is not None:
             prev = before.engine
-            move = move if isinstance(move, engine.Move) else engine.Move.from_dict(move)
+            move = move if isinstance(move, zwicker.Move) else zwicker.Move.from_dict(move)
             took = [list(unit_cards(prev.table[i])) for i in move.take] if move.type == "capture" else []
             onto = list(unit_cards(prev.table[move.onto])) if move.type == "build" else None
             captured = 1 + sum(map(len, took)) if move.type == "capture" else 0
@@ -154,7 +154,7 @@ class State:
         return out
 
 
-def _build_sum(state: engine.State, move: engine.Move) -> str | None:
+def _build_sum(state: zwicker.State, move: zwicker.Move) -> str | None:
     """How a build's announced value comes about: `4 + 3 = 7`, or for a subtraction build
     `20 − 13 = 7` (the unit's value, then the card's)."""
     rules = state.variant.rules
@@ -182,7 +182,7 @@ class Board:
 
     __slots__ = ("variant", "format", "seed", "first_dealer", "totals", "deals", "_game")
 
-    def __init__(self, variant: engine.Variant, format: str, seed: int, first_dealer: int,
+    def __init__(self, variant: zwicker.Variant, format: str, seed: int, first_dealer: int,
                  totals: tuple[int, ...], deals: tuple[Json, ...]) -> None:
         set_ = object.__setattr__
         set_(self, "variant", variant)
@@ -191,7 +191,7 @@ class Board:
         set_(self, "first_dealer", first_dealer)
         set_(self, "totals", totals)
         set_(self, "deals", deals)  # every finished deal's result (its breakdown), in order
-        set_(self, "_game", engine.Game(variant, seed, first_dealer, totals, len(deals)) if format == "game" else None)
+        set_(self, "_game", zwicker.Board(variant, seed, first_dealer, totals, len(deals)) if format == "game" else None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Board is immutable: `after` gives the next one")
@@ -219,7 +219,7 @@ class Board:
     def deal(self) -> State:
         if self.is_over:
             raise IllegalMove("the board is over")
-        return State(engine.deal(self.variant, self.deal_seed, self.dealer))
+        return State(zwicker.deal(self.variant, self.deal_seed, self.dealer))
 
     def after(self, final: State) -> "Board":
         if self.is_over:
@@ -254,24 +254,24 @@ class ZwickerGame:
 
     info = INFO
 
-    def variant(self, spec: str | Mapping[str, Any] | engine.Variant | None = None) -> engine.Variant:
+    def variant(self, spec: str | Mapping[str, Any] | zwicker.Variant | None = None) -> zwicker.Variant:
         """A preset (`jensen`), a preset and options (`jensen:target=51,all_tens=true`; values read
         as JSON, else as text), options alone on the default preset (`target=51`), a JSON object
         or a dict of options (`{"preset": "jensen", "target": 51}`)."""
         try:
-            if isinstance(spec, engine.Variant) or spec is None:
-                return engine.variant(spec)
+            if isinstance(spec, zwicker.Variant) or spec is None:
+                return zwicker.variant(spec)
             if isinstance(spec, Mapping):
                 options = dict(spec)
                 if options.get("game", "zwicker") != "zwicker":
                     raise BadVariant(f"not a variant of zwicker: game {options['game']!r}")
                 options.pop("game", None)
-                return engine.variant(options)
+                return zwicker.variant(options)
             if not isinstance(spec, str):
                 raise BadVariant(f"variant: expected a preset name or options, got {type(spec).__name__}")
             text = spec.strip()
             if not text:
-                return engine.variant()
+                return zwicker.variant()
             if text.startswith("{"):
                 try:
                     data = json.loads(text)
@@ -294,16 +294,16 @@ class ZwickerGame:
                 except json.JSONDecodeError:
                     value = raw
                 options[key.strip()] = value
-            return engine.variant(preset.strip() or None, **options)
+            return zwicker.variant(preset.strip() or None, **options)
         except BadVariant:
             raise
         except (ValueError, TypeError) as exc:
             raise BadVariant(str(exc)) from None
 
-    def layout(self, variant: engine.Variant) -> Layout:
+    def layout(self, variant: zwicker.Variant) -> Layout:
         return _layout(variant)
 
-    def describe(self, variant: engine.Variant) -> Json:
+    def describe(self, variant: zwicker.Variant) -> Json:
         """hello.variant: every option, what the rules derive from them, and the game's name."""
         return {**variant.describe(), "game": "zwicker"}
 
@@ -314,16 +314,16 @@ class ZwickerGame:
             raise BadVariant(f"format: zwicker plays {' or '.join(FORMATS)}, not {format!r}")
         return format
 
-    def board(self, variant: engine.Variant, seed: int, first_dealer: int = 0, format: str | None = None) -> Board:
+    def board(self, variant: zwicker.Variant, seed: int, first_dealer: int = 0, format: str | None = None) -> Board:
         return self.resume(variant, seed, first_dealer, format, 0, None)
 
-    def resume(self, variant: engine.Variant, seed: int, first_dealer: int, format: str | None,
+    def resume(self, variant: zwicker.Variant, seed: int, first_dealer: int, format: str | None,
                deal_no: int, carry: Json) -> Board:
         """The board just before deal `deal_no`: its deal is rebuilt exactly (a Zwicker deal
         depends on its seed and dealer alone); the totals of the deals before are not kept."""
         fmt = self._format(format)
         try:
-            engine.Game.new(variant, seed, first_dealer)  # checks the seed and the dealer
+            zwicker.Board.new(variant, seed, first_dealer)  # checks the seed and the dealer
         except EngineError as exc:
             raise BadVariant(str(exc)) from None
         if type(deal_no) is not int or deal_no < 0 or fmt == "deal" and deal_no > 0:
@@ -333,14 +333,14 @@ class ZwickerGame:
                   "zwick_points": 0, "total": 0}] * n
         return Board(variant, fmt, seed, first_dealer, (0,) * n, (empty,) * deal_no)
 
-    def deal(self, variant: engine.Variant, seed: int, dealer: int, carry: Json = None) -> State:
+    def deal(self, variant: zwicker.Variant, seed: int, dealer: int, carry: Json = None) -> State:
         """One deal alone, as storage keeps it: the seed and dealer its board gave it."""
         try:
-            return State(engine.deal(variant, seed, dealer))
+            return State(zwicker.deal(variant, seed, dealer))
         except EngineError as exc:
             raise BadPosition(str(exc)) from None
 
-    def forfeit(self, variant: engine.Variant, format: str | None, seat: int, deals: int = 1) -> Result:
+    def forfeit(self, variant: zwicker.Variant, format: str | None, seat: int, deals: int = 1) -> Result:
         """A table forfeited by `seat` (protocol.md, "Faults"): its side scores 0, every other
         side the variant's points per deal without Zwicks for each deal the table was to play
         (format "deal"), or the target (format "game")."""
@@ -355,25 +355,25 @@ class ZwickerGame:
 
     def state_from_dict(self, position: Json) -> State:
         try:
-            return State(engine.State.from_dict(position))
+            return State(zwicker.State.from_dict(position))
         except (EngineError, TypeError) as exc:
             raise BadPosition(str(exc)) from None
 
-    def move_from_dict(self, move: Json) -> engine.Move:
+    def move_from_dict(self, move: Json) -> zwicker.Move:
         try:
-            return engine.Move.from_dict(move)
+            return zwicker.Move.from_dict(move)
         except EngineError as exc:
             raise IllegalMove(str(exc)) from None
 
-    def parse_move(self, text: str, state: State | None = None) -> engine.Move:
+    def parse_move(self, text: str, state: State | None = None) -> zwicker.Move:
         try:
-            return engine.parse_move(text)
+            return zwicker.parse_move(text)
         except EngineError as exc:
             raise IllegalMove(str(exc)) from None
 
 
 @functools.lru_cache(maxsize=256)
-def _layout(variant: engine.Variant) -> Layout:
+def _layout(variant: zwicker.Variant) -> Layout:
     side_of = variant.rules.side_of
     return Layout(variant.players, tuple(tuple(s for s in range(variant.players) if side_of[s] == k)
                                          for k in range(variant.num_sides)))

@@ -12,7 +12,7 @@ from pathlib import Path
 import msgpack
 import pytest
 
-import engine
+from engine import zwicker
 from arena.play.match import RANDOM_BOT
 from arena.play.table import FixedDeals, play_table
 from arena.process.command import BotCommand
@@ -49,7 +49,7 @@ async def test_hooks_are_called_and_print_goes_to_the_log(tmp_path):
     """)
     random_bot = BotCommand.from_spec(str(RANDOM_BOT))
     result = await play_table([random_bot, cmd, random_bot, random_bot], variant="jensen",
-                              plan=FixedDeals([(engine.deal_seed(2, 0), 0)]), bot_seed=4)
+                              plan=FixedDeals([(zwicker.deal_seed(2, 0), 0)]), bot_seed=4)
     assert result.ok, result.forfeit
     seat = result.seats[1]
     assert (seat.name, seat.version) == ("chatty", "7")
@@ -87,7 +87,7 @@ def test_the_kit_reads_messages_split_across_writes():
 
 def test_the_kit_does_not_import_trio():
     """trio's import alone costs about 120 ms per bot start."""
-    code = f"import sys; sys.path.insert(0, {str(BOTS)!r}); import botkit, random_bot, greedy_bot; " \
+    code = f"import sys; sys.path[:0] = [{str(BOTS)!r}, {str(BOTS / 'zwicker')!r}]; import botkit, random_bot, greedy_bot; " \
            "print(sorted(m for m in ('trio', 'engine', 'arena') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd="/", env={"PATH": os.environ.get("PATH", "")})
@@ -110,7 +110,7 @@ def _positions(preset: str, seed: int):
     import random
 
     rng = random.Random(seed)
-    state = start = engine.deal(preset, seed=seed, dealer=seed % 4)
+    state = start = zwicker.deal(preset, seed=seed, dealer=seed % 4)
     while not state.is_over:
         yield start, state
         legal = state.legal_moves()
@@ -126,7 +126,7 @@ def test_a_view_knows_what_is_public_and_never_rules_out_the_truth(preset):
     import random
 
     botkit = _kit()
-    described = engine.variant(preset).describe()
+    described = zwicker.variant(preset).describe()
     rng = random.Random(1)
     promises = exclusions = 0
     for seed in range(6):
@@ -159,11 +159,11 @@ def test_a_sample_keeps_a_builders_promise():
     import random
 
     botkit = _kit()
-    state = start = engine.deal("jensen", seed=3, dealer=0)
+    state = start = zwicker.deal("jensen", seed=3, dealer=0)
     seen_build = False
     rng = random.Random(5)
     for seed in range(200):
-        state = start = engine.deal("jensen", seed=seed, dealer=0)
+        state = start = zwicker.deal("jensen", seed=seed, dealer=0)
         state = state.apply(state.legal_moves()[-1])  # seat 1 trails
         builds = [m for m in state.legal_moves() if m.type == "build"]
         if builds:
@@ -172,8 +172,8 @@ def test_a_sample_keeps_a_builders_promise():
             break
     assert seen_build
     builder, value = state.history[-1][0], state.history[-1][1].value
-    view = botkit.View(engine.variant("jensen").describe(), start.observation(0), state.observation(0))
+    view = botkit.View(zwicker.variant("jensen").describe(), start.observation(0), state.observation(0))
     assert ((builder,), value) in view.musts
-    values = engine.variant("jensen").rules.values
+    values = zwicker.variant("jensen").rules.values
     for _ in range(50):
         assert any(value in values[c] for c in view.sample(rng).hands[builder])

@@ -12,14 +12,14 @@ from pathlib import Path
 import msgpack
 import pytest
 
-import engine
+from engine import zwicker
 from arena.play.match import play_match
 from arena.play.table import FixedDeals, TimeControl, play_table
 from arena.process.command import BotCommand
 from arena.protocol import messages
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
-DEALS = [(engine.deal_seed(5, k), k % 4) for k in range(2)]
+DEALS = [(zwicker.deal_seed(5, k), k % 4) for k in range(2)]
 
 
 @pytest.fixture(scope="session")
@@ -27,11 +27,11 @@ def js_bot() -> BotCommand:
     """The Node.js bot (one file, nothing to install)."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed: the Node.js bot cannot run here")
-    return BotCommand.from_spec(str(BOTS / "js" / "random_bot.cjs"))
+    return BotCommand.from_spec(str(BOTS / "zwicker" / "js" / "random_bot.cjs"))
 
 
 def command(name: str) -> BotCommand:
-    return BotCommand.from_spec(str(BOTS / name))
+    return BotCommand.from_spec(str(BOTS / "zwicker" / name))
 
 
 async def table_of(cmd: BotCommand, bot_seed: int = 1):
@@ -125,7 +125,7 @@ def test_the_bots_import_only_the_kit_and_the_standard_library():
     arena would fail there. The kit imports the engine only inside the functions that simulate
     (checked by test_importing_the_kit_does_not_import_the_engine)."""
     for name in ("botkit.py", "random_bot.py", "greedy_bot.py", "heuristic_bot.py", "mc_bot.py"):
-        tree = ast.parse((BOTS / name).read_text())
+        tree = ast.parse((BOTS / name if name == "botkit.py" else BOTS / "zwicker" / name).read_text())
         imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                     for alias in node.names}
         imported |= {node.module.split(".")[0] for node in ast.walk(tree)
@@ -142,13 +142,13 @@ def test_importing_the_kit_does_not_import_the_engine():
 
 
 def test_greedy_takes_the_capture_worth_most():
-    sys.path.insert(0, str(BOTS))
+    sys.path.insert(0, str(BOTS / "zwicker"))
     try:
         from greedy_bot import GreedyBot
     finally:
-        sys.path.remove(str(BOTS))
+        sys.path.remove(str(BOTS / "zwicker"))
     bot = GreedyBot()
-    bot.variant = engine.variant("jensen").describe()
+    bot.variant = zwicker.variant("jensen").describe()
     bot.on_hello({})
     table = ["9C", "5H", "4D", "TD", {"build": ["2S", "3C"], "value": 5, "by": 1}]
     legal = [

@@ -1,4 +1,4 @@
-"""The compiled example bot (bots/c, C with a hand-written msgpack subset) plays real tables:
+"""The compiled example bot (bots/zwicker/c, C with a hand-written msgpack subset) plays real tables:
 built by make, run as a program, one process for a room's boards."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from pathlib import Path
 import msgpack
 import pytest
 
-import engine
+from engine import zwicker
 from arena.play.match import RANDOM_BOT
 from arena.process.command import BotCommand
 from arena.play.room import RoomPlan
 from arena.play.table import FixedDeals, play_table
 
-C_DIR = Path(__file__).resolve().parent.parent / "bots" / "c"
+C_DIR = Path(__file__).resolve().parent.parent / "bots" / "zwicker" / "c"
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def c_bot() -> Path:
 
 async def test_the_c_bot_plays_a_room_of_boards_and_sees_each_board(c_bot):
     c, random_bot = BotCommand.from_spec(str(c_bot)), BotCommand.from_spec(str(RANDOM_BOT))
-    boards = [FixedDeals([(engine.deal_seed(2, k), k % 4)]) for k in range(3)]
+    boards = [FixedDeals([(zwicker.deal_seed(2, k), k % 4)]) for k in range(3)]
     plan = RoomPlan(boards, room="cup/m1/straight", boards=[f"cup/m1/straight/b{k}" for k in range(3)])
     result = await play_table([c, random_bot, c, random_bot], variant="jensen", plan=plan, bot_seed=2)
     assert result.ok, result.forfeit

@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = Path(sys.executable).parent / "arena"
 BOTS = ROOT / "bots"
-STATELESS = ",".join(str(BOTS / f"{n}_bot.py") for n in ("random", "greedy", "first", "sweeper"))
+STATELESS = ",".join(str(BOTS / "zwicker" / f"{n}_bot.py") for n in ("random", "greedy", "first", "sweeper"))
 SEED = "13371337133713371337"  # above 2**48: no warning about a guessable seed
 NO_ISOLATION = "arena: warning: no sandbox isolates bots here"
 
@@ -118,7 +118,7 @@ def played(tmp_path_factory):
     folder = tmp_path_factory.mktemp("played")
     folder.chmod(0o755)
     db = folder / "p.db"
-    bots = ",".join(str(BOTS / f"{n}_bot.py") for n in ("random", "first", "greedy"))  # first: B, then A
+    bots = ",".join(str(BOTS / "zwicker" / f"{n}_bot.py") for n in ("random", "first", "greedy"))  # first: B, then A
     run = arena("tournament", "run", "--bots", bots, "--boards", "2", "--seed", SEED, "--name", "cup",
                 "--sandbox", "none", "--db", db)
     return db, run
@@ -166,7 +166,7 @@ def test_the_csv_export_leads_to_arena_replay_and_export_and_report_default_to_t
 
 
 def test_play_ends_with_won_drawn_lost_and_the_mean_margin_with_its_interval():
-    out = arena("play", BOTS / "greedy_bot.py", BOTS / "random_bot.py", "--boards", "3", "--seed", SEED,
+    out = arena("play", BOTS / "zwicker" / "greedy_bot.py", BOTS / "zwicker" / "random_bot.py", "--boards", "3", "--seed", SEED,
                 "--sandbox", "none").stdout
     last = out.rstrip("\n").splitlines()[-1]
     m = re.fullmatch(r"A \(greedy\): W-D-L (\d)-(\d)-(\d) over 3 boards; mean margin ([-+]\d+\.\d) "
@@ -194,7 +194,7 @@ def test_option_errors_are_one_line_like_every_other_error(argv, text):
 
 
 def test_help_lists_commands_in_a_first_hours_order_uncut_and_variant_names_the_presets():
-    import engine
+    from engine import zwicker
 
     out = arena("--help").stdout
     commands = out.split("Commands:\n")[1].splitlines()
@@ -207,11 +207,11 @@ def test_help_lists_commands_in_a_first_hours_order_uncut_and_variant_names_the_
         assert listed and not any(line.endswith("...") for line in listed)
     for command in (["play"], ["tournament", "run"], ["sprt"]):
         text = " ".join(arena(*command, "--help").stdout.split())
-        assert all(p in text for p in engine.PRESETS), command
+        assert all(p in text for p in zwicker.PRESETS), command
 
 
 def test_sprt_quiet_prints_only_the_verdict_block_which_names_its_scale(open_dir):
-    proc = arena("sprt", BOTS / "greedy_bot.py", BOTS / "random_bot.py", "--elo1", "50", "--seed", SEED,
+    proc = arena("sprt", BOTS / "zwicker" / "greedy_bot.py", BOTS / "zwicker" / "random_bot.py", "--elo1", "50", "--seed", SEED,
                  "--sandbox", "none", "--quiet", "--db", open_dir / "s.db")
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("H1 accepted: greedy is better than random")
@@ -241,7 +241,7 @@ def test_make_tournament_plays_the_bundled_bots_by_name_whatever_else_is_registe
         pytest.skip("make is not installed")
     db = open_dir / "m.db"
     env = {**os.environ, "ARENA_DB": str(db)}
-    arena("bot", "add", BOTS / "heuristic_bot.py", "--name", "mine", "--sandbox", "none", env=env)  # a bot of one's own
+    arena("bot", "add", BOTS / "zwicker" / "heuristic_bot.py", "--name", "mine", "--sandbox", "none", env=env)  # a bot of one's own
     proc = subprocess.run(["make", "-s", "tournament", "BOARDS=1", f"SEED={SEED}"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, (proc.stdout, proc.stderr)
@@ -269,7 +269,7 @@ def test_no_example_a_person_copies_chooses_a_guessable_seed():
 def test_protocol_md_gives_the_rules_a_bot_needs_and_what_each_msgpack_library_needs():
     """Its new sections say what the engine does: the subtraction build of its example is legal,
     and the point-card table is each preset's own description."""
-    import engine
+    from engine import zwicker
 
     doc = (ROOT / "protocol.md").read_text()
     rules = doc.split("## 15. The Zwicker rules a bot needs\n")[1].split("\n## 16.")[0]
@@ -279,14 +279,14 @@ def test_protocol_md_gives_the_rules_a_bot_needs_and_what_each_msgpack_library_n
     for words in ("Zwick", "last capture", "strictly more", "tie", "build_holder", "Anyone may take a build",
                   "20 − 13", "act.legal"):
         assert words in rules, words
-    state = engine.parse_position("variant: jensen\ndealer: 3\nto_move: 0\nhand 0: QD 7C 5H 2S\n"
+    state = zwicker.parse_position("variant: jensen\ndealer: 3\nto_move: 0\nhand 0: QD 7C 5H 2S\n"
                                   "hand 1: 3D 4C 6C 8C\nhand 2: 9D TD 2D 3C\nhand 3: 4D 6D 8D 9C\n"
                                   "table: X20 KS\nstock: -\ntaken 0: -\ntaken 1: -\nzwicks: 0 0\nlast_capture: -")
     legal = {str(m) for m in state.legal_moves()}
     assert {"QD>0=7", "7C>0=13"} <= legal  # QD on X20 announcing 7 (20 − 13), 7C announcing 13
-    for preset in engine.PRESETS:
+    for preset in zwicker.PRESETS:
         row = next(line for line in rules.splitlines() if line.startswith(f"  | {preset} |"))
-        described = engine.variant(preset).describe()
+        described = zwicker.variant(preset).describe()
         cells = [c.strip() for c in row.split("|")[2:-1]]
         assert int(cells[1]) == described["most_cards"] and int(cells[2]) == described["zwick"], preset
         assert cells[3].startswith(str(described["points_per_deal"])), preset

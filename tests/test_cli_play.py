@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from arena.cli import _register, app, main
 
 ROOT = Path(__file__).resolve().parent.parent
-RANDOM = str(ROOT / "bots" / "random_bot.py")
-GREEDY = str(ROOT / "bots" / "greedy_bot.py")
+RANDOM = str(ROOT / "bots" / "zwicker" / "random_bot.py")
+GREEDY = str(ROOT / "bots" / "zwicker" / "greedy_bot.py")
 FAULTY = Path(__file__).parent / "faulty"
 
 _register()

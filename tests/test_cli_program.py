@@ -18,7 +18,7 @@ from arena.results import lock, schema
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = Path(sys.executable).parent / "arena"
 BOTS = ROOT / "bots"
-RANDOM, GREEDY = str(BOTS / "random_bot.py"), str(BOTS / "greedy_bot.py")
+RANDOM, GREEDY = str(BOTS / "zwicker" / "random_bot.py"), str(BOTS / "zwicker" / "greedy_bot.py")
 FAULTY = Path(__file__).parent / "faulty"
 NOBODY = 65534
 
@@ -145,7 +145,7 @@ def test_a_second_run_is_refused_at_once_and_a_killed_run_shows_interrupted(fold
 
 def _start_and_wait_for_a_room(db: Path, *extra: str) -> subprocess.Popen:
     """A run of four bots, 4 boards, one table at a time, stopped only once a room is stored."""
-    bots = ",".join(str(BOTS / f"{n}_bot.py") for n in ("random", "greedy", "first", "sweeper"))
+    bots = ",".join(str(BOTS / "zwicker" / f"{n}_bot.py") for n in ("random", "greedy", "first", "sweeper"))
     proc = subprocess.Popen([str(ARENA), "tournament", "run", "--bots", bots, "--boards", "4", "--name", "k",
                              "--sandbox", "none", "--concurrency", "1", "--processes", "1", "--db", str(db), *extra],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -258,7 +258,7 @@ def test_bot_text_reaches_no_terminal_raw_and_is_stored_unchanged(folder):
 
 def test_a_run_shows_its_header_first_then_interim_standings_in_plain_lines(folder):
     """Not a terminal: no redraws, a progress line per tenth of the way, the standings every 2 boards."""
-    bots = ",".join(str(BOTS / f"{n}_bot.py") for n in ("random", "greedy", "first"))
+    bots = ",".join(str(BOTS / "zwicker" / f"{n}_bot.py") for n in ("random", "greedy", "first"))
     proc = arena("tournament", "run", "--bots", bots, "--boards", "2", "--name", "h", "--sandbox", "none",
                  "--concurrency", "1", "--processes", "1", "--report-every", "2", "--db", folder / "a.db",
                  "--seed", str(2**60))

@@ -31,7 +31,7 @@ def dbpath(open_dir):
 
 
 def test_run_prints_standings_then_replay_and_resume(dbpath):
-    bots = f"{BOTS / 'random_bot.py'},{BOTS / 'greedy_bot.py'}"
+    bots = f"{BOTS / 'zwicker' / 'random_bot.py'},{BOTS / 'zwicker' / 'greedy_bot.py'}"
     out = run("tournament", "run", "--bots", bots, "--boards", "2", "--seed", "3", "--name", "cup",
               "--db", dbpath).output
     assert "tournament 'cup': 2 boards" in out and "greedy" in out and "random" in out
@@ -59,17 +59,17 @@ def test_run_prints_standings_then_replay_and_resume(dbpath):
 
 @pytest.mark.parametrize("args, message", [
     (["--bots", "nobody,somebody", "--name", "x"], "unknown bot 'nobody'"),
-    (["--bots", "bots/random_bot.py"], "give the tournament a --name"),
+    (["--bots", "bots/zwicker/random_bot.py"], "give the tournament a --name"),
     (["--name", "x"], "name the bots with --bots"),
-    (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--variant", "skat"], "unknown preset"),
-    (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--variant", "jensen:players=3"],
+    (["--bots", "bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py", "--name", "x", "--variant", "skat"], "unknown preset"),
+    (["--bots", "bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py", "--name", "x", "--variant", "jensen:players=3"],
      "4 players"),
-    (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--format", "rubber"], "--format"),
-    (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--sandbox", "jail"], "unknown sandbox"),
+    (["--bots", "bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py", "--name", "x", "--format", "rubber"], "--format"),
+    (["--bots", "bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py", "--name", "x", "--sandbox", "jail"], "unknown sandbox"),
     (["--resume", "ghost"], "no tournament 'ghost' to resume"),
-    (["--bots", "bots/random_bot.py", "--name", "x"], "at least two bots"),
-    (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--processes", "0"], "--processes"),
-    (["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "x", "--elo-k", "16"], "--elo-k is gone"),
+    (["--bots", "bots/zwicker/random_bot.py", "--name", "x"], "at least two bots"),
+    (["--bots", "bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py", "--name", "x", "--processes", "0"], "--processes"),
+    (["--bots", "bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py", "--name", "x", "--elo-k", "16"], "--elo-k is gone"),
 ])
 def test_bad_arguments_are_one_clear_line(dbpath, args, message, capsys):
     from arena.cli import main
@@ -111,7 +111,7 @@ def test_a_sandbox_that_cannot_run_here_is_one_line_and_stores_nothing(dbpath, m
 
     monkeypatch.setattr(forking, "problem", lambda: "the fork sandbox needs root")
     monkeypatch.setattr(sandbox, "bwrap_problem", lambda: "bwrap is not installed")
-    bots = f"{BOTS / 'random_bot.py'},{BOTS / 'greedy_bot.py'}"
+    bots = f"{BOTS / 'zwicker' / 'random_bot.py'},{BOTS / 'zwicker' / 'greedy_bot.py'}"
     with pytest.raises(SystemExit) as exit_info:
         main(["tournament", "run", "--bots", bots, "--boards", "1", "--name", "cup", "--sandbox", mode,
               "--db", str(dbpath), "--quiet"])
@@ -121,7 +121,7 @@ def test_a_sandbox_that_cannot_run_here_is_one_line_and_stores_nothing(dbpath, m
 
 
 @pytest.mark.parametrize("args", [["--resume", "league"],
-                                  ["--bots", "bots/random_bot.py,bots/greedy_bot.py", "--name", "league"]])
+                                  ["--bots", "bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py", "--name", "league"]])
 def test_a_leagues_ladder_is_not_played_as_a_tournament(dbpath, args, capsys):
     """The ladder is a tournament (settings["league"]) whose matches its server adds as it plays:
     `tournament run` would play it as one with a fixed list, so it is refused, and nothing changes."""

@@ -28,7 +28,7 @@ from tests.test_shard import results
 distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install .[cluster])")
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = [str(ROOT / "bots" / name) for name in ("random_bot.py", "greedy_bot.py", "first_bot.py", "sweeper_bot.py")]
+BOTS = [str(ROOT / "bots" / "zwicker" / name) for name in ("random_bot.py", "greedy_bot.py", "first_bot.py", "sweeper_bot.py")]
 SETTINGS = runner.Settings(boards=2, seed=11)
 
 

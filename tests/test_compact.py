@@ -11,18 +11,18 @@ import sqlite_utils
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine
+from engine import zwicker
 from arena.play.table import LEGAL_CAP
 from arena.results import compact, read, schema
 from arena.results.read import get_deal
 from tests.test_storage import BIG_SEED
 
-JENSEN = engine.variant("jensen")
+JENSEN = zwicker.variant("jensen")
 
 
 def random_deal(seed: int, dealer: int, rng: random.Random, *, indices: bool = True, cut: int | None = None) -> dict:
     """A deal played by random legal moves, recorded as the arena records it (`cut`: stop early)."""
-    state = engine.deal(JENSEN, seed, dealer)
+    state = zwicker.deal(JENSEN, seed, dealer)
     moves = []
     while not state.is_over and (cut is None or len(moves) < cut):
         legal, _ = state.listed_moves(compact.CAP)

@@ -5,8 +5,8 @@ from collections import Counter
 
 import pytest
 
-import engine
-from engine.moves import unit_cards
+from engine import zwicker
+from engine.zwicker.moves import unit_cards
 
 SEEDS = range(150)
 VARIANTS = ["jensen", "huelsemann", "grossenwiehe", "grupp",
@@ -33,7 +33,7 @@ def strings(x):
 
 
 def play(variant, seed, check_every_step):
-    s = engine.deal(variant, seed, dealer=seed % engine.variant(variant).players)
+    s = zwicker.deal(variant, seed, dealer=seed % zwicker.variant(variant).players)
     deck = Counter(s.variant.rules.deck)
     rng = random.Random(seed)
     observations = []
@@ -47,8 +47,8 @@ def play(variant, seed, check_every_step):
         if check_every_step:
             assert all_cards(s) == deck
             before = s.to_dict()
-            assert engine.State.from_dict(before) == s
-            assert engine.parse_position(engine.position_text(s)) == s
+            assert zwicker.State.from_dict(before) == s
+            assert zwicker.parse_position(zwicker.position_text(s)) == s
             for seat in range(s.variant.players):
                 obs = s.observation(seat)
                 assert obs["hand"] == list(s.hands[seat])
@@ -67,7 +67,7 @@ def play(variant, seed, check_every_step):
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=str)
 def test_random_play_conserves_and_scores(variant):
-    rules = engine.variant(variant).rules
+    rules = zwicker.variant(variant).rules
     for seed in SEEDS:
         s, _ = play(variant, seed, check_every_step=seed < 10)
         score = s.score()
@@ -79,7 +79,7 @@ def test_random_play_conserves_and_scores(variant):
         tie = counts.count(max(counts)) > 1
         expected = rules.fixed_total - (rules.most_cards if tie else 0) + rules.zwick * sum(s.zwicks)
         assert sum(score) == expected
-        assert engine.State.from_dict(s.to_dict()) == s
+        assert zwicker.State.from_dict(s.to_dict()) == s
 
 
 @pytest.mark.parametrize("variant", ["jensen", "grossenwiehe", "grupp"])
@@ -88,4 +88,4 @@ def test_same_seed_same_deal_and_observations(variant):
         a, obs_a = play(variant, seed, check_every_step=True)
         b, obs_b = play(variant, seed, check_every_step=True)
         assert a == b and obs_a == obs_b
-    assert engine.deal(variant, 5).to_dict() != engine.deal(variant, 6).to_dict()
+    assert zwicker.deal(variant, 5).to_dict() != zwicker.deal(variant, 6).to_dict()

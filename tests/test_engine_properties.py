@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine
-import engine.moves
-from engine.moves import Build
+from engine import zwicker
+import engine.zwicker.moves  # noqa: F401  (zwicker.moves below)
+from engine.zwicker.moves import Build
 
 PRESETS = ["jensen", "huelsemann", "grossenwiehe", "grupp"]
 
@@ -71,7 +71,7 @@ def reference_builds(v, hand, table, card):
 @st.composite
 def positions(draw):
     preset = draw(st.sampled_from(PRESETS))
-    v = engine.variant(preset)
+    v = zwicker.variant(preset)
     deck = list(dict.fromkeys(v.rules.deck))
     cards = draw(st.lists(st.sampled_from(deck), min_size=2, max_size=10, unique=True))
     split = draw(st.integers(1, min(4, len(cards) - 1)))
@@ -84,7 +84,7 @@ def positions(draw):
         else:
             table.append(rest.pop(0))
     table = table[:6]
-    return engine.State.from_dict({
+    return zwicker.State.from_dict({
         "variant": preset, "dealer": 3, "to_move": 0, "hands": [hand, [], [], []], "table": table,
         "stock": [], "taken": [[], []], "zwicks": [0, 0], "last_capture": None})
 
@@ -115,7 +115,7 @@ def test_apply_checks_exactly_the_legal_moves(state, data):
     """apply() checks a move against the rules directly; it must accept exactly the listed moves
     (and, for a capture naming a value, exactly the values that make it legal)."""
     legal = {m.key: m for m in state.legal_moves()}
-    _, values, _ = engine.moves.legal_moves(state)
+    _, values, _ = zwicker.moves.legal_moves(state)
     hand = list(state.hands[0])
     deck = list(dict.fromkeys(state.variant.rules.deck))
     n = len(state.table)
@@ -138,7 +138,7 @@ def test_apply_checks_exactly_the_legal_moves(state, data):
             ok = ("trail", card) in legal
         try:
             after = state.apply(move)
-        except engine.IllegalMove:
+        except zwicker.IllegalMove:
             assert not ok, f"{move} is listed as legal but was refused"
         else:
             assert ok, f"{move} is not listed as legal but was accepted"
@@ -150,9 +150,9 @@ def test_apply_checks_exactly_the_legal_moves(state, data):
 def test_a_crowded_table_lists_a_bounded_number_of_moves_and_any_legal_one_applies():
     """Twenty loose low cards: the full capture list is huge, the capped one is not, and a
     capture beyond the cap still applies (checked directly, not by listing)."""
-    v = engine.variant("jensen")
+    v = zwicker.variant("jensen")
     table = [c for c in v.rules.deck if c[0] in "23456" and c != "6S"]  # 20 cards, all 2..6
-    state = engine.State.from_dict({
+    state = zwicker.State.from_dict({
         "variant": "jensen", "dealer": 3, "to_move": 0, "hands": [["X25", "KS", "QH", "6S"], [], [], []],
         "table": table, "stock": [], "taken": [[], []], "zwicks": [0, 0], "last_capture": None})
     listed, complete = state.listed_moves(500)
@@ -162,5 +162,5 @@ def test_a_crowded_table_lists_a_bounded_number_of_moves_and_any_legal_one_appli
     group = sorted(i for i, c in enumerate(table) if c[0] == "5" or c in ("2C", "3C"))
     after = state.apply({"type": "capture", "card": "X25", "take": group})
     assert after.taken[0] == ("X25", *[table[i] for i in group]) and after.history[-1][1].value == 25
-    with pytest.raises(engine.IllegalMove, match="cannot take"):
+    with pytest.raises(zwicker.IllegalMove, match="cannot take"):
         state.apply({"type": "capture", "card": "X25", "take": group[:3]})

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-import engine
+from engine import zwicker as rules
 import games
 from games import zwicker
 
@@ -95,7 +95,7 @@ def test_zwicker_results_are_the_engines():
     v = g.variant("jensen")
     rng = random.Random(1)
     s = g.board(v, 11, 2).deal()
-    e = engine.deal("jensen", 11, 2)
+    e = rules.deal("jensen", 11, 2)
     assert s.to_dict() == e.to_dict()
     while not s.is_over:
         m = s.legal_moves(1000)[0][rng.randrange(3) - 1]
@@ -109,13 +109,13 @@ def test_zwicker_results_are_the_engines():
 def test_zwicker_game_board_is_the_engines_game():
     g = games.game("zwicker")
     v = g.variant("jensen:target=51")
-    board, game = g.board(v, 5, 1, "game"), engine.Game.new(v, 5, 1)
+    board, game = g.board(v, 5, 1, "game"), rules.Board.new(v, 5, 1)
     while not game.is_over:
         assert not board.is_over and (board.deal_seed, board.dealer) == (game.deal_seed, game.dealer)
         s = board.deal()
         while not s.is_over:
             s = s.apply(s.legal_moves()[0][0])
-        board, game = board.after(s), game.after_deal(list(s.result().sides))
+        board, game = board.after(s), game.after_points(list(s.result().sides))
     assert board.is_over and list(board.result().sides) == list(game.totals)
     assert board.result().detail["winner"] == game.winner
     assert len(board.result().detail["deals"]) == game.deals_played
@@ -123,7 +123,7 @@ def test_zwicker_game_board_is_the_engines_game():
 
 def test_zwicker_check_keeps_an_announced_capture_value():
     g = games.game("zwicker")
-    s = g.state_from_dict(engine.parse_position(
+    s = g.state_from_dict(rules.parse_position(
         "variant: jensen\ndealer: 3\nto_move: 0\nhand 0: AS\nhand 1: 2C\nhand 2: 3C\nhand 3: 4C\n"
         "table: AH\nstock: -\ntaken 0: -\ntaken 1: -\nzwicks: 0 0\nlast_capture: -").to_dict())
     assert s.legal_moves()[0][0].value == 1  # listed: the lowest value
@@ -149,11 +149,11 @@ def test_zwicker_forfeit_is_todays_award():
 
 def test_zwicker_variant_specs():
     g = games.game("zwicker")
-    assert g.variant("jensen:target=51,all_tens=true") == engine.variant("jensen", target=51, all_tens=True)
-    assert g.variant('{"preset": "grupp", "players": 5}') == engine.variant("grupp", players=5)
-    assert g.variant({"game": "zwicker", "preset": "huelsemann"}) == engine.variant("huelsemann")
-    assert games.load({"preset": "jensen", "target": 51})[1] == engine.variant("jensen", target=51)
-    assert games.load("zwicker:jensen:target=51")[1] == engine.variant("jensen", target=51)
+    assert g.variant("jensen:target=51,all_tens=true") == rules.variant("jensen", target=51, all_tens=True)
+    assert g.variant('{"preset": "grupp", "players": 5}') == rules.variant("grupp", players=5)
+    assert g.variant({"game": "zwicker", "preset": "huelsemann"}) == rules.variant("huelsemann")
+    assert games.load({"preset": "jensen", "target": 51})[1] == rules.variant("jensen", target=51)
+    assert games.load("zwicker:jensen:target=51")[1] == rules.variant("jensen", target=51)
     for bad in ("nope", "jensen:target", "jensen:target=0", "[1]", {"game": "zwicken", "preset": "jensen"}):
         with pytest.raises(games.BadVariant):
             g.variant(bad)

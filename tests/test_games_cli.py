@@ -11,7 +11,7 @@ import pytest
 
 ARENA = Path(sys.executable).parent / "arena"
 BOTS = Path(__file__).resolve().parents[1] / "bots"
-BOT = str(BOTS / "random_bot.py")
+BOT = str(BOTS / "zwicker" / "random_bot.py")
 
 
 @pytest.mark.parametrize("args", [
@@ -34,7 +34,7 @@ def test_a_tournament_stores_its_game(tmp_path):
     from arena.tournaments import runner
 
     db = schema.open_db(tmp_path / "a.db")
-    tid = runner.prepare(db, "cup", [BOT, str(BOTS / "first_bot.py")], runner.Settings(boards=1, seed=2**60))
+    tid = runner.prepare(db, "cup", [BOT, str(BOTS / "zwicker" / "first_bot.py")], runner.Settings(boards=1, seed=2**60))
     assert read.get_tournament(db, tid)["game"] == "zwicker"
     with pytest.raises(Exception, match="--game: unknown game"):
         runner.Settings(game="chess")

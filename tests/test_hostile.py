@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 import trio
 
-import engine
+from engine import zwicker
 import games
 from arena.errors import ArenaError
 from arena.play.table import (
@@ -44,9 +44,9 @@ from arena.tournaments import runner
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile"
-RANDOM = ROOT / "bots" / "random_bot.py"
-VARIANT = engine.variant("jensen")
-PLAN = [(engine.deal_seed(7, 0), 0)]
+RANDOM = ROOT / "bots" / "zwicker" / "random_bot.py"
+VARIANT = zwicker.variant("jensen")
+PLAN = [(zwicker.deal_seed(7, 0), 0)]
 POINTS_PER_DEAL = FixedDeals(PLAN).forfeit(games.game(), VARIANT, 1).sides[0]  # seat 1's side forfeits
 FAST = TimeControl(handshake_s=3, move_s=0.3, bank_s=0.5, grace_s=0.2)
 SMALL = Limits(memory_bytes=256 << 20, cpu_seconds=6)
@@ -510,7 +510,7 @@ async def test_a_tournament_without_a_seed_gives_no_bot_the_deals(tmp_path, open
         if tournament == "drawn":
             assert guesses(log) == [f"guess_seed: no master seed below {GUESS_LIMIT} gives my seed"]
         else:
-            state = engine.deal(VARIANT, int(board_seed), 0)
+            state = zwicker.deal(VARIANT, int(board_seed), 0)
             assert_guessed(log, SMALL_SEED, state.hands[(seat + 2) % 4])
     drawn, chosen = read.get_tournament(db, "drawn")["seed"], read.get_tournament(db, "chosen")["seed"]
     assert stderr["drawn"] == (f"arena: tournament 'drawn': master seed {drawn} (drawn at random, stored; "
@@ -536,7 +536,7 @@ async def test_arena_play_without_a_seed_gives_no_bot_the_deals(capsys):
         warnings.append(capsys.readouterr().err)
     for result, found in ((drawn, False), (chosen, True)):
         board = result.boards[0]
-        state = engine.deal(VARIANT, board.seed, board.dealer)
+        state = zwicker.deal(VARIANT, board.seed, board.dealer)
         for t, table in enumerate(board.tables):
             for seat in (t, t + 2):  # A holds side 0 at the first table, side 1 at the second
                 log = table.seats[seat].stderr
@@ -699,7 +699,7 @@ async def test_every_table_records_its_sandbox_and_the_standings_mark_one_withou
     assert len(tables) == 2 and {t[2] for t in tables} == {mode}
     shared = mode == "rlimit"
     for table_id, board_seed, _ in tables:
-        hands = engine.deal(VARIANT, int(board_seed), 0).hands
+        hands = zwicker.deal(VARIANT, int(board_seed), 0).hands
         for seat, log in db.execute("SELECT s.seat, s.stderr_tail FROM seats s JOIN bots b ON b.id = s.bot_id"
                                     " WHERE s.table_id = ? AND b.name = 'whisper'", [table_id]):
             heard = [line for line in log.splitlines() if line.startswith("whisper:")]

@@ -8,31 +8,31 @@ from pathlib import Path
 
 import pytest
 
-import engine
+from engine import zwicker
 from arena.play.match import play_match
 from arena.process.command import BotCommand
 from arena.play.table import FixedDeals, TimeControl, play_table
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
-DEALS = [(engine.deal_seed(7, k), k % 4) for k in range(2)]
+DEALS = [(zwicker.deal_seed(7, k), k % 4) for k in range(2)]
 
 
 def command(spec: str) -> BotCommand:
-    return BotCommand.from_spec(str(BOTS / spec))
+    return BotCommand.from_spec(str(BOTS / "zwicker" / spec))
 
 
 def load(module: str, cls: str):
-    sys.path.insert(0, str(BOTS))
+    sys.path.insert(0, str(BOTS / "zwicker"))
     try:
         return getattr(__import__(module), cls)
     finally:
-        sys.path.remove(str(BOTS))
+        sys.path.remove(str(BOTS / "zwicker"))
 
 
 def seated(bot, position: dict, seat: int = 0):
     """`bot` as the arena would have set it up for seat `seat` of `position` (a deal's opening)."""
-    state = engine.State.from_dict(position)
-    described = engine.variant(position["variant"]).describe()
+    state = zwicker.State.from_dict(position)
+    described = zwicker.variant(position["variant"]).describe()
     bot.variant, bot.seat, bot.side = described, seat, described["seat_sides"][seat]
     bot.time = {"move_ms": 1000, "bank_ms": 10000}
     bot.on_hello({"seed": 1})
@@ -43,7 +43,7 @@ def seated(bot, position: dict, seat: int = 0):
 
 def opening(hand: list[str], table: list[str]) -> dict:
     """A jensen opening with seat 0 to move holding `hand`; the rest of the deck is dealt in order."""
-    rest = [c for c in engine.variant("jensen").rules.deck if c not in hand and c not in table]
+    rest = [c for c in zwicker.variant("jensen").rules.deck if c not in hand and c not in table]
     return {"variant": "jensen", "dealer": 3, "to_move": 0, "hands": [hand, rest[0:4], rest[4:8], rest[8:12]],
             "table": table, "stock": rest[12:], "taken": [[], []], "zwicks": [0, 0], "last_capture": None}
 
@@ -109,7 +109,7 @@ def midgame(bot, seed: int, moves: int):
     import random
 
     rng = random.Random(seed)
-    start = state = engine.deal("jensen", seed=seed, dealer=seed % 4)
+    start = state = zwicker.deal("jensen", seed=seed, dealer=seed % 4)
     for _ in range(moves):
         legal = state.legal_moves()
         state = state.apply(legal[rng.randrange(len(legal))])

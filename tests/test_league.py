@@ -40,7 +40,7 @@ def arena(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
                           env={**os.environ, **(env or {})}, timeout=300)
 
 
-def make_bot(folder: Path, source: Path = BOTS / "random_bot.py", stderr: str | None = None) -> Path:
+def make_bot(folder: Path, source: Path = BOTS / "zwicker" / "random_bot.py", stderr: str | None = None) -> Path:
     """A bot folder (bot.py with the bot kit beside it), readable for the sandbox's user."""
     folder.mkdir(parents=True)
     text = source.read_text()
@@ -214,7 +214,7 @@ def test_a_wrong_token_is_401_and_another_authors_name_403(league):
 @pytest.mark.parametrize("case", ["dotdot", "absolute", "symlink", "hardlink", "device", "fifo", "long"])
 def test_an_archive_breaking_a_rule_is_400_with_the_reason_and_nothing_stored(league, case, tmp_path):
     s, t, db = league["server"], league["tokens"], league["db"]
-    code = (BOTS / "random_bot.py").read_bytes()
+    code = (BOTS / "zwicker" / "random_bot.py").read_bytes()
     members = {
         "dotdot": (entry("b/bot.py"), entry("b/../../escape.py")),
         "absolute": (entry("/etc/b.py"),),
@@ -264,7 +264,7 @@ def test_a_name_taken_while_a_check_ran_is_403_and_nothing_of_it_stored(tmp_path
     try:
         before = stored(db)
         procs = {author: subprocess.Popen(
-            [sys.executable, "-m", "arena", "submit", str(make_bot(folder / author, BOTS / source)),
+            [sys.executable, "-m", "arena", "submit", str(make_bot(folder / author, BOTS / "zwicker" / source)),
              "--server", s.url, "--token", t[author], "--name", "shared"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
             for author, source in (("dora", "random_bot.py"), ("eve", "greedy_bot.py"))}
@@ -364,14 +364,14 @@ def test_only_the_author_sees_a_bots_code_stderr_and_check(league):
 def test_the_ladder_plays_and_a_new_version_plays_first(league):
     s, t, db = league["server"], league["tokens"], league["db"]
     ensure_rnd(league)
-    bot = make_bot(league["bots"] / "bob-greedy", BOTS / "greedy_bot.py")
+    bot = make_bot(league["bots"] / "bob-greedy", BOTS / "zwicker" / "greedy_bot.py")
     out = s.submit(bot, t["bob"], "greedy")
     assert out.returncode == 0, out.stderr
     s.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
     code, body = s.get("/api/league")
     doc = json.loads(body)
     assert {r["bot"] for r in doc["standings"]} == {"rnd", "greedy"} and doc["boards_done"] >= 1
-    v2 = make_bot(league["bots"] / "alice-rnd2", BOTS / "first_bot.py")
+    v2 = make_bot(league["bots"] / "alice-rnd2", BOTS / "zwicker" / "first_bot.py")
     out = s.submit(v2, t["alice"], "rnd")
     assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == "stored rnd@2 (conformant)"
     s.wait_for(lambda line: line == "submitted: rnd@2 by alice")
@@ -406,9 +406,9 @@ def test_an_older_versions_content_submitted_again_takes_the_ladder_back(tmp_pat
     ann, bea = add_author(db, "ann"), add_author(db, "bea")
     server = Server(db)
     try:
-        assert server.submit(make_bot(folder / "a", BOTS / "random_bot.py"), ann, "a").returncode == 0
-        b1 = make_bot(folder / "b1", BOTS / "greedy_bot.py")
-        for path, version in ((b1, 1), (make_bot(folder / "b2", BOTS / "first_bot.py"), 2)):
+        assert server.submit(make_bot(folder / "a", BOTS / "zwicker" / "random_bot.py"), ann, "a").returncode == 0
+        b1 = make_bot(folder / "b1", BOTS / "zwicker" / "greedy_bot.py")
+        for path, version in ((b1, 1), (make_bot(folder / "b2", BOTS / "zwicker" / "first_bot.py"), 2)):
             out = server.submit(path, bea, "b")
             assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == f"stored b@{version} (conformant)"
         before = stored(db)
@@ -487,7 +487,7 @@ def test_a_killed_server_started_again_loses_and_doubles_nothing(tmp_path):
     server = Server(db)
     try:
         for name, source in (("a", "random_bot.py"), ("b", "greedy_bot.py")):
-            assert server.submit(make_bot(folder / name, BOTS / source), token, name).returncode == 0
+            assert server.submit(make_bot(folder / name, BOTS / "zwicker" / source), token, name).returncode == 0
         server.wait_for(lambda line: line.startswith("room stored:"))
         line = server.wait_for(lambda line: line.startswith("match "))  # one more started: in play
         in_play = int(line.split()[1])
@@ -543,7 +543,7 @@ def test_a_league_on_a_dask_cluster_plays_its_rooms_on_the_workers_and_stores_th
         assert server.wait_for(lambda line: line.startswith("cluster ")) == \
             "cluster local:1: 1 workers, 2 threads; 1 matches at once"
         for name, source in (("a", "random_bot.py"), ("b", "greedy_bot.py")):
-            assert server.submit(make_bot(folder / name, BOTS / source), token, name).returncode == 0
+            assert server.submit(make_bot(folder / name, BOTS / "zwicker" / source), token, name).returncode == 0
         while len(tables(db)) < 4:  # match 1, both rooms
             server.wait_for(lambda line: line.startswith("room stored:"))
         conn = sqlite3.connect(db)
@@ -606,9 +606,9 @@ def test_every_league_command_has_help_with_an_example():
     (["league", "status", "--db", "{tmp}/none.db"], "no arena database at"),
     (["league", "author", "revoke", "nobody", "--db", "{tmp}/a.db"], "unknown author 'nobody'"),
     (["league", "standings", "--db", "{tmp}/a.db"], "no league 'league' in this database yet"),
-    (["submit", "bots/random_bot.py", "--name", "x"], "--token is needed"),
+    (["submit", "bots/zwicker/random_bot.py", "--name", "x"], "--token is needed"),
     (["submit", "--token", "t", "--name", "x"], "give the bot's PATH and --name"),
-    (["submit", "bots/random_bot.py", "--token", "t", "--name", "x", "--server", "http://127.0.0.1:9"],
+    (["submit", "bots/zwicker/random_bot.py", "--token", "t", "--name", "x", "--server", "http://127.0.0.1:9"],
      "cannot reach the league at http://127.0.0.1:9/api/submit"),
 ])
 def test_bad_input_is_one_clear_line_and_exit_2(capsys, tmp_path, args, words, monkeypatch):

@@ -42,12 +42,12 @@ def test_an_author_submits_through_the_form_and_the_league_page_shows_it(page, o
     db = open_dir / "league.db"
     alice, bob = add_author(db, "alice"), add_author(db, "bob")
     bundle = open_dir / "web-bot.tar.gz"
-    bundle.write_bytes(archive.pack(make_bot(open_dir / "web-bot", BOTS / "greedy_bot.py")))
+    bundle.write_bytes(archive.pack(make_bot(open_dir / "web-bot", BOTS / "zwicker" / "greedy_bot.py")))
     newer = open_dir / "web-bot-2.tar.gz"
-    newer.write_bytes(archive.pack(make_bot(open_dir / "web-bot-2", BOTS / "first_bot.py")))
+    newer.write_bytes(archive.pack(make_bot(open_dir / "web-bot-2", BOTS / "zwicker" / "first_bot.py")))
     server = Server(db)
     try:
-        assert server.submit(make_bot(open_dir / "bobs", BOTS / "random_bot.py"), bob, "taken").returncode == 0
+        assert server.submit(make_bot(open_dir / "bobs", BOTS / "zwicker" / "random_bot.py"), bob, "taken").returncode == 0
         page.goto(server.url + "/author")
         page.fill("#token", alice)
         page.click("#token-form button")

@@ -13,7 +13,7 @@ from pathlib import Path
 import trio
 import trio.testing
 
-import engine
+from engine import zwicker
 from arena.play import live
 from arena.play.room import RoomPlan
 from arena.play.table import FixedDeals, run_table
@@ -36,8 +36,8 @@ class Recording(live.Watch):
 
 
 async def test_every_move_publishes_the_public_view_and_nothing_hidden(tmp_path):
-    v = engine.variant("jensen")
-    deals = [(engine.deal_seed(5, 1), 1), (engine.deal_seed(5, 2), 2)]
+    v = zwicker.variant("jensen")
+    deals = [(zwicker.deal_seed(5, 1), 1), (zwicker.deal_seed(5, 2), 2)]
     watch = Recording(tmp_path / "live", "cup/m3", 3, True, [7, 8, 7, 8], every_s=0, sync=True)
     bots = [MemoryBot() for _ in range(4)]
     async with trio.open_nursery() as nursery:
@@ -55,10 +55,10 @@ async def test_every_move_publishes_the_public_view_and_nothing_hidden(tmp_path)
     assert len(watch.views) == sum(moves) + len(moves)  # each deal's start, then every move
     k = 0
     for number, ((seed, dealer), played) in enumerate(zip(deals, result.to_dict()["deals"])):
-        state = engine.deal(v, seed, dealer)
+        state = zwicker.deal(v, seed, dealer)
         for step in range(len(played["moves"]) + 1):
             if step:
-                state = state.apply(engine.Move.from_dict(played["moves"][step - 1]["move"]))
+                state = state.apply(zwicker.Move.from_dict(played["moves"][step - 1]["move"]))
             view = watch.views[k]
             k += 1
             assert (view["match_no"], view["swapped"], view["board_no"], view["deal"]) == (3, True, number + 1, 0)
@@ -66,7 +66,7 @@ async def test_every_move_publishes_the_public_view_and_nothing_hidden(tmp_path)
             assert view["hands"] == [len(h) for h in state.hands]  # how many, never which
             assert view["stock"] == len(state.stock) and view["taken"] == [len(t) for t in state.taken]
             assert view["table"] == [{"build": list(u.cards), "value": u.value, "by": u.by}
-                                     if isinstance(u, engine.Build) else u for u in state.table]
+                                     if isinstance(u, zwicker.Build) else u for u in state.table]
             assert [m["move"] for m in view["moves"]] == [m["move"] for m in played["moves"][:step]]
             assert view["to_move"] == (None if state.is_over else state.to_move)
             text = json.dumps(view)
@@ -83,7 +83,7 @@ def test_a_tournament_publishes_into_its_live_folder_and_leaves_it_empty(tmp_pat
     db = tmp_path / "arena.db"
     arena = [sys.executable, "-m", "arena"]
     for name in ("random", "greedy"):
-        subprocess.run([*arena, "bot", "add", str(ROOT / "bots" / f"{name}_bot.py"), "--name", name, "--db", str(db)],
+        subprocess.run([*arena, "bot", "add", str(ROOT / "bots" / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db)],
                        check=True, capture_output=True, cwd=ROOT)
     subprocess.run([*arena, "tournament", "run", "--bots", "random,greedy", "--boards", "2", "--name", "t",
                     "--seed", "123456789012345", "--sandbox", "none", "--quiet", "--db", str(db)],

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import engine
+from engine import zwicker
 from arena.play.match import (
     check_bot,
     format_check,
@@ -18,8 +18,8 @@ from arena.play.table import TimeControl
 from arena.process.command import BotCommand
 
 ROOT = Path(__file__).resolve().parent.parent
-RANDOM = BotCommand.from_spec(str(ROOT / "bots" / "random_bot.py"))
-GREEDY = BotCommand.from_spec(str(ROOT / "bots" / "greedy_bot.py"))
+RANDOM = BotCommand.from_spec(str(ROOT / "bots" / "zwicker" / "random_bot.py"))
+GREEDY = BotCommand.from_spec(str(ROOT / "bots" / "zwicker" / "greedy_bot.py"))
 FAULTY = Path(__file__).parent / "faulty"
 
 
@@ -37,7 +37,7 @@ async def test_each_board_is_played_twice_with_the_sides_swapped():
     result = await play_match(GREEDY, RANDOM, boards=2, seed=5)
     assert result.names == ["greedy", "random"]
     for k, board in enumerate(result.boards):
-        assert (board.seed, board.dealer) == (engine.deal_seed(5, k), k % 4)
+        assert (board.seed, board.dealer) == (zwicker.deal_seed(5, k), k % 4)
         first, second = board.tables
         assert [s.name for s in first.seats] == ["greedy", "random"] * 2
         assert [s.name for s in second.seats] == ["random", "greedy"] * 2

@@ -51,9 +51,9 @@ def test_arena_messages_round_trip_through_any_chunking():
 
 def test_packed_act_and_deal_end_decode_to_the_messages_they_stand_for():
     """The table sends `act` and `deal_end` with the move list encoded once per move: same messages."""
-    import engine
+    from engine import zwicker
 
-    state = engine.deal("jensen", 7, 1)
+    state = zwicker.deal("jensen", 7, 1)
     history = messages.History()
     entries = []
     for _ in range(6):

@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-import engine
+from engine import zwicker
 from arena.errors import SEAT_STATUSES
 from arena.play.match import RANDOM_BOT
 from arena.play.table import FixedDeals, play_table
@@ -52,7 +52,7 @@ async def test_every_arena_message_example_is_what_the_arena_sends():
     docs, real = examples(), await real_messages()
     for kind in ("hello", "deal", "act", "bye"):
         assert docs[kind] == real[kind], f"the `{kind}` example differs from the arena's message"
-    assert docs["hello"]["variant"] == {**engine.variant("jensen").describe(), "game": "zwicker"}
+    assert docs["hello"]["variant"] == {**zwicker.variant("jensen").describe(), "game": "zwicker"}
     assert docs["hello"]["game"] == "zwicker"
     end, real_end = docs["deal_end"], real["deal_end"]
     assert end.keys() == real_end.keys()
@@ -77,7 +77,7 @@ def test_the_limits_and_statuses_in_the_doc_are_the_code_s():
     for status in SEAT_STATUSES:
         assert f"`{status}`" in faults
     for name, points in (("jensen", 30), ("huelsemann", 21), ("grupp", 21), ("grossenwiehe", 83)):
-        assert engine.variant(name).describe()["points_per_deal"] == points
+        assert zwicker.variant(name).describe()["points_per_deal"] == points
         assert str(points) in faults
     assert f"`{messages.PROTOCOL_VERSION}`" in section(r"8\. Versioning")
 
@@ -93,15 +93,15 @@ def test_where_a_bot_runs_states_the_default_limits():
 
 
 def test_the_shuffle_vector_and_deal_seed_are_the_engine_s():
-    deck = engine.variant("jensen").describe()["deck"]
+    deck = zwicker.variant("jensen").describe()["deck"]
     vector = re.findall(r"^seed (\d+): ((?:\S+ ){9}\S+)$", section(r"10\. [^\n]*"), re.M)
     assert len(vector) == 3
     for seed, cards in vector:
-        assert " ".join(engine.shuffle(deck, int(seed))[:10]) == cards
+        assert " ".join(zwicker.shuffle(int(seed), deck)[:10]) == cards
     # deal_seed as the section describes it
     for master, k in ((0, 0), (7, 3), (2**64 - 1, 2**64 - 1)):
         digest = hashlib.sha256(b"zwicker-deal-seed" + master.to_bytes(8, "big") + k.to_bytes(8, "big")).digest()
-        assert int.from_bytes(digest[:8], "big") == engine.deal_seed(master, k)
+        assert int.from_bytes(digest[:8], "big") == zwicker.deal_seed(master, k)
 
 
 def minimal_bot() -> str:
@@ -123,7 +123,7 @@ async def test_the_minimal_bot_plays_a_match(tmp_path):
     script = tmp_path / "minimal_bot.py"
     script.write_text(minimal_bot())
     minimal, random_bot = BotCommand.from_spec(str(script)), BotCommand.from_spec(str(RANDOM_BOT))
-    deals = FixedDeals([(engine.deal_seed(1, k), k % 4) for k in range(2)])
+    deals = FixedDeals([(zwicker.deal_seed(1, k), k % 4) for k in range(2)])
     for seats in ([minimal, random_bot] * 2, [random_bot, minimal] * 2):
         result = await play_table(seats, variant="jensen", plan=deals, bot_seed=8)
         assert result.ok, result.forfeit

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-import engine
+from engine import zwicker
 from arena.play.match import RANDOM_BOT
 from arena.play.table import FixedDeals, TimeControl, play_table
 from arena.process.command import BotCommand
 
 FAULTY = Path(__file__).parent / "faulty"
-DEALS = [(engine.deal_seed(11, k), k % 4) for k in range(2)]
+DEALS = [(zwicker.deal_seed(11, k), k % 4) for k in range(2)]
 FAST = TimeControl(handshake_s=5, move_s=0.5, bank_s=0, grace_s=0.2)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import trio
 import trio.testing
 
-import engine
+from engine import zwicker
 from arena.protocol.connection import Connection
 from arena.play.room import GamePlan, RoomPlan
 from arena.play.table import FixedDeals, run_table
@@ -21,7 +21,7 @@ async def play_room(plan):
             arena_end, bot_end = trio.testing.memory_stream_pair()
             conns.append(Connection(arena_end, arena_end))
             nursery.start_soon(bot.run, bot_end)
-        result = await run_table(conns, variant=engine.variant("jensen", target=31), plan=plan,
+        result = await run_table(conns, variant=zwicker.variant("jensen", target=31), plan=plan,
                                  match_id="cup/m0", table_id="cup/m0/straight/b4", bot_seed=1)
         nursery.cancel_scope.cancel()
     assert result.ok, result.forfeit
@@ -29,9 +29,9 @@ async def play_room(plan):
 
 
 async def test_each_deal_names_its_board_and_the_board_keeps_its_own_totals():
-    v = engine.variant("jensen", target=31)
-    plans = [FixedDeals([(engine.deal_seed(3, 4), 0)]), GamePlan(v, engine.deal_seed(3, 5), 1),
-             FixedDeals([(engine.deal_seed(3, 6), 2)])]
+    v = zwicker.variant("jensen", target=31)
+    plans = [FixedDeals([(zwicker.deal_seed(3, 4), 0)]), GamePlan(v, zwicker.deal_seed(3, 5), 1),
+             FixedDeals([(zwicker.deal_seed(3, 6), 2)])]
     boards = ["cup/m0/straight/b4", "cup/m0/straight/b5", "cup/m0/straight/b6"]
     bots, result = await play_room(RoomPlan(plans, room="cup/m0/straight", boards=boards))
     deals = [m for m in bots[2].received if m["type"] == "deal"]

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-import engine
-from engine.notation import move_text
+from engine import zwicker
+from engine.zwicker.notation import move_text
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "docs/rules.md"
@@ -55,8 +55,8 @@ def variant_of(text: str):
     return json.loads(text) if text.startswith("{") else text
 
 
-def without_history(state: engine.State) -> engine.State:
-    return engine.State.from_dict({**state.to_dict(), "moves": []})
+def without_history(state: zwicker.State) -> zwicker.State:
+    return zwicker.State.from_dict({**state.to_dict(), "moves": []})
 
 
 def test_every_fence_is_a_known_kind_and_every_kind_is_used():
@@ -70,35 +70,35 @@ def test_example(heading):
     state = None
     for kind, text in examples()[heading]:
         if kind == "position":
-            state = engine.parse_position(text)
+            state = zwicker.parse_position(text)
         elif kind == "deal":
             f = fields(text)
-            state = engine.deal(variant_of(f["variant"]), int(f["seed"]), int(f["dealer"]))
+            state = zwicker.deal(variant_of(f["variant"]), int(f["seed"]), int(f["dealer"]))
         elif kind == "apply":
             for token in text.split():
-                state = state.apply(engine.parse_move(token))
+                state = state.apply(zwicker.parse_move(token))
         elif kind == "legal":
             assert [move_text(m) for m in state.legal_moves()] == text.split()
         elif kind == "illegal":
             for line in text.splitlines():
-                with pytest.raises(engine.IllegalMove):
-                    state.apply(engine.parse_move(line.split()[0]))
+                with pytest.raises(zwicker.IllegalMove):
+                    state.apply(zwicker.parse_move(line.split()[0]))
         elif kind == "result":
-            expected = engine.parse_position(text)
+            expected = zwicker.parse_position(text)
             actual = state if re.search(r"^moves:", text, re.M) else without_history(state)
-            assert engine.position_text(actual) == engine.position_text(expected)
+            assert zwicker.position_text(actual) == zwicker.position_text(expected)
         elif kind == "score":
             assert state.score() == [int(x) for x in text.split()]
         elif kind == "shuffle":
             lines = text.splitlines()
-            deck = engine.variant(variant_of(fields(lines[0])["variant"])).rules.deck
+            deck = zwicker.variant(variant_of(fields(lines[0])["variant"])).rules.deck
             for line in lines[1:]:
                 seed, _, cards = line.removeprefix("seed ").partition(":")
-                assert engine.shuffle(deck, int(seed))[: len(cards.split())] == cards.split()
+                assert zwicker.shuffle(int(seed), deck)[: len(cards.split())] == cards.split()
         elif kind == "deal_seed":
             for line in text.splitlines():
                 master, k, seed = re.fullmatch(r"deal_seed\((\d+), (\d+)\) = (\d+)", line).groups()
-                assert engine.deal_seed(int(master), int(k)) == int(seed)
+                assert zwicker.deal_seed(int(master), int(k)) == int(seed)
 
 
 def tracked_files() -> list[Path]:

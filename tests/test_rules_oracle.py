@@ -60,7 +60,7 @@ def moves(*texts: str) -> list[dict]:
 
 
 def opening(variant="bayern", seed=0, dealer=3) -> dict:
-    return z.to_dict(z.opening(variant, seed, dealer))
+    return z.to_dict(z.deal(variant, seed, dealer))
 
 
 def test_section_10_position_has_one_legal_move():
@@ -444,26 +444,26 @@ def test_zwicker_examples_found():
 
 def test_zwicker_legal_of_the_worked_examples():
     pytest.importorskip("games.zwicker")
-    import engine
-    from engine.notation import move_text
+    from engine import zwicker
+    from engine.zwicker.notation import move_text
 
     examples = [e for e in zwicker_examples() if "legal" in e]
-    positions = [engine.parse_position(e["position"]).to_dict() for e in examples]
+    positions = [zwicker.parse_position(e["position"]).to_dict() for e in examples]
     answers, _ = rules("legal", *positions, game="zwicker", code=0)
     assert len(answers) == len(examples)
     for e, p, a in zip(examples, positions, answers):
-        direct = engine.State.from_dict(p).legal_moves()
+        direct = zwicker.State.from_dict(p).legal_moves()
         assert a == [m.to_dict() for m in direct]
         assert sorted(move_text(m) for m in direct) == sorted(e["legal"].split())
 
 
 def test_zwicker_apply_the_worked_examples():
     pytest.importorskip("games.zwicker")
-    import engine
+    from engine import zwicker
 
     examples = [e for e in zwicker_examples() if "apply" in e and "result" in e or "score" in e]
-    starts = [engine.parse_position(e["position"]) for e in examples]
-    played = [[engine.parse_move(t) for t in e.get("apply", "").split()] for e in examples]
+    starts = [zwicker.parse_position(e["position"]) for e in examples]
+    played = [[zwicker.parse_move(t) for t in e.get("apply", "").split()] for e in examples]
     answers, _ = rules("apply", *({"position": s.to_dict(), "moves": [m.to_dict() for m in ms]}
                                   for s, ms in zip(starts, played)), game="zwicker", code=0)
     for e, start, ms, a in zip(examples, starts, played, answers):
@@ -472,7 +472,7 @@ def test_zwicker_apply_the_worked_examples():
             direct = direct.apply(m)
         assert a["position"] == direct.to_dict()
         if "result" in e:
-            expected = engine.parse_position(e["result"]).to_dict()
+            expected = zwicker.parse_position(e["result"]).to_dict()
             drop = () if "moves:" in e["result"] else ("moves",)  # a result block may leave them out
             assert {k: v for k, v in a["position"].items() if k not in drop} == \
                 {k: v for k, v in expected.items() if k not in drop}
@@ -486,11 +486,11 @@ def test_zwicker_apply_the_worked_examples():
 
 def test_zwicker_apply_names_the_illegal_move():
     pytest.importorskip("games.zwicker")
-    import engine
+    from engine import zwicker
 
     e = next(e for e in zwicker_examples() if "illegal" in e)
-    start = engine.parse_position(e["position"]).to_dict()
-    bad = [engine.parse_move(line.split()[0]).to_dict() for line in e["illegal"].splitlines() if line.strip()]
+    start = zwicker.parse_position(e["position"]).to_dict()
+    bad = [zwicker.parse_move(line.split()[0]).to_dict() for line in e["illegal"].splitlines() if line.strip()]
     answers, _ = rules("apply", *({"position": start, "moves": [m]} for m in bad),
                        {"position": start, "moves": [{"type": "trail", "card": "AS"}]}, game="zwicker", code=1)
     assert len(answers) == len(bad) + 1

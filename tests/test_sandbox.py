@@ -21,7 +21,7 @@ from typing import TypeVar
 import pytest
 import trio
 
-import engine
+from engine import zwicker
 from arena.process import cgroups, forking, lifecycle, modes, runtime, sandbox
 from arena.process.command import BotCommand, Limits
 from arena.process.lifecycle import bot_pids, leftover_bot_pids, open_bot
@@ -324,8 +324,8 @@ async def test_a_sandboxed_bot_loads_the_kit_compiled(open_dir, mode):
 
 
 ENGINE_PROBE = """import engine
-state = engine.deal("jensen", seed=7)
-print("engine", len(state.legal_moves()), engine.__file__.startswith(sys.argv[1]))
+state = zwicker.deal("jensen", seed=7)
+print("engine", len(state.legal_moves()), zwicker.__file__.startswith(sys.argv[1]))
 print("done")
 """
 
@@ -339,7 +339,7 @@ async def test_a_sandboxed_bot_can_import_the_engine(open_dir, mode):
     script.chmod(0o644)
     where = sandbox.KIT_MOUNT if mode in ("fork", "bwrap") else str(runtime.runtime())
     _, said = await run_to_end(mode, script, where)
-    assert said == f"engine {len(engine.deal('jensen', seed=7).legal_moves())} True\ndone\n"
+    assert said == f"engine {len(zwicker.deal('jensen', seed=7).legal_moves())} True\ndone\n"
 
 
 @needs_root

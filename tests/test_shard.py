@@ -25,7 +25,7 @@ from arena.tournaments import runner
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
-DETERMINISTIC = [str(BOTS / "random_bot.py"), str(BOTS / "greedy_bot.py"), str(BOTS / "first_bot.py")]
+DETERMINISTIC = [str(BOTS / "zwicker" / "random_bot.py"), str(BOTS / "zwicker" / "greedy_bot.py"), str(BOTS / "zwicker" / "first_bot.py")]
 SETTINGS = runner.Settings(boards=2, seed=5)
 
 

@@ -22,7 +22,7 @@ from arena.tournaments.runner import Settings
 from tests.test_cli_results import dbpath, played, run  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parent.parent
-GREEDY, RANDOM = str(ROOT / "bots" / "greedy_bot.py"), str(ROOT / "bots" / "random_bot.py")
+GREEDY, RANDOM = str(ROOT / "bots" / "zwicker" / "greedy_bot.py"), str(ROOT / "bots" / "zwicker" / "random_bot.py")
 
 
 SEED = 2_718_281_828_459

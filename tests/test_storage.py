@@ -409,7 +409,7 @@ def play_all(db, tid, sched, boards, margin_of):
 
 def test_the_bundled_random_bot_anchors_even_beside_another_random(db, tmp_path):
     """A JavaScript random_bot.cjs registered by its path is "random" too (a later version): the
-    scale stays anchored on the bundled bots/random_bot.py."""
+    scale stays anchored on the bundled bots/zwicker/random_bot.py."""
     bundled = add_bot(db, read.BUNDLED_RANDOM)["id"]
     other = add_bot(db, make_bot(tmp_path, "random_bot", "# another random\n"), new_version=True)
     alpha = add_bot(db, make_bot(tmp_path, "alpha", "# alpha\n"))["id"]
@@ -562,12 +562,12 @@ def test_a_stored_deal_replays_with_the_engine(db, three):
     """The stored variant, seed, dealer and moves are enough to replay a deal to its score."""
     import random
 
-    import engine
+    from engine import zwicker
 
     tid, (a, b, r), sched = three
     variant = get_tournament(db, tid)["variant"]
-    seed = engine.deal_seed(get_tournament(db, tid)["seed"], 3)
-    state = engine.deal(engine.variant(variant), seed, dealer=1)
+    seed = zwicker.deal_seed(get_tournament(db, tid)["seed"], 3)
+    state = zwicker.deal(zwicker.variant(variant), seed, dealer=1)
     rng = random.Random(8)
     moves = []
     while not state.is_over:
@@ -580,7 +580,7 @@ def test_a_stored_deal_replays_with_the_engine(db, three):
     table_id = record_table(db, tid, 1, 3, False, seed, table)
     (deal_id,) = [d["id"] for d in db["deals"].rows_where("table_id = ?", [table_id])]
     d = get_deal(db, deal_id)
-    replay = engine.deal(engine.variant(d["variant"]), d["seed"], dealer=d["dealer"])
+    replay = zwicker.deal(zwicker.variant(d["variant"]), d["seed"], dealer=d["dealer"])
     for step in d["moves"]:
         assert replay.to_move == step["seat"]
         replay = replay.apply(step["move"])
@@ -632,7 +632,7 @@ def test_seat_layout_and_schedule(db, three):
 
 
 def test_a_bot_is_named_after_its_file_without_the_bot_suffix(db, tmp_path):
-    """`arena bot add bots/random_bot.py` and `--bots bots/random_bot.py` agree: "random" (the anchor)."""
+    """`arena bot add bots/zwicker/random_bot.py` and `--bots bots/zwicker/random_bot.py` agree: "random" (the anchor)."""
     assert add_bot(db, make_bot(tmp_path, "random_bot"))["name"] == "random"
     assert add_bot(db, make_bot(tmp_path, "my-bot"))["name"] == "my"
     assert add_bot(db, make_bot(tmp_path, "robot"))["name"] == "robot"

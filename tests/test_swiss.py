@@ -18,7 +18,7 @@ from arena.tournaments import runner, swiss
 from tests.test_shard import results
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = [str(ROOT / "bots" / f) for f in ("random_bot.py", "greedy_bot.py", "first_bot.py", "sweeper_bot.py",
+BOTS = [str(ROOT / "bots" / "zwicker" / f) for f in ("random_bot.py", "greedy_bot.py", "first_bot.py", "sweeper_bot.py",
                                          "builder_bot.py")]
 
 

@@ -8,13 +8,13 @@ import pytest
 import trio
 import trio.testing
 
-import engine
+from engine import zwicker
 from arena.play.table import FixedDeals, TimeControl, run_table, seat_seed
 from arena.protocol import messages
 from arena.protocol.connection import Connection
 from arena.protocol.messages import Decoder, encode
 
-DEALS = [(engine.deal_seed(7, k), k % 4) for k in range(2)]
+DEALS = [(zwicker.deal_seed(7, k), k % 4) for k in range(2)]
 
 
 class MemoryBot:
@@ -92,7 +92,7 @@ async def test_a_clean_table_plays_every_deal_and_replays_through_the_engine():
     total = [0, 0]
     for deal, (seed, dealer) in zip(d["deals"], DEALS):
         assert (deal["seed"], deal["dealer"], deal["complete"]) == (seed, dealer, True)
-        state = engine.deal("jensen", seed, dealer)
+        state = zwicker.deal("jensen", seed, dealer)
         for m in deal["moves"]:
             assert m["seat"] == state.to_move
             state = state.apply(m["move"])
@@ -116,12 +116,12 @@ async def test_each_seat_is_told_exactly_the_protocol_sequence():
         assert hello["seed"] == seat_seed(5, seat)
         # Protocol 1 unchanged: the game is named in two new fields, nothing else moved.
         assert hello["game"] == hello["variant"]["game"] == "zwicker"
-        assert hello["variant"] == {**engine.variant("jensen").describe(), "game": "zwicker"}
+        assert hello["variant"] == {**zwicker.variant("jensen").describe(), "game": "zwicker"}
         assert hello["time"] == {"handshake_ms": 10000, "move_ms": 1000, "bank_ms": 10000}
         assert (hello["match_id"], hello["table_id"]) == ("m1", "t1")
         assert bot.received[-1] == {"type": "bye", "reason": "end", "detail": ""}
     # Each act's observation and legal list are the engine's, for the seat asked.
-    state = engine.deal("jensen", *DEALS[0])
+    state = zwicker.deal("jensen", *DEALS[0])
     first = next(m for m in bots[state.to_move].received if m["type"] == "act")
     assert first["observation"] == state.observation(state.to_move)
     assert first["legal"] == [m.to_dict() for m in state.legal_moves()]
@@ -244,7 +244,7 @@ class Crashes(MemoryBot):
 ])
 async def test_each_fault_is_recorded_with_its_status(bot, status, words):
     bots = [MemoryBot(), MemoryBot(), MemoryBot(), MemoryBot()]
-    seat = engine.deal("jensen", *DEALS[0]).to_move
+    seat = zwicker.deal("jensen", *DEALS[0]).to_move
     bots[seat] = bot
     result = await play(bots)
     d = forfeited(result, seat, status)
@@ -264,7 +264,7 @@ async def test_a_move_named_by_its_dict_alone_is_played():
 
     result = await play([ByDict() for _ in range(4)])
     assert result.ok
-    state = engine.deal("jensen", *DEALS[0])
+    state = zwicker.deal("jensen", *DEALS[0])
     assert result.deals[0]["moves"][0]["move"] == state.legal_moves()[0].to_dict()
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import trio
 
-import engine
+from engine import zwicker
 import games
 from arena.errors import ArenaError
 from arena.play import room
@@ -30,7 +30,7 @@ from tests.test_shard import shards_of
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
-DETERMINISTIC = [str(BOTS / "random_bot.py"), str(BOTS / "greedy_bot.py"), str(BOTS / "first_bot.py")]
+DETERMINISTIC = [str(BOTS / "zwicker" / "random_bot.py"), str(BOTS / "zwicker" / "greedy_bot.py"), str(BOTS / "zwicker" / "first_bot.py")]
 
 
 def test_round_robin_gauntlet_and_mixed_pairings():
@@ -55,7 +55,7 @@ def test_every_match_is_played_in_two_rooms_with_the_sides_swapped():
         (2, True, (2, 1, 4, 3), (0, 1, 2)),
     ]
     # A board's seed depends on the master seed and the board number only.
-    assert room.board_seed(5, 1) == engine.deal_seed(5, 1) != room.board_seed(5, 0)
+    assert room.board_seed(5, 1) == zwicker.deal_seed(5, 1) != room.board_seed(5, 0)
 
 
 def test_a_room_plan_chains_the_boards_plans():
@@ -77,12 +77,12 @@ def test_a_room_plan_chains_the_boards_plans():
     assert fixed.split([one]) == ([1], True)
     plans = room.RoomPlan([room.GamePlan(v, 5, 0), room.GamePlan(v, 6, 1)])
     first = room.GamePlan(v, 5, 0)
-    game = engine.Game.new(v, 5, 0)  # the engine's own game to the target decides
+    game = zwicker.Board.new(v, 5, 0)  # the engine's own game to the target decides
     finished = []
     while not game.is_over:
         assert plans.next_deal(finished) == first.next_deal(finished) == (game.deal_seed, game.dealer, None)
         finished.append(finish(plans.next_deal(finished)))
-        game = game.after_deal(list(finished[-1].result().sides))
+        game = game.after_points(list(finished[-1].result().sides))
     assert first.next_deal(finished) is None
     assert plans.next_deal(finished) == room.GamePlan(v, 6, 1).next_deal([])  # game 2 starts
     more = finished + [finish(plans.next_deal(finished))]
@@ -91,7 +91,7 @@ def test_a_room_plan_chains_the_boards_plans():
 
 
 def test_variant_option_text():
-    assert runner.parse_variant("jensen:target=51,all_tens=true") == engine.variant(
+    assert runner.parse_variant("jensen:target=51,all_tens=true") == zwicker.variant(
         "jensen", target=51, all_tens=True).to_dict()
     with pytest.raises(ArenaError, match="unknown option"):
         runner.parse_variant("jensen:colour=red")
@@ -114,7 +114,7 @@ async def test_tables_start_their_bots_at_once_but_play_only_in_their_turn():
             events.append((name, "out"))
 
     bot = BotCommand.from_spec(DETERMINISTIC[0])
-    plan = [(engine.deal_seed(3, k), k % 4) for k in range(6)]
+    plan = [(zwicker.deal_seed(3, k), k % 4) for k in range(6)]
     results = {}
 
     async def one(name):
@@ -191,7 +191,7 @@ async def test_a_drawn_master_seed_is_stored_and_replays_its_tournament(tmp_path
     for tid in (drawn, again):
         assert (await runner.run(db, tid, concurrency=2, processes=1))["status"] == "finished"
     assert boards_of(db, again) == boards_of(db, drawn)
-    assert [b[2] for b in boards_of(db, drawn)] == [engine.deal_seed(seed, k) for k in (0, 1)]
+    assert [b[2] for b in boards_of(db, drawn)] == [zwicker.deal_seed(seed, k) for k in (0, 1)]
     assert table_points(db, again) == table_points(db, drawn)
 
 
@@ -266,7 +266,7 @@ def test_the_eta_allows_for_each_matchs_pace_and_says_when_it_has_not_seen_a_bot
 
 async def test_mixed_partners_and_whole_games(tmp_path):
     db = schema.open_db(tmp_path / "a.db")
-    four = DETERMINISTIC + [str(BOTS / "sweeper_bot.py")]
+    four = DETERMINISTIC + [str(BOTS / "zwicker" / "sweeper_bot.py")]
     tid = runner.prepare(db, "mixed", four, runner.Settings(boards=1, partners="mixed"))
     result = await runner.run(db, tid)
     assert result["boards_done"] == 3
@@ -275,7 +275,7 @@ async def test_mixed_partners_and_whole_games(tmp_path):
     assert all(count == 4 for _, count in seats)  # four different bots at every table
 
     tid = runner.prepare(db, "games", DETERMINISTIC[1:], runner.Settings(boards=1, format="game",
-                                                               variant=engine.variant("jensen", target=31).to_dict()))
+                                                               variant=zwicker.variant("jensen", target=31).to_dict()))
     await runner.run(db, tid)
     deals = db.execute("SELECT COUNT(*) FROM deals d JOIN board_tables tb ON tb.id = d.table_id"
                        " JOIN matches m ON m.id = tb.match_id WHERE m.tournament_id = ?", [tid]).fetchone()[0]
@@ -363,7 +363,7 @@ def count_tables(path):
 def run_arena(db_path, name, wait=True, concurrency=2):
     """The real `arena tournament run` command in its own process (the default sandbox):
     five bots in mixed partnerships, 30 rooms of 2 boards."""
-    five = DETERMINISTIC + [str(BOTS / "sweeper_bot.py"), str(BOTS / "builder_bot.py")]
+    five = DETERMINISTIC + [str(BOTS / "zwicker" / "sweeper_bot.py"), str(BOTS / "zwicker" / "builder_bot.py")]
     cmd = [sys.executable, "-m", "arena", "tournament", "run", "--bots", ",".join(five), "--partners", "mixed",
            "--boards", "2", "--seed", "11", "--name", name, "--quiet", "--concurrency", str(concurrency)]
     env = {**os.environ, "ARENA_DB": str(db_path)}

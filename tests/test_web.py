@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import engine
+from engine import zwicker
 from arena.cli import _register, app
 from arena.errors import ArenaError
 from arena.report import frames, pages
@@ -40,7 +40,7 @@ def played(tmp_path_factory) -> Path:
     """A finished tournament of four bundled bots, 3 boards a match, played by `arena tournament run`."""
     db = tmp_path_factory.mktemp("web") / "arena.db"
     for name in ("random", "greedy", "sweeper", "builder"):
-        arena("bot", "add", str(BOTS / f"{name}_bot.py"), "--name", name, "--db", str(db))
+        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db))
     arena("tournament", "run", "--bots", "random,greedy,sweeper,builder", "--boards", "3", "--seed", "5",
           "--name", "cup", "--sandbox", "none", "--quiet", "--db", str(db))
     return db
@@ -135,7 +135,7 @@ def test_deal_frames_replay_the_stored_deal(ro):
     p = pages.page(ro, "deal/7")
     assert len(p["frames"]) == len(d["moves"]) + 1
     assert p["breakdown"] == d["breakdown"] and p["seed"] == str(d["seed"])
-    state = engine.deal(d["variant"], d["seed"], d["dealer"])
+    state = zwicker.deal(d["variant"], d["seed"], d["dealer"])
     deck = 55  # jensen: 52 cards and three jokers
     for k, f in enumerate(p["frames"]):
         if k:
@@ -157,7 +157,7 @@ def test_a_capture_lists_what_it_took():
     doc = {"deal_id": 1, "tournament": "t", "match": 1, "board": 0, "swapped": False, "number": 0,
            "variant": "jensen", "seed": 7, "dealer": 0, "seats": [], "complete": False, "points": [0, 0],
            "forfeit": None, "moves": []}
-    state = engine.deal("jensen", 7, 0)
+    state = zwicker.deal("jensen", 7, 0)
     while True:  # play trails until someone can capture, then capture
         captures = [m for m in state.legal_moves() if m.type == "capture"]
         move = captures[0] if captures else next(m for m in state.legal_moves() if m.type == "trail")
@@ -381,7 +381,7 @@ def test_a_server_started_during_a_tournament_sees_every_later_one(tmp_path):
     connection outlives the writer that closes (and deletes) the database's WAL files."""
     db = tmp_path / "arena.db"
     for name in ("random", "greedy"):
-        arena("bot", "add", str(BOTS / f"{name}_bot.py"), "--name", name, "--db", str(db))
+        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db))
     run = ["tournament", "run", "--bots", "random,greedy", "--seed", "3", "--sandbox", "none",
            "--processes", "1", "--concurrency", "1", "--quiet", "--db", str(db)]
     first = subprocess.Popen([sys.executable, "-m", "arena", *run, "--boards", "30", "--name", "first"],

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import engine
+from engine import zwicker as rules
 from games.zwicker import State as ZwickerState
 from arena.report.site import write_site
 from arena.results import read, schema
@@ -87,8 +87,8 @@ class Server:
 def cup(tmp_path_factory) -> Path:
     """A finished tournament: random, greedy and the bot that speaks markup, 2 boards a match."""
     db = tmp_path_factory.mktemp("browser") / "arena.db"
-    arena("bot", "add", str(BOTS / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(BOTS / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
     arena("bot", "add", str(XSS_BOT), "--name", "xss", "--db", str(db))
     arena("tournament", "run", "--bots", "random,greedy,xss", "--boards", "2", "--seed", "11", "--name", "cup",
           "--sandbox", "none", "--quiet", "--db", str(db))
@@ -131,7 +131,7 @@ def test_the_live_page_follows_a_real_tournament(tmp_path, page):
     at the end they are the database's."""
     db = tmp_path / "arena.db"
     for name in ("random", "greedy", "sweeper", "builder", "first"):
-        arena("bot", "add", str(BOTS / f"{name}_bot.py"), "--name", name, "--db", str(db))
+        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db))
     server = Server(db)
     run = subprocess.Popen(
         [sys.executable, "-m", "arena", "tournament", "run", "--all", "--boards", "48", "--seed", "2", "--name", "live",
@@ -200,7 +200,7 @@ def test_stepping_through_a_replay(page, served, cup):
             "SELECT d.id FROM deals d JOIN seats s ON s.table_id = d.table_id AND s.seat = 0"
             " JOIN bots b ON b.id = s.bot_id WHERE b.name != 'xss' AND d.complete = 1 ORDER BY d.id"))
         d = read.get_deal(db, deal_id)
-    states = [engine.deal(d["variant"], d["seed"], d["dealer"])]
+    states = [rules.deal(d["variant"], d["seed"], d["dealer"])]
     for m in d["moves"]:
         states.append(states[-1].apply(m["move"]))
     n = len(d["moves"])
@@ -213,7 +213,7 @@ def test_stepping_through_a_replay(page, served, cup):
                 assert hand_cards(page, seat) == list(states[step].hands[seat])
         table = page.eval_on_selector_all("#table-units .unit", "us => us.map(u => [...u.querySelectorAll('.cardface')]"
                                           ".map(c => c.getAttribute('data-card')))")
-        assert table == [list(u.cards) if isinstance(u, engine.Build) else [u] for u in states[step].table]
+        assert table == [list(u.cards) if isinstance(u, rules.Build) else [u] for u in states[step].table]
 
     page.goto(served + f"#deal={deal_id}")
     at(0)
@@ -324,8 +324,8 @@ def separated(tmp_path_factory) -> Path:
     """A real gauntlet of the crashing bot against random and greedy: both win every board (a
     perfect record, shown `> X`), the crasher loses every one (`< X`): a separated pool."""
     db = tmp_path_factory.mktemp("separated") / "arena.db"
-    arena("bot", "add", str(BOTS / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(BOTS / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
     arena("bot", "add", str(FAULTY / "crash.py"), "--name", "crash", "--no-check", "--db", str(db))
     arena("tournament", "run", "--bots", "random,greedy,crash", "--gauntlet", "crash", "--boards", "2",
           "--seed", "11", "--name", "sep", "--sandbox", "none", "--quiet", "--db", str(db))
@@ -454,8 +454,8 @@ def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp
     """A real `arena sprt` that accepts H1: its page draws the LLR over the boards it counted with
     both bounds, and gives the hypotheses, error rates, pentanomial counts, verdict and NEW's Elo."""
     db = tmp_path / "arena.db"
-    arena("bot", "add", str(BOTS / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(BOTS / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
     arena("sprt", "greedy", "random", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
           "--seed", "123456789012345", "--sandbox", "none", "--name", "test", "--db", str(db))
     from arena.results import sprt_tests
@@ -499,14 +499,14 @@ def test_a_person_watches_a_table_in_play_without_its_hands(page, tmp_path):
     from arena.results.lock import run_lock
 
     db_path = tmp_path / "arena.db"
-    arena("bot", "add", str(BOTS / "random_bot.py"), "--name", "random", "--db", str(db_path))
-    arena("bot", "add", str(BOTS / "greedy_bot.py"), "--name", "greedy", "--db", str(db_path))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db_path))
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db_path))
     with schema.open_db(db_path) as db:
         r, g = (b["id"] for b in db.query("SELECT id FROM bots ORDER BY id"))
         tid = write.create_tournament(db, "now", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",
                                       boards=2, settings={"sandbox": "none"}, bot_ids=[r, g], matches=[([r, r], [g, g])])
         write.set_status(db, tid, "running")
-    state = engine.deal("jensen", engine.deal_seed(77, 1), 1)
+    state = rules.deal("jensen", rules.deal_seed(77, 1), 1)
     moves = []
     for _ in range(5):
         move = state.legal_moves()[0]
@@ -528,7 +528,7 @@ def test_a_person_watches_a_table_in_play_without_its_hands(page, tmp_path):
                 assert cards == [None] * len(state.hands[seat])  # face down, every one
             units = page.eval_on_selector_all("#live-units .unit", "us => us.map(u => [...u.querySelectorAll('.cardface')]"
                                               ".map(c => c.getAttribute('data-card')))")
-            assert units == [list(u.cards) if isinstance(u, engine.Build) else [u] for u in state.table]
+            assert units == [list(u.cards) if isinstance(u, rules.Build) else [u] for u in state.table]
             assert page.locator("#live-moves li").count() == 5
             shot(page, "live-table-1280")
             move = state.legal_moves()[0]  # the table plays on: the open page follows

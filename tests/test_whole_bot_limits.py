@@ -18,8 +18,8 @@ from arena.tournaments import runner
 from tests.test_hostile import FAST, SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "bots" / "random_bot.py"
-GREEDY = ROOT / "bots" / "greedy_bot.py"
+RANDOM = ROOT / "bots" / "zwicker" / "random_bot.py"
+GREEDY = ROOT / "bots" / "zwicker" / "greedy_bot.py"
 
 
 def test_the_note_is_the_one_the_standings_look_for():

@@ -1,6 +1,6 @@
 """The Zwicken bot kit and the bundled Zwicken bots, against the rules package: the kit's view
 and its samples, every bot in-process over many boards and variants, and every bot as a real
-process over the protocol (bots/zwicken_table.py, until the arena hosts Zwicken)."""
+process over the protocol (bots/zwicken/zwicken_table.py, until the arena hosts Zwicken)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
-sys.path.insert(0, str(BOTS))
+sys.path[:0] = [str(BOTS / "zwicken"), str(BOTS)]
 
 from engine import zwicken as zw  # noqa: E402
 from zwicken_kit import Judge, View  # noqa: E402
@@ -118,7 +118,7 @@ def test_a_faulting_bot_forfeits():
 
 def test_bots_as_processes_over_the_protocol():
     v = zw.variant(players=3, deals=2)
-    seats = [Program([sys.executable, str(BOTS / name)]) for name in
+    seats = [Program([sys.executable, str(BOTS / "zwicken" / name)]) for name in
              ("zwicken_random_bot.py", "zwicken_rule_bot.py", "zwicken_mc_bot.py")]
     results = play_boards(seats, v, [5])
     assert "forfeit" not in results[0] and sum(results[0]["balances"]) == 0

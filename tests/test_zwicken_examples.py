@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine import zwicken as z
-from engine.zwicken.settlement import settle
-from engine.zwicken.state import opening
+from engine.zwicken.scoring import settle
+from engine.zwicken.state import deal as opening
 
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "zwicken-rules.md").read_text()
 
@@ -61,7 +61,7 @@ def test_seed_vectors():
 
 def test_bad_seeds_refused():
     for bad in (-1, 2**64, 1.0, True, "3"):
-        with pytest.raises(z.ZwickenError):
+        with pytest.raises(z.EngineError):
             z.shuffle(bad)
 
 
@@ -372,7 +372,7 @@ def test_h_blind_deal():
     assert b.shuffle_seed() == 10006335416697400026
     s = b.deal()
     assert s.is_over and s.moves == () and s.trump == "H" and s.turned == "AH"
-    assert z.opening("bayern", b.shuffle_seed(), 2).hands == (("KE", "TS", "7E"), ("AS", "9H", "KH"),
+    assert z.deal("bayern", b.shuffle_seed(), 2).hands == (("KE", "TS", "7E"), ("AS", "9H", "KH"),
                                                              ("UG", "8G", "OH"), ("OE", "OG", "8S"))
     r = s.result.to_dict()
     assert r["event"] == "blind" and r["in"] == [True] * 4 and r["paid"] == [3, 0, 6, 3] and r["carry"] == 9

@@ -19,7 +19,7 @@ ARENA = Path(sys.executable).parent / "arena"
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
 HERE = Path(__file__).resolve().parent / "zwicken"
-RULE, RANDOM, MC = (str(BOTS / f"zwicken_{b}_bot.py") for b in ("rule", "random", "mc"))
+RULE, RANDOM, MC = (str(BOTS / "zwicken" / f"zwicken_{b}_bot.py") for b in ("rule", "random", "mc"))
 TELL, CRASH = str(HERE / "tell.py"), str(HERE / "crash_at_act.py")
 SEED = 2**50 + 7  # no warning: above 2**48
 G = games.game("zwicken")
@@ -137,7 +137,7 @@ def test_bot_check_passes_the_bundled_zwicken_bots(bot, tmp_path):
 
 
 def test_bot_check_fails_a_zwicker_bot_in_one_line(tmp_path):
-    out = arena("bot", "check", "--game", "zwicken", str(BOTS / "greedy_bot.py"), cwd=tmp_path, code=1).stdout
+    out = arena("bot", "check", "--game", "zwicken", str(BOTS / "zwicker" / "greedy_bot.py"), cwd=tmp_path, code=1).stdout
     line = [x for x in out.splitlines() if x.startswith("fails as a zwicken bot")]
     assert len(line) == 1 and line[0] == ("fails as a zwicken bot at seat 0: protocol_error: it plays zwicker (its "
                                           "ready.games), and this table plays zwicken")

@@ -160,7 +160,7 @@ def test_observation_does_not_depend_on_hidden_cards(v, seed, moves):
 
 
 def test_apply_does_not_mutate():
-    s = z.opening("bayern", 0, 3)
+    s = z.deal("bayern", 0, 3)
     before = z.to_dict(s)
     s.apply(z.SCHLECKEN)
     s.legal_moves()
@@ -170,7 +170,7 @@ def test_apply_does_not_mutate():
 def test_inconsistent_positions_refused():
     import pytest
 
-    s = z.opening("bayern", 0, 3).apply(z.SCHLECKEN)
+    s = z.deal("bayern", 0, 3).apply(z.SCHLECKEN)
     good = z.to_dict(s)
     bad = []
     for key, value in (("pot", 4), ("pot", 6), ("cut", "AE"), ("turned", "AE"), ("trump", "H"),
@@ -185,7 +185,7 @@ def test_inconsistent_positions_refused():
     d = json.loads(json.dumps(good)); del d["decisions"]; bad.append(d)
     d = json.loads(json.dumps(good)); d["moves"].append({"seat": 0, "type": "jump"}); bad.append(d)
     for d in bad:
-        with pytest.raises(z.ZwickenError):
+        with pytest.raises(z.EngineError):
             z.from_dict(d)
     partial = json.loads(json.dumps(good))
     partial["variant"] = {"preset": "bayern"}

@@ -38,12 +38,12 @@ def arena(*args: str, cwd: Path, code: int = 0, timeout: float = 300) -> subproc
 def four(tmp_path) -> list[str]:
     """Four Zwicken bots of different content: the rule bot and three copies of the random one
     (alone in folders of their own: they find the kit in the sandbox's runtime)."""
-    paths = [str(BOTS / "zwicken_rule_bot.py")]
+    paths = [str(BOTS / "zwicken" / "zwicken_rule_bot.py")]
     for k in range(3):
         folder = tmp_path / f"r{k}"
         folder.mkdir()
         path = folder / f"zr{k}.py"
-        path.write_text((BOTS / "zwicken_random_bot.py").read_text() + f"\n# copy {k}\n")
+        path.write_text((BOTS / "zwicken" / "zwicken_random_bot.py").read_text() + f"\n# copy {k}\n")
         paths.append(str(path))
     return paths
 
@@ -159,7 +159,7 @@ def test_bad_zwicken_tournaments_are_one_clear_line(tmp_path, four, args, words)
 def test_swiss_draws_groups_of_the_tables_size_by_score(tmp_path, four):
     """Five bots at three-player tables: each round one group of three and two byes (the
     lowest-ranked among the fewest byes), the next round drawn from the scores so far."""
-    five = [*four, str(BOTS / "zwicken_mc_bot.py")]
+    five = [*four, str(BOTS / "zwicken" / "zwicken_mc_bot.py")]
     arena("tournament", "run", "--game", "zwicken", "--players", "3", "--bots", ",".join(five), "--boards", "1",
           "--seed", str(SEED), "--name", "sw", "--pairing", "swiss", "--rounds", "3", "--quiet", cwd=tmp_path)
     db = schema.open_db(tmp_path / "a.db", create=False)
@@ -177,7 +177,7 @@ def test_swiss_draws_groups_of_the_tables_size_by_score(tmp_path, four):
 
 
 def test_zwicker_refuses_players_it_does_not_have(tmp_path):
-    done = arena("tournament", "run", "--bots", f"{BOTS / 'random_bot.py'},{BOTS / 'greedy_bot.py'}", "--name", "x",
+    done = arena("tournament", "run", "--bots", f"{BOTS / 'zwicker' / 'random_bot.py'},{BOTS / 'zwicker' / 'greedy_bot.py'}", "--name", "x",
                  "--players", "3", cwd=tmp_path, code=2)
     assert "2 v 2 by 4 players" in done.stderr, done.stderr
 
@@ -240,7 +240,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_results(tmp_path, four):
 
 
 def test_sprt_seats_new_and_old_alternately_and_counts_boards_won_drawn_lost(tmp_path):
-    rule, rnd = str(BOTS / "zwicken_rule_bot.py"), str(BOTS / "zwicken_random_bot.py")
+    rule, rnd = str(BOTS / "zwicken" / "zwicken_rule_bot.py"), str(BOTS / "zwicken" / "zwicken_random_bot.py")
     done = arena("sprt", "--game", "zwicken", "--players", "4", rule, rnd, "--elo0", "0", "--elo1", "50",
                  "--max-boards", "8", "--batch", "4", "--seed", str(SEED), "--quiet", "--json", cwd=tmp_path)
     result = json.loads(done.stdout)

@@ -87,9 +87,9 @@ def play(
     faults, and its boards won, drawn and lost against each other entrant. Nothing is stored.
     Examples:
 
-        arena play bots/greedy_bot.py bots/random_bot.py --boards 4
+        arena play bots/zwicker/greedy_bot.py bots/zwicker/random_bot.py --boards 4
 
-        arena play --game zwicken bots/zwicken_rule_bot.py bots/zwicken_random_bot.py --players 4
+        arena play --game zwicken bots/zwicken/zwicken_rule_bot.py bots/zwicken/zwicken_random_bot.py --players 4
     """
     from arena.play.match import format_group, format_match, play_group, play_match
 
@@ -172,7 +172,7 @@ def check(
     Exit status 0 only for a conformant bot; otherwise the output says exactly what went wrong.
     Example:
 
-        arena bot check bots/greedy_bot.py
+        arena bot check bots/zwicker/greedy_bot.py
     """
     from arena.play.match import check_bot, format_check
 

@@ -99,7 +99,7 @@ def bot_add(
     """Register a bot: check that it starts and answers hello, then store a copy and its sha256.
 
     The same content again is the same bot; other content under a registered name needs
-    --new-version. Example: arena bot add bots/greedy_bot.py --name greedy
+    --new-version. Example: arena bot add bots/zwicker/greedy_bot.py --name greedy
     """
     from arena.process.modes import resolve_mode
     from arena.tournaments.runner import register_bot

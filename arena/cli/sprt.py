@@ -67,7 +67,7 @@ def sprt_cmd(
     does for game pairs). Elo here is per room, not the standings' scale (the verdict block says
     how they relate). --quiet prints only the verdict block. Stored; resumable.
 
-    Example: arena sprt bots/greedy_bot.py greedy --elo0 0 --elo1 10 --max-boards 2000
+    Example: arena sprt bots/zwicker/greedy_bot.py greedy --elo0 0 --elo1 10 --max-boards 2000
     """
     from arena.process.modes import resolve_mode
 

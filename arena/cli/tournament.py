@@ -85,7 +85,7 @@ def tournament_run(
 ) -> None:
     """Play a seeded duplicate tournament and print the standings; run it again to resume.
 
-    Example: arena tournament run --bots bots/random_bot.py,bots/greedy_bot.py --boards 8 --name first
+    Example: arena tournament run --bots bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py --boards 8 --name first
     """
     from arena.process.modes import resolve_mode
 

@@ -30,8 +30,8 @@ from arena.process.command import BotCommand, Limits
 from arena.process.modes import label, resolve_mode
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
-RANDOM_BOT = BOTS / "random_bot.py"
-RANDOM_BOTS = {"zwicker": RANDOM_BOT, "zwicken": BOTS / "zwicken_random_bot.py"}
+RANDOM_BOT = BOTS / "zwicker" / "random_bot.py"
+RANDOM_BOTS = {"zwicker": RANDOM_BOT, "zwicken": BOTS / "zwicken" / "zwicken_random_bot.py"}
 """The bundled random bot of each game: what `arena bot check` seats beside the bot checked."""
 
 

@@ -39,7 +39,7 @@ from arena.process.command import OWNER, BotCommand, owner_alive
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "bots" / "botkit.py"
-KITS = (KIT, ROOT / "bots" / "zwicken_kit.py")  # zwicken_kit imports botkit, and engine.zwicken on first use
+KITS = (KIT, ROOT / "bots" / "zwicken" / "zwicken_kit.py")  # zwicken_kit imports botkit, and engine.zwicken on first use
 ENGINE = ROOT / "engine"
 STAGE_PREFIX = "zwicker-stage-"
 SHOWN_PREFIX = "zwicker-"

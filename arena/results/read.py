@@ -738,9 +738,9 @@ TEAM_MATCHES = "m.id NOT IN (SELECT match_id FROM match_entrants)"
 _SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 
-BUNDLED_RANDOM = Path(__file__).resolve().parents[2] / "bots" / "random_bot.py"
+BUNDLED_RANDOM = Path(__file__).resolve().parents[2] / "bots" / "zwicker" / "random_bot.py"
 RANDOM_BOTS = {"zwicker": ("random", BUNDLED_RANDOM),
-               "zwicken": ("zwicken_random", BUNDLED_RANDOM.with_name("zwicken_random_bot.py"))}
+               "zwicken": ("zwicken_random", BUNDLED_RANDOM.parents[1] / "zwicken" / "zwicken_random_bot.py")}
 """Per game, the bundled random bot that anchors the scale: its registered name and its file."""
 
 

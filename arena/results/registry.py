@@ -151,7 +151,7 @@ def _bot_row(db: sqlite_utils.Database, row: dict) -> dict:
 
 def default_name(path: Path) -> str:
     """A bot is registered under its file's stem (or folder's name) without a `_bot` suffix:
-    bots/random_bot.py is "random", the name that anchors the ratings."""
+    bots/zwicker/random_bot.py is "random", the name that anchors the ratings."""
     stem = path.stem if path.is_file() else path.name
     for suffix in ("_bot", "-bot"):
         if stem.endswith(suffix) and len(stem) > len(suffix):

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.zwicken.errors import ZwickenError
-from engine.zwicken.settlement import DealResult
+from engine.errors import EngineError
+from engine.zwicken.scoring import DealResult
 from engine.zwicken.shuffle import attempt_seed, check_seed
-from engine.zwicken.state import Attempt, State, dealer_shift, opening
+from engine.zwicken.state import Attempt, State, deal, dealer_shift
 from engine.zwicken.variant import Variant, variant as make_variant
 
 
@@ -38,7 +38,7 @@ class Board:
     def new(cls, variant: Variant | str | dict | None, seed: int, first_dealer: int = 0) -> "Board":
         v = make_variant(variant)
         if type(first_dealer) is not int or not 0 <= first_dealer < v.players:
-            raise ZwickenError(f"first_dealer: must be a seat 0..{v.players - 1}, got {first_dealer!r}")
+            raise EngineError(f"first_dealer: must be a seat 0..{v.players - 1}, got {first_dealer!r}")
         return cls(v, check_seed(seed), first_dealer, 0, 0, first_dealer, (0,) * v.players, 0)
 
     @classmethod
@@ -51,11 +51,11 @@ class Board:
         try:
             k, a, d, bal, pot = (carry[x] for x in ("deal", "attempt", "dealer", "balances", "pot"))
         except (KeyError, TypeError):
-            raise ZwickenError(f"carry: expected deal, attempt, dealer, balances, pot: {carry!r}") from None
+            raise EngineError(f"carry: expected deal, attempt, dealer, balances, pot: {carry!r}") from None
         if (not all(type(x) is int for x in (k, a, d, pot)) or not isinstance(bal, list) or len(bal) != n
                 or not all(type(x) is int for x in bal) or sum(bal) + pot != 0 or pot < 0 or pot % 3
                 or not 0 <= d < n or k < 0 or a < 0):
-            raise ZwickenError(f"carry: inconsistent: {carry!r}")
+            raise EngineError(f"carry: inconsistent: {carry!r}")
         return cls(b.variant, b.seed, first_dealer, k, a, d, tuple(bal), pot, (), attempts_played)
 
     @property
@@ -77,8 +77,8 @@ class Board:
     def deal(self) -> State:
         """The opening of the next attempt (already over when the cut card ends it or it is blind)."""
         if self.over:
-            raise ZwickenError("board: already over")
-        return opening(self.variant, self.shuffle_seed(), self.dealer, deal_no=self.deal_no,
+            raise EngineError("board: already over")
+        return deal(self.variant, self.shuffle_seed(), self.dealer, deal_no=self.deal_no,
                        attempt=self.attempt, playout=self.playout, carry_in=self.pot,
                        balances=self.balances, history=self.history)
 
@@ -90,11 +90,11 @@ class Board:
     def after(self, final: State) -> "Board":
         """The board once the attempt `deal()` gave is over (played to its end)."""
         if self.over:
-            raise ZwickenError("board: already over")
+            raise EngineError("board: already over")
         if not final.is_over:
-            raise ZwickenError("board: the attempt is not over")
+            raise EngineError("board: the attempt is not over")
         if (final.deal_no, final.attempt, final.dealer, final.carry_in) != (self.deal_no, self.attempt, self.dealer, self.pot):
-            raise ZwickenError("board: that attempt is not this board's next one")
+            raise EngineError("board: that attempt is not this board's next one")
         v = self.variant
         n = v.players
         result: DealResult = final.result  # type: ignore[assignment]
@@ -122,7 +122,7 @@ class Board:
     def result(self) -> dict[str, Any]:
         """Section 10's board-result form (only when over)."""
         if not self.over:
-            raise ZwickenError("board: not over")
+            raise EngineError("board: not over")
         return {"balances": list(self.balances), "deals": [a.result.to_dict() for a in self.history],
                 "close": {"playout_deals": max(0, self.deal_no - self.variant.deals),
                           "split": list(self.split or (0,) * self.variant.players)}}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.zwicken.cards import PACK, TRUMPS
-from engine.zwicken.errors import IllegalMove
+from engine.errors import IllegalMove
 
 
 class Move:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine.zwicken.cards import PACK, table
-from engine.zwicken.errors import PositionError, ZwickenError
+from engine.errors import PositionError, EngineError
 from engine.zwicken.moves import Move, trick_winner
-from engine.zwicken.settlement import settle
+from engine.zwicken.scoring import settle
 from engine.zwicken.state import PHASES, State, _rundherum, moves_to_data, opening_payments
 from engine.zwicken.variant import variant as make_variant
 
@@ -67,7 +67,7 @@ def from_dict(d: Any) -> State:
         return _from_dict(d)
     except PositionError:
         raise
-    except ZwickenError as exc:
+    except EngineError as exc:
         raise PositionError(str(exc)) from None
 
 

@@ -1,6 +1,6 @@
 """One attempt of a deal as a frozen value (docs/zwicken-rules.md sections 3-5).
 
-`opening(variant, shuffle_seed, dealer, ...)` gives the attempt after its automatic steps (ante,
+`deal(variant, shuffle_seed, dealer, ...)` gives the attempt after its automatic steps (ante,
 shuffle and cut, deal; a cut-ended or blind attempt is already over); `state.apply(move)` returns
 the next state. Everything is public here (the rules know every hand); what one seat may see is
 `engine.zwicken.observation.observe`, the plain-data position `engine.zwicken.position`.
@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import engine.zwicken.cards as _cards
-from engine.zwicken.errors import IllegalMove, ZwickenError
+from engine.errors import IllegalMove, EngineError
 from engine.zwicken.moves import CARD_MOVES, PASS, PLAY, SCHLECKEN, TITSCHEN, Move, legal_cards, trick_winner
-from engine.zwicken.settlement import DealResult, settle
+from engine.zwicken.scoring import DealResult, settle
 from engine.zwicken.shuffle import check_seed, shuffle
 from engine.zwicken.variant import Variant, variant as make_variant
 
@@ -120,7 +120,7 @@ class State:
     def card_table(self) -> dict[str, tuple[str, int]]:
         """Per card: its effective suit and power under this attempt's trumps."""
         if self.trump is None:
-            raise ZwickenError("no trumps yet")
+            raise EngineError("no trumps yet")
         return _cards.table(self.variant.welli, self.trump)
 
     # -- moves ---------------------------------------------------------------------------------
@@ -206,7 +206,7 @@ def dealer_shift(v: Variant, result: DealResult, cut: str) -> int:
     return 1
 
 
-def opening(variant: Variant | str | dict | None, shuffle_seed: int, dealer: int = 0, *,
+def deal(variant: Variant | str | dict | None, seed: int, dealer: int = 0, *,
             deal_no: int = 0, attempt: int = 0, playout: bool | None = None, carry_in: int = 0,
             balances: tuple[int, ...] | None = None, history: tuple[Attempt, ...] = ()) -> State:
     """An attempt after its automatic steps: ante, shuffle and cut, deal, and (when the cut card
@@ -214,12 +214,12 @@ def opening(variant: Variant | str | dict | None, shuffle_seed: int, dealer: int
     v = make_variant(variant)
     n = v.players
     if type(dealer) is not int or not 0 <= dealer < n:
-        raise ZwickenError(f"dealer: must be a seat 0..{n - 1}, got {dealer!r}")
+        raise EngineError(f"dealer: must be a seat 0..{n - 1}, got {dealer!r}")
     if type(carry_in) is not int or carry_in < 0 or carry_in % 3:
-        raise ZwickenError(f"carry_in: must be a non-negative multiple of 3, got {carry_in!r}")
+        raise EngineError(f"carry_in: must be a non-negative multiple of 3, got {carry_in!r}")
     if balances is not None and (len(balances) != n or not all(type(b) is int for b in balances)):
-        raise ZwickenError(f"balances: expected {n} integers, got {balances!r}")
-    pack = shuffle(check_seed(shuffle_seed, "shuffle_seed"))
+        raise EngineError(f"balances: expected {n} integers, got {balances!r}")
+    pack = shuffle(check_seed(seed))
     hands: list[tuple[str, ...]] = [()] * n
     for j in range(n):
         hands[(dealer + 1 + j) % n] = (pack[j], pack[n + j], pack[2 * n + j])

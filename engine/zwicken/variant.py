@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.zwicken.errors import VariantError
+from engine.errors import VariantError
 
 PRESETS = ("bayern", "ohne_welli", "scharf")
 DEFAULT_PRESET = "bayern"

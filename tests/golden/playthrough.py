@@ -11,8 +11,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-import engine  # noqa: E402
-from engine.notation import move_text, position_text  # noqa: E402
+from engine import zwicker  # noqa: E402
+from engine.zwicker.notation import move_text, position_text  # noqa: E402
 
 PRESETS = ["jensen", "huelsemann", "grossenwiehe", "grupp"]
 SEED = 2024
@@ -20,7 +20,7 @@ SEED = 2024
 
 def render(preset: str, seed: int = SEED) -> str:
     """The whole deal: each step's position, each seat's observation, the legal moves, the move."""
-    state = engine.deal(preset, seed, dealer=0)
+    state = zwicker.deal(preset, seed, dealer=0)
     rng = random.Random(seed)  # a local generator: the choice of moves is part of the fixture
     out = [f"# golden playthrough: {preset}, seed {seed}, dealer 0", ""]
     step = 0

@@ -4,7 +4,8 @@
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the kits, even under python -I
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),  # the kits, even under python -I
+                os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
 
 from zwicken_kit import ZwickenBot, run  # noqa: E402
 

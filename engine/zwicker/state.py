@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import moves as _moves
-from engine import observation as _observation
-from engine import position as _position
-from engine import scoring as _scoring
+from engine.zwicker import moves as _moves
+from engine.zwicker import observation as _observation
+from engine.zwicker import position as _position
+from engine.zwicker import scoring as _scoring
 from engine.errors import EngineError, IllegalMove
-from engine.moves import Build, Move, Unit, unit_cards
-from engine.shuffle import check_seed, shuffle
-from engine.variant import Variant, variant as make_variant
+from engine.zwicker.moves import Build, Move, Unit, unit_cards
+from engine.zwicker.shuffle import check_seed, shuffle
+from engine.zwicker.variant import Variant, variant as make_variant
 
 _FIELDS = ("variant", "dealer", "to_move", "hands", "table", "stock", "taken", "zwicks",
            "last_capture", "history", "is_over")
@@ -116,7 +116,7 @@ class State:
     # -- views ---------------------------------------------------------------------------------
     def observation(self, seat: int, *, moves: bool = True) -> dict[str, Any]:
         """What `seat` may know, as plain data (moves=False leaves out the public move list)."""
-        return _observation.observation(self, seat, moves=moves)
+        return _observation.observe(self, seat, moves=moves)
 
     def score(self) -> list[int]:
         """Points per side of a finished deal."""
@@ -152,7 +152,7 @@ def deal(variant: Variant | str | dict | None, seed: int, dealer: int = 0) -> St
     n = v.players
     if type(dealer) is not int or not 0 <= dealer < n:
         raise EngineError(f"dealer: must be a seat 0..{n - 1}, got {dealer!r}")
-    deck = shuffle(v.rules.deck, check_seed(seed))
+    deck = shuffle(check_seed(seed), v.rules.deck)
     hands: list[list[str]] = [[] for _ in range(n)]
     table: list[Unit] = []
     order = _deal_order(dealer, n)

@@ -14,8 +14,8 @@ from typing import Any
 import json
 
 from engine.errors import PositionError
-from engine.moves import Build, Move, Unit, move_text, unit_cards, unit_text
-from engine.variant import Variant, variant as make_variant
+from engine.zwicker.moves import Build, Move, Unit, move_text, unit_cards, unit_text
+from engine.zwicker.variant import Variant, variant as make_variant
 
 
 def unit_to_data(unit: Unit) -> Any:

@@ -7,7 +7,8 @@ the cheapest card that wins when that card is safe, else the lowest."""
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the kits, even under python -I
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),  # the kits, even under python -I
+                os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
 
 from zwicken_kit import Judge, ZwickenBot, rules_variant, run  # noqa: E402
 

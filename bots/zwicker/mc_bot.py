@@ -37,7 +37,7 @@ import sys
 import time
 from random import Random
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # botkit, even under python -I
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # botkit, even under python -I
 
 from botkit import Heuristic, log, run  # noqa: E402
 
@@ -62,7 +62,7 @@ class MCBot(Heuristic):
         self.playouts = []  # per decision, for the log
 
     def on_hello(self, hello):
-        import engine  # noqa: F401  (at the handshake, not on the first move's clock)
+        from engine import zwicker  # noqa: F401  (at the handshake, not on the first move's clock)
 
         super().on_hello(hello)
         self.per_deal = max(1, self.variant.get("points_per_deal", 30))

@@ -18,7 +18,8 @@ import sys
 import time
 from random import Random
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the kits, even under python -I
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),  # the kits, even under python -I
+                os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
 
 from zwicken_kit import Judge, ZwickenBot, log, rules_variant, run  # noqa: E402
 

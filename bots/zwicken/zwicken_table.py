@@ -3,7 +3,7 @@ protocol.md section 17, played over the rules package either in-process (`Bot` o
 called directly, as botkit's loop would) or with bot programs over the real protocol (msgpack on
 their stdin and stdout).
 
-    python bots/zwicken_table.py bots/zwicken_rule_bot.py bots/zwicken_random_bot.py ... --boards 4
+    python bots/zwicken/zwicken_table.py bots/zwicken/zwicken_rule_bot.py bots/zwicken/zwicken_random_bot.py ... --boards 4
 
 A board is the rules' session of deals; a bot that answers anything but a legal index (or a
 move dict that names a legal move) faults, and the board is forfeited as docs/zwicken-rules.md
@@ -19,7 +19,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # botkit
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # engine
 
 import msgpack  # noqa: E402
 

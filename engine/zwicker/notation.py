@@ -21,9 +21,9 @@ import re
 from typing import Any
 
 from engine.errors import EngineError, PositionError
-from engine.moves import Move, move_text, unit_text
-from engine.position import position_text
-from engine.state import State
+from engine.zwicker.moves import Move, move_text, unit_text
+from engine.zwicker.position import position_text
+from engine.zwicker.state import State
 
 _CARD = r"(?:[A2-9TJQK][CDHS]|X\d+|XW)"
 _MOVE = re.compile(rf"^(?P<card>{_CARD})(?:x(?P<take>\d+(?:\+\d+)*)(?:=(?P<cv>\d+))?|>(?P<onto>\d+)=(?P<bv>\d+))?$")

@@ -8,7 +8,7 @@
  * deal's room and board to stderr, where the arena keeps a bot's log.
  *
  * Build: `make` in this folder (static when the C library allows it). Register and play:
- *   arena bot add bots/c --command ./zwicker_bot --name c-greedy
+ *   arena bot add bots/zwicker/c --command ./zwicker_bot --name c-greedy
  */
 #include <errno.h>
 #include <stdint.h>

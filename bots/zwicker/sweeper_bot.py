@@ -5,7 +5,7 @@
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # botkit, even under python -I
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # botkit, even under python -I
 
 from botkit import Bot, run, unit_cards  # noqa: E402
 

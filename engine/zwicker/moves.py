@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from engine import cards
+from engine.zwicker import cards
 from engine.errors import EngineError, IllegalMove
 
 MOVE_TYPES = ("capture", "build", "trail")

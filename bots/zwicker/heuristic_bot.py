@@ -23,7 +23,7 @@ with the engine (through the kit) to replay the deal and to test sweeps.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # botkit, even under python -I
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # botkit, even under python -I
 
 from botkit import Heuristic, run  # noqa: E402
 

@@ -1,7 +1,8 @@
-"""The reproducible shuffle of docs/rules.md section 7, and the derivation of deal seeds.
+"""Seeds and the reproducible shuffle, the same for every game (docs/rules.md section 7).
 
-Any language can reproduce a deal: SHA-256 over ("zwicker-shuffle", seed, block) gives a stream
-of 64-bit words; Fisher-Yates draws from it with rejection sampling, so there is no modulo bias.
+Any language can reproduce a deal: SHA-256 over (the game's shuffle tag, seed, block) gives a
+stream of 64-bit words; Fisher-Yates draws from it with rejection sampling, so there is no modulo
+bias. Deal seeds come from one derivation, tagged "zwicker-deal-seed" for every game.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from engine.errors import EngineError
 
 T = TypeVar("T")
 SEED_LIMIT = 2**64
-_SHUFFLE_TAG = b"zwicker-shuffle"
 _DEAL_SEED_TAG = b"zwicker-deal-seed"
 
 
@@ -24,9 +24,9 @@ def check_seed(seed: object, name: str = "seed") -> int:
     return seed
 
 
-def words(seed: int) -> Iterator[int]:
-    """The endless stream of 64-bit words for a seed."""
-    prefix = _SHUFFLE_TAG + seed.to_bytes(8, "big")
+def words(tag: bytes, seed: int) -> Iterator[int]:
+    """The endless stream of 64-bit words for a seed under a game's shuffle tag."""
+    prefix = tag + seed.to_bytes(8, "big")
     block = 0
     while True:
         digest = hashlib.sha256(prefix + block.to_bytes(8, "big")).digest()
@@ -35,10 +35,10 @@ def words(seed: int) -> Iterator[int]:
         block += 1
 
 
-def shuffle(deck: Sequence[T], seed: int) -> list[T]:
+def shuffle(tag: bytes, seed: int, deck: Sequence[T]) -> list[T]:
     """Fisher-Yates from the last position down, each j drawn uniformly from 0..i."""
     cards = list(deck)
-    stream = words(check_seed(seed))
+    stream = words(tag, check_seed(seed))
     for i in range(len(cards) - 1, 0, -1):
         bound = i + 1
         limit = SEED_LIMIT - (SEED_LIMIT % bound)
@@ -50,11 +50,10 @@ def shuffle(deck: Sequence[T], seed: int) -> list[T]:
     return cards
 
 
-def deal_seed(master_seed: int, k: int) -> int:
+def deal_seed(master: int, k: int) -> int:
     """The seed of deal (or board) k under a master seed: the first 8 bytes of
     SHA-256("zwicker-deal-seed" + master as 8 bytes big-endian + k as 8 bytes big-endian)."""
-    check_seed(master_seed, "master_seed")
-    if type(k) is not int or not 0 <= k < SEED_LIMIT:
-        raise EngineError(f"k: must be an integer with 0 <= k < 2**64, got {k!r}")
-    digest = hashlib.sha256(_DEAL_SEED_TAG + master_seed.to_bytes(8, "big") + k.to_bytes(8, "big")).digest()
+    check_seed(master, "master")
+    check_seed(k, "k")
+    digest = hashlib.sha256(_DEAL_SEED_TAG + master.to_bytes(8, "big") + k.to_bytes(8, "big")).digest()
     return int.from_bytes(digest[:8], "big")

@@ -12,9 +12,9 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import cards
+from engine.zwicker import cards
 from engine.errors import VariantError
-from engine.moves import Move
+from engine.zwicker.moves import Move
 
 PRESETS = ("jensen", "huelsemann", "grossenwiehe", "grupp")
 DEFAULT_PRESET = "jensen"

@@ -5,7 +5,7 @@ A deterministic baseline: it captures whenever it can, without judging what it t
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # botkit, even under python -I
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # botkit, even under python -I
 
 from botkit import Bot, run  # noqa: E402
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.position import unit_to_data
+from engine.zwicker.position import unit_to_data
 
 
-def observation(state: Any, seat: int, *, moves: bool = True) -> dict[str, Any]:
+def observe(state: Any, seat: int, *, moves: bool = True) -> dict[str, Any]:
     """The plain-data view of `seat`. With moves=False the public move list is left out, for a
     caller that keeps its own copy of it (the arena's table runner does)."""
     n = len(state.hands)

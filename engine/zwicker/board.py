@@ -1,8 +1,8 @@
 """Whole games (docs/rules.md section 6): deals to the target with the dealer rotating.
 
-A Game is a frozen value like a State: `game.deal_state()` is the opening of the current deal,
-`game.after_deal(points)` the game once that deal is scored. Deal k's seed is
-`deal_seed(game_seed, k)`, so a game is reproducible from (variant, seed, first dealer).
+A Board is a frozen value like a State, as Zwicken's is: `board.deal()` is the opening of the
+current deal, `board.after(final)` the board once that deal is over. Deal k's seed is
+`deal_seed(seed, k)`, so a game is reproducible from (variant, seed, first dealer).
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.errors import EngineError
-from engine.shuffle import check_seed, deal_seed
-from engine.state import State, deal
-from engine.variant import Variant, variant as make_variant
+from engine.zwicker.shuffle import check_seed, deal_seed
+from engine.zwicker.state import State, deal
+from engine.zwicker.variant import Variant, variant as make_variant
 
 
 @dataclass(frozen=True)
-class Game:
+class Board:
     variant: Variant
     seed: int
     first_dealer: int = 0
@@ -24,7 +24,7 @@ class Game:
     deals_played: int = 0
 
     @classmethod
-    def new(cls, variant: Variant | str | dict | None, seed: int, first_dealer: int = 0) -> "Game":
+    def new(cls, variant: Variant | str | dict | None, seed: int, first_dealer: int = 0) -> "Board":
         v = make_variant(variant)
         if type(first_dealer) is not int or not 0 <= first_dealer < v.players:
             raise EngineError(f"first_dealer: must be a seat 0..{v.players - 1}, got {first_dealer!r}")
@@ -38,16 +38,23 @@ class Game:
     def deal_seed(self) -> int:
         return deal_seed(self.seed, self.deals_played)
 
-    def deal_state(self) -> State:
+    def deal(self) -> State:
         return deal(self.variant, self.deal_seed, self.dealer)
 
-    def after_deal(self, points: list[int]) -> "Game":
+    def after(self, final: State) -> "Board":
+        """The board once the deal `deal()` gave is over (played to its end)."""
+        if not final.is_over:
+            raise EngineError("final: the deal is not over")
+        return self.after_points(final.score())
+
+    def after_points(self, points: list[int]) -> "Board":
+        """The board once a deal scored `points` (per side)."""
         if self.is_over:
-            raise EngineError("game: already over")
+            raise EngineError("board: the game is already over")
         if len(points) != len(self.totals):
             raise EngineError(f"points: expected {len(self.totals)} sides, got {len(points)}")
         totals = tuple(t + p for t, p in zip(self.totals, points))
-        return Game(self.variant, self.seed, self.first_dealer, totals, self.deals_played + 1)
+        return Board(self.variant, self.seed, self.first_dealer, totals, self.deals_played + 1)
 
     @property
     def is_over(self) -> bool:
