@@ -323,7 +323,7 @@ async def test_a_sandboxed_bot_loads_the_kit_compiled(open_dir, mode):
     assert said == "compiled []\n"
 
 
-ENGINE_PROBE = """import engine
+ENGINE_PROBE = """from engine import zwicker
 state = zwicker.deal("jensen", seed=7)
 print("engine", len(state.legal_moves()), zwicker.__file__.startswith(sys.argv[1]))
 print("done")
