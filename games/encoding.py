@@ -10,8 +10,11 @@ A game may give its own encoding through two optional methods of its game object
 where `described` is `game.describe(variant)` (what a bot gets as `hello.variant`) and
 `observation` the seat's observation as the protocol sends it (`act.observation`, with its
 `moves`). A game without them gets `hashed`: every leaf of the observation, hashed by its path
-and, for text, its value, into HASHED_SIZE buckets (feature hashing), which any game's plain data
-allows. Only the standard library is used: a sandboxed bot imports this too.
+and, for text, its value, into HASHED_SIZE buckets (feature hashing), which any game's plain
+data allows. Where the game object cannot be loaded (`game` None: a sandbox without the game's
+packages), an observation with a numeric `tensor` (OpenSpiel's games) is encoded as that
+tensor, which is what those games' `encode` gives. Only the standard library is used: a
+sandboxed bot imports this too.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import math
 from typing import Any
 
 HASHED_SIZE = 256
+MAX_ACTIONS = 128  # a learner's actions: the k-th legal move, k < MAX_ACTIONS (longer lists are cut)
 
 
 def size(game: Any, described: Any) -> int:
@@ -33,6 +37,8 @@ def encode(game: Any, described: Any, observation: Any) -> list[float]:
     """The seat's observation as `size(game, described)` numbers: the game's own encoding, or `hashed`."""
     own = getattr(game, "encode", None)
     if own is None:
+        if game is None and isinstance(observation, dict) and isinstance(observation.get("tensor"), list):
+            return [float(x) for x in observation["tensor"]]  # a game not loadable here that sends its tensor
         return hashed(observation)
     out = [float(x) for x in own(described, observation)]
     want = size(game, described)

@@ -17,7 +17,8 @@ An episode is one board of the game (Zwicker: a deal, or a game to the target wi
 - `action_mask`: int8, one per action; action k is the k-th legal move in the game's order
   (the list the arena sends in `act`), so the first `len(legal)` are 1;
 - `protocol`: `{"observation": ..., "legal": [...]}`, exactly what the seat would get in the
-  protocol's `act` (its observation with the deal's moves, and the legal moves as plain data).
+  protocol's `act` (its observation with the deal's public moves, and the legal moves as plain
+  data).
 
 Rewards come from the game's results (`Result.seats`): with `reward="deal"` (the default) each
 seat is paid its deal's result when a deal ends; with `reward="board"`, the board's result once,
@@ -38,7 +39,7 @@ from pettingzoo import AECEnv
 import games
 from games import encoding
 
-MAX_ACTIONS = 128  # the actions offered; a game's longer lists are cut (Zwicker: far more than any deal needs)
+MAX_ACTIONS = encoding.MAX_ACTIONS  # the actions offered; a game's longer lists are cut
 
 _BOARD_SEED_TAG = b"zwicker-deal-seed"
 
@@ -148,6 +149,7 @@ class GameEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.state = self.board.deal()
+        self._history: list[dict[str, Any]] = []
         self._next_to_move()
 
     def _next_to_move(self) -> None:
@@ -164,6 +166,7 @@ class GameEnv(AECEnv):
                 self._legal = []
                 return
             self.state = self.board.deal()
+            self._history = []
         self.agent_selection = self.possible_agents[self.state.to_move]
         self._legal, _ = self.state.legal_moves(MAX_ACTIONS)
         self._legal = self._legal[:MAX_ACTIONS]
@@ -175,7 +178,7 @@ class GameEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, Any]:
         assert self.state is not None
         seat = self.possible_agents.index(agent)
-        seen = self.state.observation(seat)
+        seen = {**self.state.observation(seat, moves=False), "moves": list(self._history)}
         mine = not self.state.is_over and self.state.to_move == seat
         legal = [m.to_dict() for m in self._legal] if mine else []
         mask = np.zeros(MAX_ACTIONS, np.int8)
@@ -194,7 +197,10 @@ class GameEnv(AECEnv):
             raise games.IllegalMove(f"action {k}: {agent} has {len(self._legal)} legal moves (see action_mask)")
         self._cumulative_rewards[agent] = 0
         self.rewards = {a: 0 for a in self.agents}
-        self.state = self.state.apply(self._legal[k])
+        move, seat = self._legal[k], self.state.to_move
+        public = getattr(self.state, "public_move", None)
+        self._history.append({"seat": seat, **(move.to_dict() if public is None else public(move))})
+        self.state = self.state.apply(move)
         self._next_to_move()
         self._accumulate_rewards()
         if self.render_mode == "human":
