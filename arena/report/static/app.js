@@ -382,14 +382,20 @@
 
   // An SPRT as fishtest shows one: the LLR over the boards between its two bounds, the
   // hypotheses and error rates, the pentanomial counts, the verdict and NEW's Elo.
-  const VERDICT = { running: "running", H0: "H0 accepted: not better by elo0", H1: "H1 accepted: better by elo1",
-    limit: "stopped at the board limit, no verdict", stopped: "stopped before a verdict" };
+  // The verdict in the terminal's words (arena/tournaments/sprt.py): H0 is accepted against elo1.
+  function verdictText(x) {
+    return {
+      running: "running",
+      H0: "H0 accepted: " + x.new + " is not better than " + x.old + " by elo1 = " + x.elo1,
+      H1: "H1 accepted: " + x.new + " is better than " + x.old + " (by elo1 = " + x.elo1 + " rather than elo0 = " + x.elo0 + ")",
+      limit: "stopped at the board limit, no verdict", stopped: "stopped before a verdict" }[x.verdict] || x.verdict;
+  }
   function sprtCard(x) {
     const c = card("SPRT: " + x.new + " against " + x.old);
     c.id = "sprt";
     c.appendChild(h("p", { class: "verdict" }, badge(x.verdict === "running" ? "running" : x.verdict, x.verdict === "H1" ? "finished" :
       x.verdict === "H0" ? "interrupted" : x.verdict === "running" ? "running" : ""), " ",
-      h("span", { id: "sprt-verdict" }, VERDICT[x.verdict] || x.verdict)));
+      h("span", { id: "sprt-verdict" }, verdictText(x))));
     const W = 900, H = 260, L = 44, R = 110, T = 12, B = 28;
     const last = Math.max(1, x.path[x.path.length - 1][0]);
     let lo = x.lower, hi = x.upper;
