@@ -64,10 +64,13 @@ def load(spec: str | Mapping[str, Any] | None = None, game_name: str | None = No
         g = game(spec.pop("game", game_name))
         return g, g.variant(spec)
     if isinstance(spec, str) and game_name is None:
-        head, sep, rest = spec.partition(":")
-        if head.strip().lower() in names():
-            g = game(head)
-            return g, g.variant(rest if sep else None)
+        text = spec.strip()
+        # the longest installed name the spec starts with ("openspiel:hearts" holds a colon itself)
+        for name in sorted(names(), key=len, reverse=True):
+            head, rest = text[:len(name)], text[len(name):]
+            if head.lower() == name and (not rest or rest.startswith(":")):
+                g = game(name)
+                return g, g.variant(rest[1:] if rest else None)
     g = game(game_name)
     return g, g.variant(spec)
 

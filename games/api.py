@@ -119,6 +119,9 @@ class State(Protocol):
     def text(self, seat: int | None = None) -> str: ...  # a frame of text: one seat's view, or all
     def frame(self, before: "State | None" = None, move: Move | None = None) -> Json: ...
     # what the replay viewer draws of this position, and of the move from `before` that led here
+    # Optional: `public_move(move) -> Json`, what the other seats are told of a move from here
+    # (the deal's move list every `act` carries); without it, the move's to_dict(). A game whose
+    # moves may be private (a card passed face down) gives it.
 
 
 @runtime_checkable
@@ -156,3 +159,5 @@ class Game(Protocol):
     def state_from_dict(self, position: Json) -> State: ...
     def move_from_dict(self, move: Json) -> Move: ...
     def parse_move(self, text: str, state: State) -> Move: ...
+    # Optional: `encoding_size(described)` and `encode(described, observation)`, a seat's
+    # observation as a fixed number of floats for learners (games/encoding.py says more).

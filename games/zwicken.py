@@ -17,8 +17,10 @@ from typing import Any
 from engine import zwicken as zw
 from engine.zwicken.variant import MAX_PLAYERS
 from games.api import BadPosition, BadVariant, GameError, IllegalMove, Info, Json, Layout, Result
+from games.encoding import one_hot
 
 FORMATS = ("session",)
+_PACK_INDEX = {c: k for k, c in enumerate(zw.PACK)}
 
 
 @contextlib.contextmanager
@@ -195,6 +197,36 @@ class ZwickenGame:
 
     def layout(self, variant: zw.Variant) -> Layout:
         return Layout(variant.players, tuple((s,) for s in range(variant.players)))
+
+    def encoding_size(self, described: Json) -> int:
+        """`encode`'s length: five counts per card of the pack, the trump suit, the phase, five per seat, four more."""
+        return 5 * len(zw.PACK) + len(zw.SUITS) + 4 + 5 * MAX_PLAYERS + 4
+
+    def encode(self, described: Json, observation: Json) -> list[float]:
+        """A seat's observation as numbers (games/encoding.py): per card of the pack whether it
+        is in the hand, the turned card, the exposed card, in the current trick, played in an
+        earlier trick; the trump suit; the phase; per seat counted from this one (up to the most
+        players) whether it sits at the table, plays, passed, its tricks and its balance in
+        stakes; then the pot and the stake in stakes, the cards left in the stock, and whether
+        this seat leads."""
+        obs = observation
+        n, seat = described["players"], obs["seat"]
+        stake = float(obs["stake"] or described["stake"] or 1)
+        played = [c for t in obs.get("tricks_played", ()) for _, c in t["cards"]]
+        seats: list[float] = []
+        for k in range(MAX_PLAYERS):
+            s = (seat + k) % n
+            here = k < n
+            decision = obs["decisions"][s] if here else None
+            seats += [float(here), float(decision == zw.PLAY), float(decision == zw.PASS),
+                      float(obs["tricks"][s]) if here else 0.0, obs["balances"][s] / stake if here else 0.0]
+        return [*one_hot(_PACK_INDEX, obs["hand"]), *one_hot(_PACK_INDEX, [obs["turned"]] if obs["turned"] else []),
+                *one_hot(_PACK_INDEX, [obs["exposed"]] if isinstance(obs["exposed"], str) else []),
+                *one_hot(_PACK_INDEX, (c for _, c in obs["trick"])), *one_hot(_PACK_INDEX, played),
+                *(float(obs["trump"] == suit) for suit in zw.SUITS),
+                *(float(obs["phase"] == phase) for phase in ("trump", "decide", "trick", "over")),
+                *seats, obs["pot"] / stake, obs["stake"] / stake, obs["stock"] / len(zw.PACK),
+                float(obs["leader"] == seat)]
 
     def describe(self, variant: zw.Variant) -> Json:
         """hello.variant: the variant's plain dict with "game"."""

@@ -23,6 +23,7 @@ from engine.errors import EngineError
 from engine.zwicker.moves import Build, unit_cards
 from engine.zwicker.notation import position_text, unit_text
 from games.api import BadPosition, BadVariant, IllegalMove, Info, Json, Layout, Result
+from games.encoding import one_hot
 
 MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
 
@@ -303,6 +304,40 @@ class ZwickerGame:
     def layout(self, variant: zwicker.Variant) -> Layout:
         return _layout(variant)
 
+    def encoding_size(self, described: Json) -> int:
+        """`encode`'s length: four counts per distinct card of the deck, two per build value, eight more."""
+        return 4 * len(_card_index(tuple(described["deck"]))) + 2 * len(described["build_values"]) + 8
+
+    def encode(self, described: Json, observation: Json) -> list[float]:
+        """A seat's observation as numbers (games/encoding.py): per distinct card its count in
+        the hand, loose on the table, in a build on the table, played in this deal so far; per
+        build value the builds of the seat's side and of the others; then the stock, the seat's
+        side's and the others' captured cards and Zwicks, whether its side captured last, and
+        the cards left in the hands of the seat, its partners and the others."""
+        cards = _card_index(tuple(described["deck"]))
+        values = {v: k for k, v in enumerate(described["build_values"])}
+        seat, side, sides = observation["seat"], observation["side"], described["seat_sides"]
+        loose = [u for u in observation["table"] if not isinstance(u, dict)]
+        builds = [u for u in observation["table"] if isinstance(u, dict)]
+        ours = [0.0] * (2 * len(values))
+        for b in builds:
+            k = values.get(b["value"])
+            if k is not None:
+                ours[2 * k + (sides[b["by"]] != side)] += 1.0
+        deck = float(len(described["deck"]))
+        taken, zwicks = observation["taken"], observation["zwicks"]
+        hand_size = float(described["hand_size"])
+        sizes = observation["hand_sizes"]
+        partners = sum(n for s, n in enumerate(sizes) if s != seat and sides[s] == side)
+        others = sum(n for s, n in enumerate(sizes) if sides[s] != side)
+        return [*one_hot(cards, observation["hand"]), *one_hot(cards, loose),
+                *one_hot(cards, (c for b in builds for c in b["build"])),
+                *one_hot(cards, (m["card"] for m in observation.get("moves", ()) if "card" in m)),
+                *ours, observation["stock"] / deck, taken[side] / deck, (sum(taken) - taken[side]) / deck,
+                float(zwicks[side]), float(sum(zwicks) - zwicks[side]),
+                float(observation["last_capture"] is not None and sides[observation["last_capture"]] == side),
+                (sizes[seat] + partners) / hand_size, others / hand_size]
+
     def describe(self, variant: zwicker.Variant) -> Json:
         """hello.variant: every option, what the rules derive from them, and the game's name."""
         return {**variant.describe(), "game": "zwicker"}
@@ -370,6 +405,11 @@ class ZwickerGame:
             return zwicker.parse_move(text)
         except EngineError as exc:
             raise IllegalMove(str(exc)) from None
+
+
+@functools.lru_cache(maxsize=64)
+def _card_index(deck: tuple[str, ...]) -> dict[str, int]:
+    return {c: k for k, c in enumerate(dict.fromkeys(deck))}
 
 
 @functools.lru_cache(maxsize=256)

@@ -98,8 +98,9 @@ class Server:
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read()
 
-    def submit(self, path: Path, token: str, name: str) -> subprocess.CompletedProcess:
-        return arena("submit", str(path), "--server", self.url, "--token", token, "--name", name)
+    def submit(self, path: Path, token: str, name: str | None) -> subprocess.CompletedProcess:
+        """`arena submit`; without a name, the bot is named as `arena bot add` names it."""
+        return arena("submit", str(path), "--server", self.url, "--token", token, *(["--name", name] if name else []))
 
     def stop(self, sig: int = signal.SIGINT) -> None:
         if self.proc.poll() is None:
@@ -406,7 +407,8 @@ def test_an_older_versions_content_submitted_again_takes_the_ladder_back(tmp_pat
     ann, bea = add_author(db, "ann"), add_author(db, "bea")
     server = Server(db)
     try:
-        assert server.submit(make_bot(folder / "a", BOTS / "zwicker" / "random_bot.py"), ann, "a").returncode == 0
+        out = server.submit(make_bot(folder / "a_bot", BOTS / "zwicker" / "random_bot.py"), ann, None)  # named as bot add names it
+        assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == "stored a@1 (conformant)", out.stderr
         b1 = make_bot(folder / "b1", BOTS / "zwicker" / "greedy_bot.py")
         for path, version in ((b1, 1), (make_bot(folder / "b2", BOTS / "zwicker" / "first_bot.py"), 2)):
             out = server.submit(path, bea, "b")
@@ -432,6 +434,17 @@ def test_an_older_versions_content_submitted_again_takes_the_ladder_back(tmp_pat
             versions[1]["submitted"]
     finally:
         server.stop()
+
+
+def test_a_submission_without_a_name_is_named_as_bot_add_names_it(tmp_path):
+    from arena.league.client import default_name
+
+    (tmp_path / "my_bot").mkdir()
+    for archive in ("my_bot.tar.gz", "my-bot.tgz", "my.tar"):
+        (tmp_path / archive).write_bytes(b"")
+        assert default_name(tmp_path / archive) == "my", archive
+    assert default_name(tmp_path / "my_bot") == default_name(tmp_path / "my_bot" / ".") == "my"
+    assert default_name(BOTS / "zwicker" / "greedy_bot.py") == "greedy"
 
 
 def test_the_pairing_prefers_new_versions_then_overlapping_intervals():
@@ -607,7 +620,7 @@ def test_every_league_command_has_help_with_an_example():
     (["league", "author", "revoke", "nobody", "--db", "{tmp}/a.db"], "unknown author 'nobody'"),
     (["league", "standings", "--db", "{tmp}/a.db"], "no league 'league' in this database yet"),
     (["submit", "bots/zwicker/random_bot.py", "--name", "x"], "--token is needed"),
-    (["submit", "--token", "t", "--name", "x"], "give the bot's PATH and --name"),
+    (["submit", "--token", "t", "--name", "x"], "give the bot's PATH (or --retire NAME)"),
     (["submit", "bots/zwicker/random_bot.py", "--token", "t", "--name", "x", "--server", "http://127.0.0.1:9"],
      "cannot reach the league at http://127.0.0.1:9/api/submit"),
 ])

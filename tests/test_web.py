@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -20,7 +21,7 @@ from engine import zwicker
 from arena.cli import _register, app
 from arena.errors import ArenaError
 from arena.report import frames, pages
-from arena.report.server import STATIC, ArenaServer, PageCache
+from arena.report.server import STATIC, PageCache
 from arena.report.site import data_file, write_site
 from arena.results import read, registry, schema, web_queries, write
 
@@ -199,24 +200,20 @@ def test_the_page_cache_answers_at_once_and_refreshes_behind():
     assert built == ["a1", "a3", "b1", "c1", "a5"]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def server(played):
-    srv = ArenaServer(played, 0)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
+    srv = Served(played)
     yield srv
-    srv.shutdown()
-    srv.server_close()
-    thread.join()
+    assert "Traceback" not in srv.close()
 
 
-def get(srv: ArenaServer, path: str, host: str = "127.0.0.1") -> tuple[int, dict, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=30)
-    conn.request("GET", path, headers={"Host": f"{host}:{srv.server_address[1]}"})
+def get(srv: "Served", path: str, host: str = "127.0.0.1", accept: str | None = None) -> tuple[int, Any, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+    conn.request("GET", path, headers={"Host": f"{host}:{srv.port}", **({"Accept": accept} if accept else {})})
     r = conn.getresponse()
     body = r.read()
     conn.close()
-    return r.status, dict(r.getheaders()), body
+    return r.status, r.headers, body  # (its names read alike in any case)
 
 
 def test_the_server_serves_the_app_and_its_data(server, played):
@@ -239,6 +236,48 @@ def test_the_server_refuses_other_hosts_and_other_files(server):
         assert get(server, path)[0] == 404, path
     status, _, body = get(server, "/api/t/99")
     assert status == 404 and "unknown tournament" in json.loads(body)["error"]
+
+
+def test_one_route_answers_a_views_page_json_and_events(server):
+    """/t/1 is the page (the app), its JSON by Accept, ?format=json or .json, as /api/t/1 is,
+    and its server-sent events; the app's files are named from the root at such an address."""
+    status, headers, body = get(server, "/t/1")
+    assert status == 200 and headers["Content-Type"].startswith("text/html") and b'src="/static/app.js"' in body
+    api = json.loads(get(server, "/api/t/1")[2])
+    for path, accept in (("/t/1", "application/json"), ("/t/1?format=json", None), ("/t/1.json", None)):
+        status, headers, body = get(server, path, accept=accept)
+        assert status == 200 and headers["Content-Type"] == "application/json", path
+        assert json.loads(body) == api, path
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    conn.request("GET", "/t/1", headers={"Host": f"127.0.0.1:{server.port}", "Accept": "text/event-stream"})
+    r = conn.getresponse()
+    assert r.status == 200 and r.getheader("Content-Type").startswith("text/event-stream")
+    assert r.readline() == b"event: page\n"
+    line = r.readline()
+    assert line.startswith(b"data: ") and json.loads(line[len(b"data: "):]) == api
+    conn.close()
+
+
+def test_hostile_requests_get_a_clear_refusal_and_no_server_error(server):
+    """Ids beyond SQLite's integers, unknown keys, other methods, other hosts: a 4xx with one line
+    of JSON, never a 500 or a trace."""
+    big = "9" * 40
+    for path in (f"/api/t/{big}", f"/t/{big}", f"/api/deal/{big}", f"/deal/{big}", f"/t/1/bot/{big}",
+                 f"/api/t/1/match/{big}", "/api/t/1/live/1/room99999", "/api/" + "t/" * 5000, "/viewers/../x.js",
+                 "/viewers/nogame.js", "/api/t/-1", "/api/t/1%00", "/static/%00"):
+        status, headers, body = get(server, path)
+        assert 400 <= status < 500, (path, status)
+        error = json.loads(body)["error"]
+        assert "\n" not in error and "Traceback" not in error and "File " not in error, error
+    for host in ("attacker.example", "127.0.0.1.attacker.example", "localhost.", ""):
+        assert get(server, "/api/t/1", host=host)[0] == 421, host
+    for host in ("localhost", "127.0.0.1"):
+        assert get(server, "/api/t/1", host=host)[0] == 200, host
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    conn.request("POST", "/api/t/1", body=b"x", headers={"Host": f"127.0.0.1:{server.port}"})
+    r = conn.getresponse()
+    assert r.status == 405 and "error" in json.loads(r.read())
+    conn.close()
 
 
 def two_bot_tournament(tmp_path, boards: int):
@@ -273,9 +312,7 @@ def test_a_served_page_catches_up_with_new_tables(tmp_path):
     table lands: the page's data_version then is the database's."""
     db, tid, a, b = two_bot_tournament(tmp_path, boards=2)
     write.set_status(db, tid, "running")
-    srv = ArenaServer(tmp_path / "a.db", 0)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
+    srv = Served(tmp_path / "a.db")
     try:
         before = json.loads(get(srv, f"/api/t/{tid}")[2])
         assert before["tournament"]["boards_done"] == 0
@@ -289,13 +326,11 @@ def test_a_served_page_catches_up_with_new_tables(tmp_path):
             after = json.loads(get(srv, f"/api/t/{tid}")[2])
             if after["data_version"] == now:
                 break
-            srv._stop.wait(0.1)
+            time.sleep(0.1)
         assert after["data_version"] == now and after["tournament"]["boards_done"] == 1
         assert [r["boards"] for r in after["standings"]] == [1, 1]
     finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join()
+        assert "Traceback" not in srv.close()
         db.close()
 
 

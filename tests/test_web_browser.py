@@ -456,8 +456,8 @@ def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp
     db = tmp_path / "arena.db"
     arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
     arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
-    arena("sprt", "greedy", "random", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
-          "--seed", "123456789012345", "--sandbox", "none", "--name", "test", "--db", str(db))
+    said = arena("sprt", "greedy", "random", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
+                 "--seed", "123456789012345", "--sandbox", "none", "--name", "test", "--db", str(db))
     from arena.results import sprt_tests
 
     with schema.open_db(db, create=False) as d:
@@ -469,6 +469,7 @@ def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp
         assert page.evaluate("document.querySelector('main section.card').id") == "sprt"  # before the standings
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "limit": "stopped at the board limit"}[stored["verdict"]]
         assert page.text_content("#sprt-verdict").startswith(verdict)
+        assert f"\n{page.text_content('#sprt-verdict')}, after {stored['boards']} boards" in said  # the terminal's words
         points = page.get_attribute("#llr polyline.llr", "points").split()
         assert len(points) == stored["boards"] + 1
         assert page.locator("#llr line.bound-h1").count() == 1 and page.locator("#llr line.bound-h0").count() == 1
@@ -485,6 +486,24 @@ def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp
         assert page.evaluate("document.querySelector('#standings').scrollWidth <= "
                              "document.querySelector('#standings').parentElement.clientWidth")
         shot(page, "sprt-400")
+    finally:
+        server.close()
+
+
+def test_an_sprt_that_accepts_h0_says_so_in_the_terminals_words(page, tmp_path):
+    """H0 is accepted against elo1 (NEW is not better by elo1): the page's verdict is the line
+    `arena sprt` printed."""
+    db = tmp_path / "arena.db"
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
+    said = arena("sprt", "random", "greedy", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
+                 "--seed", "123456789012345", "--sandbox", "none", "--quiet", "--name", "h0", "--db", str(db))
+    assert said.startswith("H0 accepted: random is not better than greedy by elo1 = 150, after ")
+    server = Server(db)
+    try:
+        page.goto(server.url + "#t=1")
+        page.wait_for_selector("#sprt #sprt-verdict")
+        assert page.text_content("#sprt-verdict") == said.split(", after ")[0]
     finally:
         server.close()
 

@@ -176,7 +176,9 @@ def submit_cmd(
     server: Annotated[str, typer.Option(help="The league's address.", envvar="ARENA_LEAGUE")] = "http://127.0.0.1:8018",
     token: Annotated[str | None, typer.Option(help="Your token (or $ARENA_TOKEN).", envvar="ARENA_TOKEN",
                                               show_default=False)] = None,
-    name: Annotated[str | None, typer.Option(help="The bot's name on the ladder.", show_default=False)] = None,
+    name: Annotated[str | None, typer.Option(help="The bot's name on the ladder (default: the file's stem or folder's "
+                                                   "name without _bot, as for `arena bot add`).",
+                                              show_default=False)] = None,
     retire: Annotated[str | None, typer.Option(help="Retire this bot of yours instead.", show_default=False)] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -185,7 +187,7 @@ def submit_cmd(
     The same name again with new content is its next version, which replaces the old one on the
     ladder; an older version's content again puts that version back.
 
-    Example: arena submit bots/my_bot/ --server https://league.example.org --token "$ARENA_TOKEN" --name mine
+    Example: arena submit bots/my_bot/ --server https://league.example.org --token "$ARENA_TOKEN"   # as "my"
     """
     if not token:
         raise ArenaError("--token is needed (or set ARENA_TOKEN)")
@@ -193,10 +195,10 @@ def submit_cmd(
         answer = client.retire(server, token, retire)
         echo_json(answer) if as_json else echo(f"retired {retire}")
         return
-    if path is None or not name:
-        raise ArenaError("give the bot's PATH and --name (or --retire NAME)")
+    if path is None:
+        raise ArenaError("give the bot's PATH (or --retire NAME)")
     try:
-        answer = client.submit(server, token, name, path)
+        answer = client.submit(server, token, name or client.default_name(path), path)
     except client.ServerRefused as exc:
         if exc.body.get("check"):
             echo(exc.body["check"], err=True)

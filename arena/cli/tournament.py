@@ -162,9 +162,17 @@ def tournament_run(
             from arena.cli.results import standings_cmd
 
             echo(f"\ntournament '{t['name']}': {t['boards_done']} boards, seed {t['seed']}, "
-                 f"{t['variant']['preset']}, {t['format']} format, {t['seating']}")
+                 f"{t['variant'].get('preset') or _variant_text(t)}, {t['format']} format, {t['seating']}")
             standings_cmd(name=t["name"], db=db if db is not None else schema.default_db_path(), as_json=False)
             echo("\n" + next_steps(t["name"], db))
+
+
+def _variant_text(t: dict) -> str:
+    """A stored variant without a preset (a game that has none) in the game's short form."""
+    import games
+
+    g, v = games.load(t["variant"], t.get("game"))
+    return f"{g.info.name} {v}"
 
 
 def _refuse_a_league(database, name: str) -> None:

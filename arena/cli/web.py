@@ -24,15 +24,16 @@ def serve_cmd(
 
     Example: arena serve --db results/arena.db --port 8017
     """
-    from arena.report.server import ArenaServer
+    import trio
+
+    from arena.report.server import serve
 
     path = db if db is not None else schema.default_db_path()
-    server = ArenaServer(path, port)
-    typer.echo(f"serving {path} read-only at {server.url} (Ctrl-C stops)")
-    try:
-        server.serve_forever()
-    finally:
-        server.server_close()
+
+    def ready(url: str) -> None:
+        typer.echo(f"serving {path} read-only at {url}/ (Ctrl-C stops)")
+
+    trio.run(lambda: serve(path, port, on_ready=ready))
 
 
 @app.command("report")

@@ -15,6 +15,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.league import archive
+from arena.results import registry
 
 TIMEOUT_S = 300.0  # a check plays a few deals in the sandbox
 
@@ -59,6 +60,15 @@ def request(method: str, url: str, *, token: str | None = None, body: bytes | No
         raise ArenaError(f"cannot reach the league at {url}: {exc.reason}") from None
     except (TimeoutError, OSError) as exc:
         raise ArenaError(f"the league at {url} did not answer: {exc}") from None
+
+
+def default_name(path: Path) -> str:
+    """The name `arena bot add` gives the same bot (an archive named as the folder it packs)."""
+    path = Path(path).resolve()
+    for suffix in (".tar.gz", ".tgz", ".tar"):
+        if path.is_file() and path.name.endswith(suffix) and len(path.name) > len(suffix):
+            return registry.default_name(path.with_name(path.name[: -len(suffix)]))
+    return registry.default_name(path)
 
 
 def submit(server: str, token: str, name: str, path: Path) -> dict:

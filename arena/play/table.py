@@ -254,14 +254,16 @@ class _Table:
                 await self.notify(seat, messages.deal(number=number, dealer=dealer, observation=state.observation(seat),
                                                       room=room, board=board, board_deal=board_deal))
             history = messages.History()  # the deal's public move list, sent in every act
+            public = getattr(state, "public_move", None)  # a game whose moves may be private says what others see
             while not state.is_over:
                 seat = state.to_move
                 move, ms, index = await self.ask(seat, number, state, history)
+                shown = None if public is None else state.public_move(move)
                 state = state.apply(move)
                 move_dict = move.to_dict()
                 # "i": the move's place in the list the bot was sent, what storage keeps (arena.results.compact)
                 record["moves"].append({"seat": seat, "move": move_dict, "ms": round(ms, 3), "i": index})
-                history.append({"seat": seat, **move_dict})
+                history.append({"seat": seat, **(move_dict if shown is None else shown)})
                 if watch is not None:
                     watch(board, board_deal, state, record["moves"])
             outcome = state.result()

@@ -39,8 +39,10 @@ from arena.process.command import OWNER, BotCommand, owner_alive
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "bots" / "botkit.py"
-KITS = (KIT, ROOT / "bots" / "zwicken" / "zwicken_kit.py")  # zwicken_kit imports botkit, and engine.zwicken on first use
+KITS = (KIT, ROOT / "bots" / "zwicken" / "zwicken_kit.py",  # zwicken_kit imports botkit, and engine.zwicken on first use
+        ROOT / "bots" / "policy_kit.py")  # a trained policy as a bot: botkit's loop, games' encodings
 ENGINE = ROOT / "engine"
+GAMES = ROOT / "games"  # the games interface: policy_kit encodes a seat's observation as training did
 STAGE_PREFIX = "zwicker-stage-"
 SHOWN_PREFIX = "zwicker-"
 SHM = "/dev/shm"
@@ -114,8 +116,8 @@ def _open_to_others(root: Path) -> None:
 
 @functools.cache
 def runtime() -> Path:
-    """The folder a sandboxed Python bot imports from: `botkit`, `zwicken_kit`, `msgpack` and
-    `engine`, with their bytecode (compiled here once, so that no bot compiles them at every start)."""
+    """The folder a sandboxed Python bot imports from: `botkit`, `zwicken_kit`, `policy_kit`,
+    `msgpack`, `engine` and `games`, with their bytecode (compiled here once, so that no bot compiles them at every start)."""
     import msgpack
 
     folder = shown() / "kit"
@@ -124,6 +126,7 @@ def runtime() -> Path:
         shutil.copy2(kit, folder / kit.name)
     shutil.copytree(Path(msgpack.__file__).parent, folder / "msgpack", ignore=_IGNORE)
     shutil.copytree(ENGINE, folder / "engine", ignore=_IGNORE)
+    shutil.copytree(GAMES, folder / "games", ignore=_IGNORE)
     compileall.compile_dir(str(folder), quiet=2)
     _open_to_others(folder)
     return folder

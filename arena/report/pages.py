@@ -261,14 +261,31 @@ def match(r: Reads, tid: int, match_no: int) -> dict[str, Any]:
     return {"tournament": _brief(t), "match": detail, "bot_ids": ids}
 
 
+ID = r"(\d{1,18})"  # an id of more digits is no row's (SQLite's integers stop at 2**63)
+LIVE = re.compile(rf"t/{ID}/live/{ID}/(straight|swapped|room[2-9]|room[1-9]\d{{1,3}})")
 _KEYS = [
     (re.compile(r"tournaments"), lambda r, m: tournaments(r.db, r)),
-    (re.compile(r"t/(\d+)"), lambda r, m: tournament(r, int(m[1]))),
-    (re.compile(r"t/(\d+)/bot/(\d+)"), lambda r, m: bot(r, int(m[1]), int(m[2]))),
-    (re.compile(r"t/(\d+)/match/(\d+)"), lambda r, m: match(r, int(m[1]), int(m[2]))),
-    (re.compile(r"deal/(\d+)"), lambda r, m: deal_page(r.db, int(m[1]))),
-    (re.compile(r"t/(\d+)/live/(\d+)/(straight|swapped|room[2-9]|room[1-9]\d+)"), lambda r, m: live_table(r, int(m[1]), int(m[2]), m[3])),
+    (re.compile(rf"t/{ID}"), lambda r, m: tournament(r, int(m[1]))),
+    (re.compile(rf"t/{ID}/bot/{ID}"), lambda r, m: bot(r, int(m[1]), int(m[2]))),
+    (re.compile(rf"t/{ID}/match/{ID}"), lambda r, m: match(r, int(m[1]), int(m[2]))),
+    (re.compile(rf"deal/{ID}"), lambda r, m: deal_page(r.db, int(m[1]))),
+    (LIVE, lambda r, m: live_table(r, int(m[1]), int(m[2]), m[3])),
 ]
+
+
+def known(key: str) -> bool:
+    """Whether `key` names a page (which may still not exist: an unknown tournament)."""
+    return any(pattern.fullmatch(key) for pattern, _ in _KEYS)
+
+
+def is_live(key: str) -> bool:
+    """A table in play: read at each look, never kept."""
+    return LIVE.fullmatch(key) is not None
+
+
+def is_deal(key: str) -> bool:
+    """A stored deal: it never changes."""
+    return key.startswith("deal/")
 
 
 class UnknownPage(ArenaError):

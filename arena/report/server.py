@@ -1,34 +1,40 @@
 """`arena serve`: every tournament of a database over HTTP on 127.0.0.1, read-only.
 
-The pages are the static app (`static/`); its data comes from `/api/KEY` (see `pages`), and a
-page asks `/api/version` every two seconds and fetches its data again while the token differs
-from the one its data was built at, so a running tournament updates itself without a reload.
-Each page's JSON is kept (PageCache) and rebuilt by a watcher thread when the results change:
-a page is answered from memory, and a tournament costs one build per change, however many look. The standard library's threading
-server is enough for a handful of people looking at results; connections to SQLite are
-read-only (`mode=ro`), each opened for one use and closed after it (see Connections).
+One route per view (`views`): `/t/3` answers the page (the static app, which draws it), its
+JSON (`Accept: application/json`, `?format=json` or `/t/3.json`; `/api/t/3` as well) or, asked
+with `Accept: text/event-stream`, the page's data again each time it changes (server-sent
+events), so an open page follows a running tournament without asking. Each page's JSON is kept
+(PageCache) and rebuilt by the watcher when the results change: a page is answered from memory,
+and a tournament costs one build per change, however many look. A table in play is read at
+each look and pushed when its room publishes a move. Connections to SQLite are read-only
+(`mode=ro`), each opened for one use and closed after it (see Connections); reads run in worker
+threads, so a long build never holds up another answer.
 """
 
 from __future__ import annotations
 
-import json
-import math
+import signal
 import sys
-import traceback
 import threading
+import traceback
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import sqlite_utils
+import trio
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
 
 from arena.errors import ArenaError
-from arena.report.pages import UnknownPage, page
+from arena.report import app as web, pages, views
+from arena.report.pages import page
 from arena.results import web_queries
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -38,9 +44,9 @@ PREBUILT = 8
 """Tournaments (the latest) whose pages are built when the server starts."""
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
          ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}
-# The app needs nothing from elsewhere; the policy also stops any script a bug might let in.
-POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self';"
-          " base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+KEEPALIVE_S = 20.0
+"""A quiet event stream sends a comment this often: a closed tab's stream ends at the next one."""
+finite = web.finite  # (arena.report.site reads it from here)
 
 
 class Connections:
@@ -69,10 +75,10 @@ class PageCache:
     """Each page's encoded JSON and the data version it was built at.
 
     A page asked for again after the data changed is answered at once with its last version
-    while `refresh` (the server's watcher thread) builds the new one: a viewer never waits for
-    a rebuild, which at 20,000 boards takes a second or two, and the page's own poll fetches the
-    new one when it is there. Only a page never built before is built while its viewer waits,
-    one build per page at a time.
+    while `refresh` (the server's watcher) builds the new one: a viewer never waits for a
+    rebuild, which at 20,000 boards takes a second or two, and the page's event stream brings
+    the new one when it is there. Only a page never built before is built while its viewer
+    waits, one build per page at a time. Called from worker threads.
     """
 
     def __init__(self, size: int = CACHED_PAGES) -> None:
@@ -82,17 +88,21 @@ class PageCache:
         self._building: dict[str, threading.Lock] = {}
 
     def get(self, key: str, build: Callable[[], tuple[str, bytes]]) -> bytes:
+        return self.entry(key, build)[1]
+
+    def entry(self, key: str, build: Callable[[], tuple[str, bytes]]) -> tuple[str, bytes]:
+        """The page's version and JSON."""
         with self._lock:
             hit = self._pages.get(key)
             if hit is not None:
                 self._pages.move_to_end(key)
-                return hit[1]
+                return hit
             lock = self._building.setdefault(key, threading.Lock())
         with lock:
             with self._lock:
                 hit = self._pages.get(key)
             if hit is not None:  # built while this one waited
-                return hit[1]
+                return hit
             return self._store(key, *build())
 
     def stale(self, version: str) -> list[str]:
@@ -106,117 +116,53 @@ class PageCache:
         with lock:
             self._store(key, *build())
 
-    def _store(self, key: str, version: str, body: bytes) -> bytes:
+    def _store(self, key: str, version: str, body: bytes) -> tuple[str, bytes]:
         with self._lock:
             self._pages[key] = (version, body)
             self._pages.move_to_end(key)
             while len(self._pages) > self.size:
                 self._pages.popitem(last=False)
-        return body
+        return version, body
 
 
-def finite(value: Any) -> Any:
-    """`value` with every NaN or infinity made None: JSON has no such numbers."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [finite(v) for v in value]
-    return value
+class Results:
+    """The database behind the app: its connections, the page cache, and the watcher that
+    rebuilds the pages asked for when the results change and then tells the event streams."""
 
-
-def _json(value: Any) -> bytes:
-    return json.dumps(finite(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-
-
-class Handler(BaseHTTPRequestHandler):
-    server: "ArenaServer"
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body leave at once, not 40 ms apart (delayed ACK)
-    timeout = 120  # an idle kept-alive connection (and its thread) goes after two minutes
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        """Quiet: a page asks for its version every two seconds."""
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
-        if host not in ("127.0.0.1", "localhost"):  # a page of another site reaching us by DNS rebinding
-            return self._send(HTTPStatus.MISDIRECTED_REQUEST, _json({"error": "wrong host"}), ".json")
-        path = unquote(urlsplit(self.path).path)
-        try:
-            if path in ("/", "/index.html"):
-                return self._file("index.html")
-            if path == "/mode.js":
-                return self._send(HTTPStatus.OK, b'window.ZA_MODE = "api";\n', ".js")
-            if path.startswith("/static/"):
-                return self._file(path[len("/static/"):])
-            if path == "/api/version":
-                with self.server.db.connection() as db:
-                    version = web_queries.data_version(db)
-                return self._send(HTTPStatus.OK, _json({"version": version}), ".json")
-            if path.startswith("/api/") and "/live/" in path:  # a table in play: read at each look, never cached
-                with self.server.db.connection() as db:
-                    return self._send(HTTPStatus.OK, _json(page(db, path[len("/api/"):])), ".json")
-            if path.startswith("/api/"):
-                return self._send(HTTPStatus.OK, self.server.page(path[len("/api/"):]), ".json")
-        except UnknownPage as exc:
-            return self._send(HTTPStatus.NOT_FOUND, _json({"error": str(exc)}), ".json")
-        except ArenaError as exc:
-            return self._send(HTTPStatus.NOT_FOUND, _json({"error": str(exc)}), ".json")
-        except Exception as exc:  # a bug: the page says so, the terminal shows where
-            traceback.print_exc(file=sys.stderr)
-            return self._send(HTTPStatus.INTERNAL_SERVER_ERROR, _json({"error": f"server error: {exc!r}"}), ".json")
-        self._send(HTTPStatus.NOT_FOUND, _json({"error": f"nothing at {path}"}), ".json")
-
-    def _file(self, name: str) -> None:
-        if name not in self.server.files:  # only the app's own files, by name
-            return self._send(HTTPStatus.NOT_FOUND, _json({"error": f"no file {name}"}), ".json")
-        path = STATIC / name
-        self._send(HTTPStatus.OK, path.read_bytes(), path.suffix)
-
-    def _send(self, status: HTTPStatus, body: bytes, suffix: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", TYPES.get(suffix, "application/json; charset=utf-8"))
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Content-Security-Policy", POLICY)
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.end_headers()
-        self.wfile.write(body)
-
-
-class ArenaServer(ThreadingHTTPServer):
-    """The HTTP server with its database connections, page cache and the watcher that keeps pages fresh."""
-
-    daemon_threads = True
     WATCH_S = 1.0
+    LIVE_S = 0.5  # how often a watched table in play is read again
 
-    def __init__(self, db_path: Path, port: int = 0) -> None:
+    def __init__(self, db_path: Path) -> None:
         self.db = Connections(db_path)
         self.cache = PageCache()
-        self.files = {p.name for p in STATIC.iterdir() if p.is_file()}
+        self.version = ""  # the data version the cached pages were last brought to
+        self.generation = 0  # how many times they were
+        self._changed = trio.Event()
         self._memo: tuple[str, dict] = ("", {})
         self._memo_lock = threading.Lock()
-        self._stop = threading.Event()
-        super().__init__((HOST, port), Handler)
         self._failures = 0  # the watcher's looks at the results that failed
-        self._watcher = threading.Thread(target=self._watch, name="arena-serve-watcher", daemon=True)
-        self._watcher.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://{HOST}:{self.server_address[1]}/"
 
     def page(self, key: str) -> bytes:
-        """A page's JSON: see PageCache."""
-        return self.cache.get(key, lambda: self._build(key))
+        """A page's JSON (see PageCache); a table in play is read afresh. In a worker thread."""
+        return self.entry(key)[1]
+
+    def entry(self, key: str) -> tuple[bytes, bytes]:
+        """A page's data version and JSON."""
+        if pages.is_live(key):
+            with self.db.connection() as db:
+                return b"live", web.dumps(page(db, key))
+        version, body = self.cache.entry(key, lambda: self._build(key))
+        return version.encode(), body
+
+    def data_version(self) -> str:
+        with self.db.connection() as db:
+            return web_queries.data_version(db)
 
     def _build(self, key: str) -> tuple[str, bytes]:
         """Build a page in one read transaction; it carries the version it was built at."""
         with self.db.connection() as db, web_queries.snapshot(db):
-            if key.startswith("deal/"):
-                return "deal", _json(page(db, key))
+            if pages.is_deal(key):
+                return "deal", web.dumps(page(db, key))
             version = web_queries.data_version(db)
             with self._memo_lock:  # standings and crosstable are shared by the pages of one version
                 if self._memo[0] != version:
@@ -227,47 +173,172 @@ class ArenaServer(ThreadingHTTPServer):
                 memo = self._memo[1] if self._memo[0] == version else {}
             data = page(db, key, memo)
             data["data_version"] = version
-            return version, _json(data)
+            return version, web.dumps(data)
 
-    def _watch(self) -> None:
-        """Build the list and every tournament's page at start, then rebuild whatever pages were
-        asked for each time the results change, so that they are ready before they are asked again."""
+    async def changed(self, generation: int) -> None:
+        """Wait until the watcher has brought the pages to another version than at `generation`."""
+        while self.generation == generation:
+            await self._changed.wait()
+
+    async def watch(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Build the list and the latest tournaments' pages at start, then, each time the results
+        change, rebuild whatever pages were asked for and tell the streams."""
+        task_status.started()
         try:
-            try:
-                with self.db.connection() as db:
-                    tids = [t["id"] for t in page(db, "tournaments")["tournaments"]]
-                for key in ["tournaments", *(f"t/{tid}" for tid in reversed(tids[-PREBUILT:]))]:
-                    if self._stop.is_set():
-                        return
-                    self.cache.get(key, lambda key=key: self._build(key))
-            except Exception:  # pages not built ahead are built when asked; the watch goes on
-                traceback.print_exc(file=sys.stderr)
-            while not self._stop.wait(self.WATCH_S):
-                try:  # one look that fails (a writer closing the WAL as we open, say) is tried again
-                    with self.db.connection() as db:
-                        version = web_queries.data_version(db)
-                except Exception:
-                    failed = traceback.format_exc()
-                    self._failures += 1
-                    if self._failures in (1, 10, 100):
-                        sys.stderr.write(f"arena serve: the results could not be read ({self._failures} times so far;"
-                                         f" trying again):\n{failed}")
-                    continue
-                for key in self.cache.stale(version):
-                    if self._stop.is_set():
-                        return
-                    if key.startswith("deal/"):  # built once: a stored deal never changes
-                        continue
-                    try:
-                        self.cache.refresh(key, lambda key=key: self._build(key))
-                    except ArenaError:  # a page that no longer exists: its viewer will be told
-                        pass
-                    except Exception:  # a bug: shown, and the other pages still refreshed
-                        traceback.print_exc(file=sys.stderr)
-        except Exception:  # the server still answers every request itself
+            await trio.to_thread.run_sync(self._prebuild)
+        except Exception:  # pages not built ahead are built when asked; the watch goes on
             traceback.print_exc(file=sys.stderr)
+        while True:
+            await trio.sleep(self.WATCH_S)
+            try:  # one look that fails (a writer closing the WAL as we open, say) is tried again
+                version = await trio.to_thread.run_sync(self.data_version)
+            except Exception:
+                failed = traceback.format_exc()
+                self._failures += 1
+                if self._failures in (1, 10, 100):
+                    sys.stderr.write(f"arena serve: the results could not be read ({self._failures} times so far;"
+                                     f" trying again):\n{failed}")
+                continue
+            if version == self.version:
+                continue
+            await trio.to_thread.run_sync(self._refresh, version)
+            self.version = version
+            self.generation += 1
+            self._changed.set()
+            self._changed = trio.Event()
 
-    def server_close(self) -> None:
-        self._stop.set()
-        self._watcher.join()
-        super().server_close()
+    def _prebuild(self) -> None:
+        with self.db.connection() as db:
+            tids = [t["id"] for t in page(db, "tournaments")["tournaments"]]
+            self.version = web_queries.data_version(db)
+        for key in ["tournaments", *(f"t/{tid}" for tid in reversed(tids[-PREBUILT:]))]:
+            self.cache.get(key, lambda key=key: self._build(key))
+
+    def _refresh(self, version: str) -> None:
+        for key in self.cache.stale(version):
+            if pages.is_deal(key):  # built once: a stored deal never changes
+                continue
+            try:
+                self.cache.refresh(key, lambda key=key: self._build(key))
+            except ArenaError:  # a page that no longer exists: its viewer will be told
+                pass
+            except Exception:  # a bug: shown, and the other pages still refreshed
+                traceback.print_exc(file=sys.stderr)
+
+
+def _error(message: str, status: int) -> Response:
+    return Response(web.dumps({"error": message, "status": status}), status_code=status,
+                    media_type="application/json")
+
+
+def _event(name: str, data: bytes) -> bytes:
+    """One server-sent event; the JSON is one line (it escapes every line break)."""
+    return b"event: " + name.encode() + b"\ndata: " + data + b"\n\n"
+
+
+def make_app(results: Results) -> Any:
+    files = {p.relative_to(STATIC).as_posix(): p for p in STATIC.rglob("*") if p.is_file()}
+    shell = (STATIC / "index.html").read_bytes()
+
+    async def index(request: Request) -> Response:
+        return Response(shell, media_type=TYPES[".html"])
+
+    async def mode(request: Request) -> Response:
+        return Response(b'window.ZA_MODE = "api";\n', media_type=TYPES[".js"])
+
+    async def static(request: Request) -> Response:
+        path = files.get(request.path_params["name"])  # only the app's own files, by name
+        if path is None:
+            return _error(f"no file {request.path_params['name']}", 404)
+        return Response(path.read_bytes(), media_type=TYPES.get(path.suffix, "application/octet-stream"))
+
+    async def viewer(request: Request) -> Response:
+        path = views.viewer_file(request.path_params["game"])
+        if path is None:
+            return _error(f"no viewer for game {request.path_params['game']}", 404)
+        return Response(path.read_bytes(), media_type=TYPES[".js"])
+
+    async def version(request: Request) -> Response:
+        return Response(web.dumps({"version": await trio.to_thread.run_sync(results.data_version)}),
+                        media_type="application/json")
+
+    async def api(request: Request) -> Response:
+        return await answer(request, request.path_params["key"], "json")
+
+    async def view(request: Request) -> Response:
+        key = request.path_params["key"]
+        if key.endswith(".json"):
+            return await answer(request, key[: -len(".json")], "json")
+        return await answer(request, key, views.wanted(request.headers.get("accept", ""),
+                                                       request.query_params.get("format")))
+
+    async def answer(request: Request, key: str, kind: str) -> Response:
+        if not pages.known(key):
+            return _error(f"no page '{key[:80]}'", 404)
+        if kind == "events" or views.wanted(request.headers.get("accept", ""), None) == "events":
+            return StreamingResponse(events(key, request.query_params.get("since", "")),
+                                     media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
+        if kind == "html":
+            return Response(views.shell_at(shell, key), media_type=TYPES[".html"])
+        try:
+            body = await trio.to_thread.run_sync(results.page, key)
+        except ArenaError as exc:  # UnknownPage among them: a page that is not there
+            return _error(str(exc), 404)
+        return Response(body, media_type="application/json")
+
+    async def events(key: str, since: str) -> AsyncIterator[bytes]:
+        """The page's data each time it changes (a table in play: each time its room publishes);
+        `since`: the data version the viewer holds. A page that goes away says so and ends."""
+        live = pages.is_live(key)
+        seen, sent = since.encode(), trio.current_time()
+        while True:
+            generation = results.generation
+            try:
+                version, body = await trio.to_thread.run_sync(results.entry, key)
+            except ArenaError as exc:
+                yield _event("gone", web.dumps({"error": str(exc)}))
+                return
+            if (body if live else version) != seen:
+                yield _event("page", body)
+                seen, sent = (body if live else version), trio.current_time()
+            with trio.move_on_after(results.LIVE_S if live else KEEPALIVE_S):
+                await (trio.sleep_forever() if live else results.changed(generation))
+            if trio.current_time() - sent >= KEEPALIVE_S:
+                yield b": keepalive\n\n"
+                sent = trio.current_time()
+
+    routes = [
+        Route("/", index), Route("/index.html", index), Route("/mode.js", mode),
+        Route("/static/{name:path}", static), Route("/viewers/{game}.js", viewer),
+        Route("/api/version", version), Route("/api/{key:path}", api),
+        Route("/{key:path}", view),
+    ]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _server_error})
+    return web.Guard(app, web.allowed_hosts(HOST))
+
+
+async def _http_error(request: Request, exc: HTTPException) -> Response:
+    """Starlette's own refusals (a method it does not serve, say) as one line of JSON."""
+    return _error(" ".join(str(exc.detail).split()), exc.status_code)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    """A failure of ours: the client learns only that (the traceback goes to the terminal)."""
+    traceback.print_exception(exc, file=sys.stderr)
+    return _error("the server failed on this request; its terminal says why", 500)
+
+
+async def serve(db_path: Path, port: int = 8017, *, host: str = HOST,
+                on_ready: Callable[[str], None] | None = None) -> None:
+    """Serve the database's pages until SIGINT or SIGTERM; `on_ready` gets the address."""
+    results = Results(db_path)
+    app = make_app(results)
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            binds = await nursery.start(partial(web.serve, app, host, port))
+            await nursery.start(results.watch)
+            if on_ready is not None:
+                on_ready(binds[0] if binds else f"http://{host}:{port}")
+            async for _signum in signals:
+                nursery.cancel_scope.cancel()
+                break

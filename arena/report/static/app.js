@@ -10,7 +10,6 @@
 "use strict";
 (function () {
   const MODE = window.ZA_MODE === "files" ? "files" : "api";
-  const POLL_MS = 2000;
   const main = document.getElementById("main");
   const crumbs = document.getElementById("crumbs");
   const liveBadge = document.getElementById("live");
@@ -120,7 +119,22 @@
       h("p", null, link("", "All tournaments"))));
   }
 
+  // A view opened at its own address (/t/3, /deal/17: the server's route for it) is shown at
+  // the app's (/#t=3), whose links are all hashes.
+  function viewHash(path) {
+    const p = path.replace(/^\/+/, "").split("/");
+    if (p.length === 1 && p[0] === "tournaments") return "";
+    if (p.length === 2 && p[0] === "deal") return "deal=" + p[1];
+    if (p[0] !== "t") return null;
+    if (p.length === 2) return "t=" + p[1];
+    if (p.length === 4 && (p[2] === "bot" || p[2] === "match")) return "t=" + p[1] + "&" + p[2] + "=" + p[3];
+    if (p.length === 5 && p[2] === "live") return "live=" + p[1] + "-" + p[3] + "-" + p[4];
+    return null;
+  }
+
   function navigate() {
+    if (!started && MODE === "api" && !location.hash && viewHash(location.pathname) !== null)
+      history.replaceState(null, "", "/#" + viewHash(location.pathname));
     if (!started && !location.hash && window.ZA_START) history.replaceState(null, "", "#" + window.ZA_START);  // a report opens on its tournament
     started = true;
     const r = route();
@@ -149,6 +163,7 @@
       page.render(data);
       setLive(data);
       window.scrollTo(0, 0);
+      subscribe(page);
     }).catch(function (err) { if (current === page) showError(err); });
   }
 
@@ -159,43 +174,39 @@
     liveBadge.hidden = !running;
   }
 
-  // Live updates: ask for the data's version; while the page shows an older one, fetch its
-  // data again (the server may answer with the last build while it makes the new one) and
-  // redraw the page in place when the data is newer.
-  function poll() {
-    if (MODE !== "api") return;
-    fetch("api/version", { cache: "no-store" }).then(function (r) { return r.json(); }).then(function (v) {
-      const page = current;
-      if (page && page.kind === "deal" && page.follow && v.version !== page.seen) return followDeal(page, v.version);
-      if (page && page.kind === "live") return refreshLive(page);
-      if (!page || page.kind === "deal" || page.version === undefined || v.version === page.version) return;
-      return load(page.key).then(function (data) {
-        if (current !== page || data.data_version === page.version) return;
-        const y = window.scrollY;
-        clear(main);
-        page.version = data.data_version;
-        page.render(data);
-        setLive(data);
-        window.scrollTo(0, y);
-      });
-    }).catch(function () { /* the server may be restarting: try again next time */ })
-      .then(function () { setTimeout(poll, POLL_MS); });
-  }
-
-  // A table in play: its public view again at every poll, drawn in place; when its room has
-  // ended, the page says so and links to the match.
-  function refreshLive(page) {
-    return load(page.key).then(function (data) {
-      if (current !== page) return;
-      clear(main);
-      page.render(data);
-      setLive(data);
-    }).catch(function (err) {
-      if (current !== page) return;
-      const note = document.getElementById("live-ended");
-      if (!note) main.insertBefore(h("p", { class: "card following", id: "live-ended" }, String(err.message || err) +
-        ": the room has ended; its boards are in the match's page."), main.firstChild);
+  // Live updates: the server pushes a page's data each time it changes (server-sent events:
+  // `api/KEY` asked with Accept: text/event-stream); the page is redrawn in place when the data
+  // is newer than what it shows. A table in play is pushed at each move; a deal followed in its
+  // match listens to its tournament's page for a newer deal.
+  let stream = null;
+  function subscribe(page) {
+    if (stream) { stream.close(); stream = null; }
+    if (MODE !== "api" || typeof EventSource === "undefined") return;
+    const key = page.kind !== "deal" ? page.key : page.follow ? "t/" + page.follow.split("-")[0] : null;
+    if (!key) return;
+    const es = new EventSource("api/" + key + (page.version ? "?since=" + encodeURIComponent(page.version) : ""));
+    es.addEventListener("page", function (e) { if (current === page) pushed(page, JSON.parse(e.data)); });
+    es.addEventListener("gone", function (e) {
+      es.close();
+      if (current === page) gone(page, JSON.parse(e.data).error);
     });
+    stream = es;
+  }
+  function pushed(page, data) {
+    if (page.kind === "deal") return followDeal(page, data);
+    if (page.kind !== "live" && data.data_version === page.version) return;
+    const y = window.scrollY;
+    clear(main);
+    page.version = data.data_version;
+    page.render(data);
+    setLive(data);
+    window.scrollTo(0, y);
+  }
+  // A table in play whose room has ended: the page says so and links to the match.
+  function gone(page, message) {
+    if (page.kind !== "live") return showError(new Error(message));
+    if (!document.getElementById("live-ended")) main.insertBefore(h("p", { class: "card following", id: "live-ended" },
+      message + ": the room has ended; its boards are in the match's page."), main.firstChild);
   }
 
   function livePage(data) {
@@ -292,15 +303,11 @@
   }
 
   // Watching a match in play: when a newer deal of it is stored, open that one and play it.
-  function followDeal(page, version) {
+  function followDeal(page, data) {
     const parts = page.follow.split("-");
-    return load("t/" + parts[0]).then(function (data) {
-      if (current !== page) return;
-      page.seen = version;
-      const m = data.matches.find(function (x) { return String(x.match_no) === parts[1]; });
-      if (m && m.latest_deal && String(m.latest_deal) !== String(page.id))
-        location.hash = "deal=" + m.latest_deal + "&follow=" + page.follow + "&autoplay=1";
-    });
+    const m = data.matches.find(function (x) { return String(x.match_no) === parts[1]; });
+    if (m && m.latest_deal && String(m.latest_deal) !== String(page.id))
+      location.hash = "deal=" + m.latest_deal + "&follow=" + page.follow + "&autoplay=1";
   }
 
   // ---- tournaments ----------------------------------------------------------------------
@@ -375,14 +382,20 @@
 
   // An SPRT as fishtest shows one: the LLR over the boards between its two bounds, the
   // hypotheses and error rates, the pentanomial counts, the verdict and NEW's Elo.
-  const VERDICT = { running: "running", H0: "H0 accepted: not better by elo0", H1: "H1 accepted: better by elo1",
-    limit: "stopped at the board limit, no verdict", stopped: "stopped before a verdict" };
+  // The verdict in the terminal's words (arena/tournaments/sprt.py): H0 is accepted against elo1.
+  function verdictText(x) {
+    return {
+      running: "running",
+      H0: "H0 accepted: " + x.new + " is not better than " + x.old + " by elo1 = " + x.elo1,
+      H1: "H1 accepted: " + x.new + " is better than " + x.old + " (by elo1 = " + x.elo1 + " rather than elo0 = " + x.elo0 + ")",
+      limit: "stopped at the board limit, no verdict", stopped: "stopped before a verdict" }[x.verdict] || x.verdict;
+  }
   function sprtCard(x) {
     const c = card("SPRT: " + x.new + " against " + x.old);
     c.id = "sprt";
     c.appendChild(h("p", { class: "verdict" }, badge(x.verdict === "running" ? "running" : x.verdict, x.verdict === "H1" ? "finished" :
       x.verdict === "H0" ? "interrupted" : x.verdict === "running" ? "running" : ""), " ",
-      h("span", { id: "sprt-verdict" }, VERDICT[x.verdict] || x.verdict)));
+      h("span", { id: "sprt-verdict" }, verdictText(x))));
     const W = 900, H = 260, L = 44, R = 110, T = 12, B = 28;
     const last = Math.max(1, x.path[x.path.length - 1][0]);
     let lo = x.lower, hi = x.upper;
@@ -1424,5 +1437,4 @@
   document.addEventListener("keydown", function (e) { if (current && current.onKey) current.onKey(e); });
   window.addEventListener("hashchange", navigate);
   navigate();
-  poll();
 })();

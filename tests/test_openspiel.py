@@ -1,0 +1,204 @@
+"""OpenSpiel's card games in the arena (games/openspiel.py): each behind the games interface,
+its chance drawn from the board's seed, its private moves hidden from the other seats; a hearts
+tournament through the installed `arena` with duplicate rooms, replayed; the rules oracle."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyspiel", reason="the [openspiel] extra is not installed (pip install -e '.[openspiel]')")
+
+import games  # noqa: E402
+from arena.results import schema  # noqa: E402
+from games import openspiel  # noqa: E402
+
+ARENA = Path(sys.executable).parent / "arena"
+SEED = 2**50 + 77  # above 2**48: no warning
+NAMES = sorted(openspiel.GAMES)
+
+
+def arena(*args: str, cwd: Path, code: int = 0, stdin: str | None = None) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(ARENA), *args], capture_output=True, text=True, timeout=600, cwd=cwd, input=stdin,
+                          env={"PATH": "/usr/bin:/bin", "ARENA_DB": str(cwd / "a.db")})
+    assert done.returncode == code, done.stdout + done.stderr
+    return done
+
+
+def test_the_card_games_are_registered():
+    assert {"openspiel:hearts", "openspiel:bridge", "openspiel:skat", "openspiel:gin_rummy",
+            "openspiel:oh_hell"} <= set(NAMES)
+    for name in NAMES:
+        assert name in games.names() and games.game(name) is openspiel.GAMES[name]
+    g, v = games.load("openspiel:hearts:pass_cards=false")
+    assert g.info.name == "openspiel:hearts" and v.to_dict()["pass_cards"] is False
+    assert games.load("openspiel:oh_hell:players=5")[1].players == 5
+
+
+def _random_play(g: games.Game, v: games.Variant, seed: int, rng: random.Random) -> games.State:
+    state = g.deal(v, seed, 0)
+    steps = 0
+    while not state.is_over:
+        moves, complete = state.legal_moves()
+        assert complete and moves and state.to_move is not None
+        move = rng.choice(moves)
+        assert state.check(move.to_dict()) == move
+        before = state.to_dict()
+        state = state.apply(move)
+        assert state.to_dict() != before
+        steps += 1
+        assert steps <= g.info.max_moves_per_deal
+    return state
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_random_play_through_the_interface(name):
+    g = games.game(name)
+    v = g.variant(None)
+    layout = g.layout(v)
+    for seed in (1, 2**63 + 5):
+        a = _random_play(g, v, seed, random.Random(seed))
+        b = _random_play(g, v, seed, random.Random(seed))
+        assert a == b and a.to_dict() == b.to_dict()
+        assert g.state_from_dict(json.loads(json.dumps(a.to_dict()))) == a
+        result = a.result()
+        assert len(result.seats) == layout.players and len(result.sides) == layout.num_sides
+        assert all(type(x) is int for x in result.seats + result.sides)
+        if g.info.utility == "zero_sum":
+            assert sum(result.seats) == 0
+        for seat in range(layout.players):
+            seen = a.observation(seat)
+            assert seen["seat"] == seat and isinstance(seen["string"], str)
+            assert len(seen["tensor"]) == g.encoding_size(g.describe(v))
+            json.dumps(seen)
+        board = g.board(v, seed)
+        assert board.deal() == g.deal(v, seed, 0)
+        assert board.after(a).is_over and board.after(a).result() == result
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_boards_seed_deals_the_same_cards_whatever_the_play(name):
+    """Every room of a board meets the same deal: the chance outcomes before the first decision
+    depend on the seed alone, and differ between seeds."""
+    g = games.game(name)
+    v = g.variant(None)
+    first = g.deal(v, 99, 0).to_dict()["history"]
+    assert g.deal(v, 99, 1).to_dict()["history"] == first
+    assert any(g.deal(v, s, 0).to_dict()["history"] != first for s in (100, 101, 102))
+
+
+def test_a_passed_card_is_hidden_from_the_other_seats():
+    """Hearts' passes are private (OpenSpiel's view of the other seats is the same whichever card
+    is passed), the cards played to tricks public."""
+    g = games.game("openspiel:hearts")
+    v = g.variant("pass_cards=true")
+    shown = []
+    for seed in range(8):
+        state = g.deal(v, seed, 0)
+        while not state.is_over:
+            move = state.legal_moves()[0][0]
+            shown.append(state.public_move(move))
+            state = state.apply(move)
+    hidden = [p for p in shown if p == {"type": "hidden"}]
+    assert hidden and len(hidden) % 12 == 0  # three cards a seat in a deal that passes
+    assert len(shown) - len(hidden) == 8 * 52 and all(p["type"] == "action" for p in shown if p not in hidden)
+
+
+def test_bad_variants_and_moves_say_so():
+    g = games.game("openspiel:hearts")
+    with pytest.raises(games.BadVariant, match="unknown option 'bogus'"):
+        g.variant("bogus=1")
+    with pytest.raises(games.BadVariant, match="takes bool"):
+        g.variant({"pass_cards": 3})
+    with pytest.raises(games.BadVariant, match="players"):
+        g.variant({"players": 5})
+    with pytest.raises(games.BadVariant, match="seed"):
+        g.deal(g.variant(None), -1, 0)
+    state = g.deal(g.variant(None), 5, 0)
+    with pytest.raises(games.IllegalMove, match="not legal"):
+        state.check({"type": "action", "action": 10_000})
+    with pytest.raises(games.IllegalMove):
+        state.check({"card": "AS"})
+    with pytest.raises(games.BadPosition):
+        g.state_from_dict({"variant": {}, "seed": 5, "history": [999]})
+
+
+POLICY_BOT = '''import os, random, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from policy_kit import run
+
+
+def policy(observation, action_mask):
+    assert len(observation["observation"]) == {size}  # the game's encoding: OpenSpiel's tensor
+    return random.choice([a for a, ok in enumerate(action_mask) if ok])  # copy {k}
+
+
+run(policy, name="random-policy")
+'''
+
+
+def test_a_hearts_tournament_with_duplicate_rooms_replayed(tmp_path):
+    """Four copies of a random policy bot (policy_kit, sandboxed: no pyspiel inside) play two
+    boards of hearts; each board is played in four rooms rotating the bots over the seats, and
+    every room of a board is dealt the same cards; each stored deal replays to its points."""
+    g = games.game("openspiel:hearts")
+    v = g.variant(None)
+    size = g.encoding_size(g.describe(v))
+    bots = []
+    for k in range(4):
+        folder = tmp_path / f"p{k}"
+        folder.mkdir()
+        path = folder / f"rand{k}.py"
+        path.write_text(POLICY_BOT.format(size=size, k=k))
+        bots.append(str(path))
+    out = arena("tournament", "run", "--game", "openspiel:hearts", "--bots", ",".join(bots), "--boards", "2",
+                "--seed", str(SEED), "--name", "h", cwd=tmp_path).stdout
+    assert "2/2 boards" in out
+    db = schema.open_db(tmp_path / "a.db", create=False)
+    try:
+        rows = [dict(r) for r in db.query(
+            "SELECT x.board_no, x.swapped AS room, x.id AS table_id, x.board_seed FROM board_tables x ORDER BY x.board_no, x.swapped")]
+        deals = {r["table_id"]: [dict(d) for d in db.query("SELECT id, seed, dealer FROM deals WHERE table_id = ?",
+                                                           [r["table_id"]])] for r in rows}
+        seats = {r["table_id"]: [s for (s,) in db.execute("SELECT bot_id FROM seats WHERE table_id = ? ORDER BY seat",
+                                                          [r["table_id"]])] for r in rows}
+        faults = db.execute("SELECT count(*) FROM seats WHERE status != 'ok'").fetchone()[0]
+    finally:
+        db.close()
+    assert faults == 0
+    assert [(r["board_no"], r["room"]) for r in rows] == [(b, r) for b in range(2) for r in range(4)]
+    for board in range(2):
+        rooms = [r for r in rows if r["board_no"] == board]
+        openings = set()
+        for r in rooms:
+            (deal,) = deals[r["table_id"]]
+            opening = g.deal(v, int(deal["seed"]), deal["dealer"])
+            openings.add(json.dumps(opening.to_dict()["history"]))
+        assert len(openings) == 1  # the same 52 cards to the same seats in every room
+        assert len({tuple(seats[r["table_id"]]) for r in rooms}) == 4  # each room seats the bots differently
+    # each stored deal, replayed move by move, ends with its stored points
+    for r in rows:
+        (deal,) = deals[r["table_id"]]
+        doc = json.loads(arena("replay", str(deal["id"]), "--json", cwd=tmp_path).stdout)
+        state = g.deal(v, int(deal["seed"]), deal["dealer"])
+        for m in doc["moves"]:
+            state = state.apply(m["move"])
+        assert state.is_over and list(state.result().sides) == doc["points"]
+        (tmp_path / "deal.json").write_text(json.dumps(doc))
+        assert "move 1:" in arena("replay", str(tmp_path / "deal.json"), cwd=tmp_path).stdout
+
+
+def test_the_rules_oracle_answers_for_an_openspiel_game(tmp_path):
+    g = games.game("openspiel:gin_rummy")
+    position = g.deal(g.variant(None), 9, 0).to_dict()
+    legal = json.loads(arena("rules", "legal", "--game", "openspiel:gin_rummy", cwd=tmp_path,
+                             stdin=json.dumps(position) + "\n").stdout)
+    assert legal == [m.to_dict() for m in g.state_from_dict(position).legal_moves()[0]]
+    board = json.loads(arena("rules", "board", "--game", "openspiel:oh_hell", cwd=tmp_path,
+                             stdin='{"variant": {"players": 3}, "seed": 5, "policy": "first"}\n').stdout)
+    assert len(board["points"]) == 3

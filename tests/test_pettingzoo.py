@@ -1,0 +1,128 @@
+"""Every game as a PettingZoo environment (games/pettingzoo.py): PettingZoo's own api_test and
+seed_test over both bundled games, the arena's deals for the same seed, rewards from results."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+pytest.importorskip("pettingzoo", reason="the [pettingzoo] extra is not installed (pip install -e '.[pettingzoo]')")
+
+import numpy as np  # noqa: E402
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+import games  # noqa: E402
+from arena.play import seeds  # noqa: E402
+from games import encoding  # noqa: E402
+from games import pettingzoo as pz  # noqa: E402
+
+# api_test warns about every env whose observation is a dict, PettingZoo's own card games' too
+# (it lists theirs by name): ours is, since it carries the protocol's observation beside the numbers.
+DICT_OBSERVATION = [
+    "ignore:Observation space for each agent probably should be:UserWarning",
+    "ignore:Observation is not a NumPy array:UserWarning",
+]
+
+CASES = [("zwicker", {}), ("zwicker", {"players": 2, "format": "game", "reward": "board"}),
+         ("zwicken", {"players": 3}), ("zwicken", {"players": 5, "reward": "board"})]
+
+
+@pytest.mark.parametrize(("name", "kw"), CASES)
+@pytest.mark.filterwarnings(*DICT_OBSERVATION)
+def test_api_test(name, kw):
+    api_test(pz.env(name, **kw), num_cycles=200)
+
+
+@pytest.mark.parametrize(("name", "kw"), CASES)
+@pytest.mark.filterwarnings(*DICT_OBSERVATION)
+def test_seed_test(name, kw):
+    seed_test(lambda: pz.env(name, **kw), num_cycles=200)
+
+
+def _play(env, rng):
+    """Random legal play to the board's end: every seat's summed rewards."""
+    total = {a: 0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        total[agent] += reward
+        if terminated or truncated:
+            env.step(None)
+            continue
+        legal = obs["protocol"]["legal"]
+        assert int(obs["action_mask"].sum()) == len(legal) > 0
+        env.step(rng.randrange(len(legal)))
+    return total
+
+
+@pytest.mark.parametrize("name", ["zwicker", "zwicken"])
+def test_episodes_are_the_arenas_boards(name):
+    """After reset(seed=s), episode k is board k of master seed s: its seed, its first dealer."""
+    env = pz.env(name, seed=11)
+    g = games.game(name)
+    v = g.variant(None)
+    for k in range(3):
+        env.reset(seed=2024) if k == 0 else env.reset()
+        want = g.board(v, seeds.board_seed(2024, k), k % v.players).deal()
+        assert env.state == want
+        seat = want.to_move
+        obs = env.observe(env.agent_selection)
+        assert env.agent_selection == f"seat_{seat}"
+        assert obs["protocol"]["observation"] == want.observation(seat)
+        assert obs["protocol"]["legal"] == [m.to_dict() for m in want.legal_moves()[0]][:pz.MAX_ACTIONS]
+        assert np.array_equal(obs["observation"], np.asarray(
+            encoding.encode(g, g.describe(v), want.observation(seat)), np.float32))
+
+
+@pytest.mark.parametrize(("name", "fmt"), [("zwicker", "game"), ("zwicken", None)])
+def test_rewards_are_the_results(name, fmt):
+    """Per deal: the deals' seat results, summed; per board: the board's result; both the same play."""
+    g = games.game(name)
+    v = g.variant(None)
+    for reward in ("deal", "board"):
+        env = pz.env(name, format=fmt, reward=reward, seed=5)
+        env.reset()
+        total = _play(env, random.Random(3))
+        board = g.board(v, seeds.board_seed(5, 0), 0, fmt)
+        replay = random.Random(3)
+        deals = [0] * v.players
+        while not board.is_over:
+            state = board.deal()
+            while not state.is_over:
+                moves, _ = state.legal_moves(pz.MAX_ACTIONS)
+                state = state.apply(moves[:pz.MAX_ACTIONS][replay.randrange(min(len(moves), pz.MAX_ACTIONS))])
+            deals = [a + b for a, b in zip(deals, state.result().seats)]
+            board = board.after(state)
+        want = deals if reward == "deal" else list(board.result().seats)
+        assert [total[f"seat_{s}"] for s in range(v.players)] == want
+
+
+def test_encodings_are_the_games_own():
+    for name in ("zwicker", "zwicken"):
+        g = games.game(name)
+        env = pz.env(name)
+        env.reset(seed=1)
+        obs = env.observe(env.agent_selection)
+        assert obs["observation"].shape == (g.encoding_size(g.describe(env.variant)),)
+        assert obs["observation"].any()
+
+
+def test_hashed_encoding_is_stable_and_fixed_size():
+    seen = {"hand": ["AS", "KD"], "stock": 12, "over": False}
+    a, b = encoding.hashed(seen), encoding.hashed(dict(reversed(list(seen.items()))))
+    assert a == b and len(a) == encoding.HASHED_SIZE and sum(x != 0 for x in a) >= 3
+
+
+def test_bad_arguments_say_so():
+    with pytest.raises(games.UnknownGame):
+        pz.env("no-such-game")
+    with pytest.raises(games.BadVariant):
+        pz.env("zwicken", players=99)
+    with pytest.raises(ValueError, match="reward"):
+        pz.env("zwicker", reward="trick")
+    with pytest.raises(ValueError, match="seed"):
+        pz.env("zwicker", seed=-1)
+    env = pz.env("zwicker")
+    env.reset(seed=3)
+    with pytest.raises(games.IllegalMove, match="legal moves"):
+        env.step(pz.MAX_ACTIONS - 1)
