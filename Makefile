@@ -30,7 +30,7 @@ test: $(STAMP) c-bot browser
 
 # The compiled example bot (bots/zwicker/c), when a C compiler is present; its test skips without one.
 c-bot:
-	@if command -v cc >/dev/null 2>&1; then $(MAKE) -s -C bots/c; else echo "no C compiler: bots/zwicker/c not built"; fi
+	@if command -v cc >/dev/null 2>&1; then $(MAKE) -s -C bots/zwicker/c; else echo "no C compiler: bots/zwicker/c not built"; fi
 
 # The browser tests drive Debian's chromium (Playwright, never a downloaded browser): installed
 # here when missing and we are root with apt-get; otherwise those tests skip, naming the package.
