@@ -323,6 +323,8 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         yield Launch(pdeathsig + list(cmd.argv), str(cmd.workdir), env)
         return
     argv = list(cmd.argv)
+    if mode in ("fork", "bwrap") and cmd.kind != "python" and (problem := view.unseen_interpreter(argv[0], str(cmd.workdir))):
+        raise ValueError(f"bot {cmd}: {problem}")
     uid = allocate_uid()
     group = cgroups.BotGroup(limits.memory_bytes, limits.processes + 2, uid) if uid is not None and cgroups.available() else None
     try:

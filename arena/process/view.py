@@ -12,7 +12,10 @@ never read), but the files a bot runs on, the *view*:
   library, dist-packages), and every shared library those and their extension modules need;
 - /bin/sh and the tools scripts call most (`BASE_PROGRAMS`: env, sleep, cat, grep, sed, ...),
   the locale C.UTF-8 and the zone file of /etc/localtime;
-- a bot's own program when it lies under /usr (`/usr/bin/node`, say), with its libraries.
+- the runtime a bot's command or its script's `#!` line names (`for_program`): the program, its
+  Debian package's files, the runtime's home or library folders (a JDK's home, perl's @INC,
+  ruby's load and gem paths, python's sys.path) and their libraries; a runtime's links into /etc
+  (a JDK's configuration) are shown as what they point to.
 
 Bots see the view as a copy on the machine's tmpfs (`copy_to`, arena/process/sandbox.py's
 usr_copy), whose pages are memory: no reclaim evicts them. Where there is no tmpfs the arena
@@ -371,10 +374,17 @@ def for_program(program: str) -> tuple[str, ...]:
     return entries(folders, programs)
 
 
-def outside(program: str) -> list[str]:
-    """The programs `program` runs on (itself, its `#!` interpreters) that lie outside /usr and
-    outside the bot's own folder: the sandbox cannot show them."""
-    return [p for p in interpreters(program)[1:] if not _under_usr(os.path.realpath(p))]
+def unseen_interpreter(program: str, folder: str) -> str | None:
+    """Why the interpreter `program`'s `#!` line names cannot run in the sandbox (it is not
+    installed, or lies outside /usr and outside the bot's folder), or None."""
+    for path in interpreters(program)[1:]:
+        real = os.path.realpath(path)
+        if not os.path.exists(real):
+            return f"its #! line names {path}, which is not installed here"
+        if not _under_usr(real) and not real.startswith(os.path.realpath(folder) + "/"):
+            return (f"its #! line names {path}, which lies outside /usr (all of the machine the sandbox shows "
+                    "a bot): install that runtime under /usr, or name one there")
+    return None
 
 
 def _shown_from(path: str) -> str:
