@@ -20,9 +20,9 @@ engine/, reached only through games/); the arena's core never imports this modul
 - The information state string of a seat is its observation as the protocol sends it (JSON,
   with the deal's public moves); the observation string leaves out the moves. The tensors are
   the game's encoding (`games.encoding`).
-- Returns: a seat's result where the game's results sum to zero (Zwicken's chips), else its
-  side's result less the mean of the other sides' (Zwicker's points: the margin a duplicate
-  match counts); zero-sum either way.
+- Returns: a seat's side's result for the deal less the mean of the other sides' (Zwicker's
+  points, Zwicken's chips for the attempt, which the pot keeps from summing to zero): zero-sum,
+  the margin a duplicate match counts.
 - `resample_from_infostate(player, sampler)` deals the cards `player` has not seen (the other
   hands and the stock) at random among the places they may lie, the sizes kept; it does not
   read what play reveals (a void, a build's holder), which the bots' kits do
@@ -204,10 +204,7 @@ def margins(layout: Any, seats: Any) -> list[float]:
 
 
 def _returns(game: ArenaGame, arena_state: Any) -> list[float]:
-    seats = arena_state.result().seats
-    if game.arena_game.info.utility == "zero_sum":
-        return [float(x) for x in seats]
-    return margins(game.layout, seats)
+    return margins(game.layout, arena_state.result().seats)
 
 
 def _text(state: ArenaState, player: int, moves: bool) -> str:

@@ -6,8 +6,9 @@ through games/); the search is OpenSpiel's `ISMCTSBot`, one tree over informatio
 simulation in a world drawn by the kit's `View.sample` (the hidden cards dealt consistently with
 everything the seat has seen, the voids play revealed included), its leaves valued by one playout
 on the arena's state with the kit's `Judge` for every seat (a tenth of its choices random, as
-zwicken-mc's playouts); the value is the seat's chips for the attempt. It plays the root's most
-visited move and thinks for `--fraction` (default 0.25) of `move_ms`.
+zwicken-mc's playouts); the value is the seat's chips for the attempt less the mean of the
+others'. It plays the root's most visited move and thinks for `--fraction` (default 0.25) of
+`move_ms`.
 
 It needs pyspiel, which no sandbox shows a bot: play it with `--sandbox none`.
 """
