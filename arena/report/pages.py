@@ -292,10 +292,26 @@ class UnknownPage(ArenaError):
     """A key that names no page."""
 
 
-def page(db: sqlite_utils.Database, key: str, memo: dict | None = None) -> dict[str, Any]:
-    """The data of the page `key` names (see the module's docstring); `memo`: see `Reads`."""
+def page(db: sqlite_utils.Database, key: str, memo: dict | None = None, *,
+         show_stderr: bool = False) -> dict[str, Any]:
+    """The data of the page `key` names (see the module's docstring); `memo`: see `Reads`.
+    A league's database (its authors' stderr is theirs alone, as the league's own pages keep it)
+    gives its pages without any bot's stderr unless the organiser asks (`show_stderr`)."""
     for pattern, build in _KEYS:
         m = pattern.fullmatch(key)
         if m:
-            return build(Reads(db, memo), m)
+            data = build(Reads(db, memo), m)
+            return data if show_stderr or not web_queries.is_league(db) else withhold_stderr(data)
     raise UnknownPage(f"no page '{key}'")
+
+
+def withhold_stderr(data: Any) -> Any:
+    """`data` with every bot's stderr left out: each `stderr` None and marked `stderr_private`."""
+    if isinstance(data, dict):
+        out = {k: withhold_stderr(v) for k, v in data.items()}
+        if "stderr" in out:
+            out.update(stderr=None, stderr_cut=False, stderr_private=True)
+        return out
+    if isinstance(data, list):
+        return [withhold_stderr(v) for v in data]
+    return data

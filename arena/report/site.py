@@ -18,7 +18,6 @@ from typing import Any
 import sqlite_utils
 
 from arena.report import pages
-from arena.report.frames import deal_page
 from arena.report.server import STATIC, finite
 from arena.results import read, web_queries
 
@@ -36,14 +35,15 @@ def _script(key: str, value: Any) -> str:
 
 
 def write_site(db: sqlite_utils.Database, name: str, output: Path,
-               progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
-    """Write tournament `name`'s pages to `output`; returns counts of pages and deals written."""
+               progress: Callable[[int, int], None] | None = None, *, show_stderr: bool = False) -> dict[str, int]:
+    """Write tournament `name`'s pages to `output`; returns counts of pages and deals written.
+    `show_stderr`: a league's bots' stderr too (see pages.page)."""
     with web_queries.snapshot(db):  # a tournament still running is written as one moment of it
-        return _write(db, name, output, progress)
+        return _write(db, name, output, progress, show_stderr)
 
 
 def _write(db: sqlite_utils.Database, name: str, output: Path,
-           progress: Callable[[int, int], None] | None) -> dict[str, int]:
+           progress: Callable[[int, int], None] | None, show_stderr: bool) -> dict[str, int]:
     t = read.get_tournament(db, name)
     tid = t["id"]
     output.mkdir(parents=True, exist_ok=True)
@@ -56,24 +56,28 @@ def _write(db: sqlite_utils.Database, name: str, output: Path,
     # The report opens on its tournament (index.html without an address's #...).
     (output / "mode.js").write_text(f'window.ZA_MODE = "files";\nwindow.ZA_START = "t={tid}";\n', encoding="utf-8")
 
-    def put(key: str, value: Any) -> None:
-        (output / data_file(key)).write_text(_script(key, value), encoding="utf-8")
+    memo: dict = {}  # the standings and crosstable once for every page
 
-    reads = pages.Reads(db)  # the standings and crosstable once for every page
-    put("tournaments", pages.tournaments(db, reads, only=tid))
-    put(f"t/{tid}", pages.tournament(reads, tid))
+    def put(key: str, value: Any = None) -> Any:
+        """Write the view `key` (the server's, `pages.page`), or `value` under its name."""
+        if value is None:
+            value = pages.page(db, key, memo, show_stderr=show_stderr)
+        (output / data_file(key)).write_text(_script(key, value), encoding="utf-8")
+        return value
+
+    put("tournaments", pages.tournaments(db, pages.Reads(db, memo), only=tid))  # this one alone
+    put(f"t/{tid}")
     written = 2
     for bot in t["bots"]:
-        put(f"t/{tid}/bot/{bot['id']}", pages.bot(reads, tid, bot["id"]))
+        put(f"t/{tid}/bot/{bot['id']}")
         written += 1
     deal_ids = []
     for m in read.schedule(db, tid):
-        match = pages.match(reads, tid, m["match_no"])
-        put(f"t/{tid}/match/{m['match_no']}", match)
+        match = put(f"t/{tid}/match/{m['match_no']}")
         written += 1
         deal_ids += [d for b in match["match"]["boards"] for tb in b["tables"] for d in tb["deal_ids"]]
     for n, deal_id in enumerate(deal_ids, start=1):
-        put(f"deal/{deal_id}", deal_page(db, deal_id))
+        put(f"deal/{deal_id}")
         if progress is not None:
             progress(n, len(deal_ids))
     return {"pages": written, "deals": len(deal_ids)}

@@ -816,7 +816,7 @@
           h("span", { class: "detail" }, f.detail),
           last !== undefined ? h("span", null, " · ", link("deal=" + last + "&seat=" + f.seat, "replay where it stopped")) : null),
         f.stderr ? h("pre", { class: "stderr" }, (f.stderr_cut ? "…" : "") + f.stderr)
-          : h("p", { class: "muted" }, "(nothing on stderr)")));
+          : h("p", { class: "muted" }, f.stderr_private ? "(its stderr is its author's: a league's, not shown)" : "(nothing on stderr)")));
     });
     main.appendChild(fc);
   }
