@@ -26,7 +26,7 @@ from arena.errors import visible
 from arena.play.room import GamePlan, RoomPlan
 from arena.play.stats import t975
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
-from arena.process.command import BotCommand, Limits
+from arena.process.command import BotCommand, Limits, limit_met
 from arena.process.modes import label, resolve_mode
 
 RANDOM_BOT = games.RANDOM_BOT
@@ -55,6 +55,14 @@ def private_copy(cmd: BotCommand) -> Iterator[BotCommand]:
         folder.chmod(0o755)
         argv = list(cmd.argv)
         own = cmd.workdir.resolve()
+        if cmd.whole:  # a registered bot's stored folder, or a folder given as the bot: all of it
+            from arena.results import registry
+
+            copy = registry.store_copy(own, folder / "copy")
+            moved = [str(copy / Path(arg).relative_to(own)) if Path(arg).is_absolute() and Path(arg).is_relative_to(own)
+                     else arg for arg in argv]
+            yield dataclasses.replace(cmd, argv=tuple(moved), workdir=copy)
+            return
         for k, arg in enumerate(argv):
             path = Path(arg).expanduser()
             named = k > 0 or cmd.kind == "exec"  # an interpreter or a command's program is no bot file
@@ -458,6 +466,38 @@ async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
     return CheckResult(str(bot), tables, list(range(v.players)), sandbox, g.info.name)
 
 
+STDERR_HEAD, STDERR_TAIL = 6, 6
+
+
+def stderr_cause(stderr: str) -> str:
+    """The line of a failed bot's stderr most likely to say why: a trace's last "Caused by:",
+    else, where the last line is a JVM's stack frame, its first exception line, else the last."""
+    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    caused = [line for line in lines if line.startswith("Caused by:")]
+    if caused:
+        return caused[-1]
+    if lines[-1].startswith("at ") or lines[-1].startswith("..."):
+        return next((line for line in lines if "Exception" in line or "Error" in line), lines[-1])
+    return lines[-1]
+
+
+def stderr_excerpt(stderr: str) -> list[str]:
+    """A failed bot's stderr as `bot check` shows it: all of it if short, else its first lines
+    (where a trace says why: a JVM's "Exception in thread ...") and its last, and the last
+    "Caused by:" line between them."""
+    lines = stderr.strip().splitlines()
+    if len(lines) <= STDERR_HEAD + STDERR_TAIL + 1:
+        return ["  its stderr:", *("    " + visible(line.expandtabs(4)) for line in lines)]
+    middle = lines[STDERR_HEAD:-STDERR_TAIL]
+    cause = [line for line in middle if line.lstrip().startswith("Caused by:")][-1:]
+    shown = lambda part: ["    " + visible(line.expandtabs(4)) for line in part]  # noqa: E731
+    return ["  its stderr begins with:", *shown(lines[:STDERR_HEAD]),
+            f"    ... ({len(middle)} lines" + (", of which the last cause:" if cause else "") + ")", *shown(cause),
+            "  and ends with:", *shown(lines[-STDERR_TAIL:])]
+
+
 def format_check(check: CheckResult) -> str:
     """What `arena bot check` prints: in plain words, what works and exactly what went wrong."""
     lines = [f"checking {check.bot} (sandbox {label(check.sandbox)})"]
@@ -475,9 +515,7 @@ def format_check(check: CheckResult) -> str:
             f = table.forfeit
             lines.append(f"  (a random bot at seat {f['seat']} failed: {f['status']}: {visible(f['detail'])})")
         if table.forfeit is not None and table.forfeit["seat"] == seat and s.stderr.strip():
-            tail = s.stderr.strip().splitlines()[-5:]
-            lines.append("  its stderr ends with:")
-            lines.extend("    " + visible(line) for line in tail)
+            lines.extend(stderr_excerpt(s.stderr))
     times = check.reply_times()
     if times:
         lines.append(f"reply times: median {statistics.median(times):.2f} ms, max {max(times):.2f} ms "
@@ -487,9 +525,12 @@ def format_check(check: CheckResult) -> str:
     if first is not None:  # the one line that says it, whatever the seats above say
         table, seat = first
         s = table.seats[seat]
-        tail = s.stderr.strip().splitlines()[-1:] if s.stderr.strip() else []
+        why = stderr_cause(s.stderr)
         lines.append(f"fails as a {check.game} bot at seat {seat}: {s.status}: {visible(s.detail)}"
-                     + (f"; its stderr ends with: {visible(tail[0][:200])}" if tail else ""))
+                     + (f"; its stderr says: {visible(why[:200])}" if why else ""))
+        said = [f"{t.seats[p].detail}\n{t.seats[p].stderr}" for t, p in zip(check.tables, check.positions)]
+        if hint := limit_met("\n".join(said)):
+            lines.append(f"limit: {hint}")
     lines.append("conformant: the bot speaks protocol version 1" if check.conformant
                  else "NOT conformant: see the fault above")
     return "\n".join(lines)
