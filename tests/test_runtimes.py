@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -203,3 +204,69 @@ def test_a_long_trace_shows_its_head_its_last_cause_and_its_tail():
     assert stderr_cause("\n".join(trace)).startswith("Caused by: java.io.FileNotFoundException")
     assert stderr_cause("\n".join(trace[:10])).startswith("Exception in thread")
     assert stderr_cause("Traceback (most recent call last):\n  File x\nValueError: bad") == "ValueError: bad"
+
+
+@pytest.fixture
+def own_shm(monkeypatch):
+    """A folder on /dev/shm standing for it: the view's copies made and swept there only."""
+    from arena.process import sandbox
+
+    if sandbox._fs_type("/dev/shm") != "tmpfs":
+        pytest.skip("no tmpfs at /dev/shm: the view is bound path by path, no copy")
+    folder = Path(tempfile.mkdtemp(prefix="zwicker-test-shm-", dir="/dev/shm"))
+    monkeypatch.setattr(sandbox, "SHM", str(folder))
+    sandbox.usr_copy.cache_clear()
+    yield folder
+    sandbox.usr_copy.cache_clear()
+    for path, fd in list(sandbox._held.items()):
+        if path.startswith(str(folder)):
+            os.close(fd)
+            del sandbox._held[path]
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_copy_of_the_view_no_arena_holds_is_swept_and_one_held_stays(own_shm):
+    from arena.process import sandbox
+
+    def copy(name: str, mark: bool = True) -> Path:
+        folder = own_shm / f"{sandbox.USR_COPY_PREFIX}{name}"
+        (folder / "usr" / "bin").mkdir(parents=True)
+        if mark:
+            (folder / sandbox.HELD_MARK).touch()
+        (own_shm / f"{sandbox.USR_COPY_PREFIX}link{name}").symlink_to(folder.name)
+        return folder
+
+    unused, held, legacy = copy("unused"), copy("held"), copy("legacy", mark=False)
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+                               "fcntl.flock(fd, fcntl.LOCK_SH); print('held', flush=True); sys.stdin.read()", str(held)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        assert sandbox.sweep_usr_copies() == [str(unused)]
+        assert not unused.exists() and held.is_dir() and legacy.is_dir()
+        assert not os.path.lexists(own_shm / f"{sandbox.USR_COPY_PREFIX}linkunused")  # its link went with it
+    finally:
+        holder.stdin.close()
+        holder.stdout.close()
+        holder.wait()
+    assert sandbox.sweep_usr_copies() == [str(held)]  # its arena is gone
+    assert legacy.is_dir()  # made by an arena that takes no locks: left alone
+
+
+def test_the_views_copies_stay_within_their_bound_and_a_runtime_past_it_is_one_clear_error(own_shm, monkeypatch):
+    from arena.process import sandbox
+
+    needs("ruby")
+    copy = sandbox.usr_copy()
+    assert copy is not None and copy.startswith(str(own_shm)) and (Path(copy).parent / sandbox.HELD_MARK).exists()
+    assert sandbox.sweep_usr_copies() == []  # this process holds it
+    used = sandbox.shm_used()
+    monkeypatch.setenv(sandbox.SHM_BOUND_VAR, str(used + (1 << 20)))
+    with pytest.raises(ValueError, match=f"more than {(used >> 20) + 1} MiB .* {sandbox.SHM_BOUND_VAR} raises the bound"):
+        sandbox._program_in_usr(shutil.which("ruby"))
+    monkeypatch.delenv(sandbox.SHM_BOUND_VAR)
+    assert sandbox._program_in_usr(shutil.which("ruby")) == []
+    assert sandbox.shm_used() > used
+    monkeypatch.setenv(sandbox.SHM_BOUND_VAR, "1")
+    sandbox.usr_copy.cache_clear()
+    assert sandbox.usr_copy() == copy  # the copy there is still used; a new one would not be made
