@@ -270,3 +270,27 @@ def test_the_views_copies_stay_within_their_bound_and_a_runtime_past_it_is_one_c
     monkeypatch.setenv(sandbox.SHM_BOUND_VAR, "1")
     sandbox.usr_copy.cache_clear()
     assert sandbox.usr_copy() == copy  # the copy there is still used; a new one would not be made
+
+
+LICENSE = "/usr/share/common-licenses/GPL-3"
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_file_outside_the_view_is_named_with_the_setting_that_adds_it(bots, user):
+    if not os.path.isfile(LICENSE):
+        pytest.skip(f"{LICENSE} is not on this machine (Debian's base-files has it)")
+    needs("perl")
+    source = (bots / "first.pl").read_text().replace(
+        "binmode STDIN;", f"open(my $f, '<', '{LICENSE}') or die \"cannot open {LICENSE}: $!\\n\";\nbinmode STDIN;", 1)
+    (bots / "reader.pl").write_text(source)
+    (bots / "reader.pl").chmod(0o755)
+    proc = check("./reader.pl", bots, user)
+    assert proc.returncode == 1, proc.stdout
+    assert (f"outside the sandbox's view of /usr: {LICENSE} (on this machine, not shown to bots): the organiser "
+            f"adds it with {view.EXTRA_VAR}={LICENSE}") in proc.stdout, proc.stdout
+    argv = [str(ARENA), "bot", "check", "./reader.pl", "--deals", "1"]
+    if user is not None:
+        argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *argv]
+    added = subprocess.run(argv, capture_output=True, text=True, cwd=bots, timeout=600,
+                           env={**os.environ, "HOME": str(bots), view.EXTRA_VAR: LICENSE})
+    conformant(added, "perl-first")

@@ -10,6 +10,7 @@ has its own processes. No database is needed; the CLI only prints what comes bac
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import statistics
 import sys
@@ -429,6 +430,7 @@ class CheckResult:
     positions: list[int]
     sandbox: str = "none"  # the confinement the bot was checked in
     game: str = games.DEFAULT
+    unseen: list[str] = field(default_factory=list)  # files under /usr it named that its view lacks
 
     @property
     def conformant(self) -> bool:
@@ -463,7 +465,20 @@ async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
             tables.append(await play_table(seats, variant=v, plan=plan, time_control=time_control,
                                            sandbox=sandbox, limits=limits, match_id="check",
                                            table_id=f"seat{seat}", bot_seed=table_bot_seed(seed, 0, seat), game=g))
-    return CheckResult(str(bot), tables, list(range(v.players)), sandbox, g.info.name)
+    result = CheckResult(str(bot), tables, list(range(v.players)), sandbox, g.info.name)
+    if not result.conformant and sandbox in ("fork", "bwrap"):
+        result.unseen = _unseen(bot, tables)
+    return result
+
+
+def _unseen(bot: BotCommand, tables: list[TableResult]) -> list[str]:
+    """The files under /usr the bot's words name that its sandbox's view lacks (process.view)."""
+    from arena.process import sandbox as confinement, view
+
+    said = "\n".join(f"{t.seats[seat].detail}\n{t.seats[seat].stderr}" for seat, t in enumerate(tables))
+    program = shutil.which(bot.argv[0]) or bot.argv[0]
+    shown = [*view.base(confinement.sandbox_python()), *(view.for_program(program) if os.path.isabs(program) else ())]
+    return view.unseen(said, shown)
 
 
 STDERR_HEAD, STDERR_TAIL = 6, 6
@@ -531,6 +546,11 @@ def format_check(check: CheckResult) -> str:
         said = [f"{t.seats[p].detail}\n{t.seats[p].stderr}" for t, p in zip(check.tables, check.positions)]
         if hint := limit_met("\n".join(said)):
             lines.append(f"limit: {hint}")
+        if check.unseen:
+            from arena.process.view import EXTRA_VAR
+
+            lines.append(f"outside the sandbox's view of /usr: {', '.join(check.unseen[:3])} (on this machine, not "
+                         f"shown to bots): the organiser adds it with {EXTRA_VAR}={':'.join(check.unseen)}")
     lines.append("conformant: the bot speaks protocol version 1" if check.conformant
                  else "NOT conformant: see the fault above")
     return "\n".join(lines)
