@@ -159,5 +159,9 @@ class Game(Protocol):
     def state_from_dict(self, position: Json) -> State: ...
     def move_from_dict(self, move: Json) -> Move: ...
     def parse_move(self, text: str, state: State) -> Move: ...
+    # Optional: `viewer`, the path of a JavaScript module in the game's own folder that draws its
+    # replays and live tables in the arena's pages (exports `replay(deal, kit)` and `live(table,
+    # kit)`; arena/report/replay.js says what they get); without one, the pages step through the
+    # frames' State.text.
     # Optional: `encoding_size(described)` and `encode(described, observation)`, a seat's
     # observation as a fixed number of floats for learners (games/encoding.py says more).

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from engine import zwicken as zw
@@ -170,6 +171,7 @@ class ZwickenGame:
                 max_players=MAX_PLAYERS, formats=FORMATS,
                 utility="zero_sum", unit="chips", max_moves_per_deal=1 + 4 * 10,
                 presets=tuple(zw.PRESETS))
+    viewer = Path(__file__).with_name("zwicken") / "viewer.js"  # the pages' replay and live viewer
 
     def variant(self, spec: str | Mapping[str, Any] | zw.Variant | None = None) -> zw.Variant:
         with _errors():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from engine import zwicker
@@ -254,6 +255,7 @@ class ZwickerGame:
     """The Zwicker game (docs/rules.md), registered as `games.game("zwicker")`."""
 
     info = INFO
+    viewer = Path(__file__).with_name("zwicker") / "viewer.js"  # the pages' replay and live viewer
 
     def variant(self, spec: str | Mapping[str, Any] | zwicker.Variant | None = None) -> zwicker.Variant:
         """A preset (`jensen`), a preset and options (`jensen:target=51,all_tens=true`; values read
