@@ -179,7 +179,7 @@ function standingsCard(rows, table, t) {
   const W = 240, sc = eloScale(rows.filter(function (r) { return r.elo !== null; }), W, ref);
   const byId = {};
   rows.forEach(function (r) { byId[r.bot_id] = r; });
-  const marginHead = (table.columns.find(function (col) { return col.key === "margin"; }) || {}).heading;  // chips/board for Zwicken
+  const marginHead = (table.columns.find(function (col) { return col.key === "margin"; }) || {}).heading;  // a unit per board: "chips/board", say
   const heads = [];
   table.columns.forEach(function (col) {
     heads.push(h("th", { class: (col.right ? "num" : "") + (WIDE_ONLY[col.key] ? " wide-only" : ""), "data-col": col.key,

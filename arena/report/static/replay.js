@@ -26,8 +26,9 @@ export function viewerFor(game, url) {
   return loaded.get(url);
 }
 
-// A game without a viewer of its own: each frame's text, the move that led there, and the
-// breakdown of the result as the game gives it; a table in play as its seats and moves.
+// A game without a viewer of its own: each frame's text (a seat's own view when the frame
+// holds one per seat), the move that led there, and the result's breakdown as the game gives
+// it; a table in play as its seats and its moves (never a frame's text: it shows every hand).
 const generic = {
   replay: function (d) {
     return {
@@ -39,7 +40,10 @@ const generic = {
         felt.appendChild(h("div", { class: "lastmove", id: "lastmove" }, f.move
           ? "Move " + k + ": seat " + f.move.seat + " (" + seatName(f.move.seat) + ") " + f.move.text + (f.move.ms !== null && f.move.ms !== undefined ? " · " + ms(f.move.ms) : "")
           : "The deal as dealt" + (f.to_move !== null && f.to_move !== undefined ? ": seat " + f.to_move + " (" + seatName(f.to_move) + ") to move." : ".")));
-        felt.appendChild(h("pre", { class: "frame-text", id: "frame-text" }, typeof f.text === "string" ? f.text : JSON.stringify(withoutMove(f), null, 1)));
+        // one seat's view where the game gives each seat's (`views`), else the whole position
+        const text = seat !== null && f.views && typeof f.views[seat] === "string" ? f.views[seat]
+          : typeof f.text === "string" ? f.text : JSON.stringify(withoutMove(f), null, 1);
+        felt.appendChild(h("pre", { class: "frame-text", id: "frame-text", "data-seat": seat === null ? "all" : seat }, text));
       },
       score: function (c) {
         if (d.breakdown !== null && d.breakdown !== undefined) c.appendChild(h("pre", { class: "frame-text" }, JSON.stringify(d.breakdown, null, 1)));
