@@ -556,6 +556,7 @@ def _bwrap_argv(workdir: Path, chdir: Path | str, uid: int | None, tmp_bytes: in
         "--proc", "/proc",
         *[arg for source, target in proc_masks() for arg in ("--ro-bind", source, target)],  # frozen counters
         "--dev", "/dev",
+        "--dev-bind", "/dev/full", "/dev/zero",  # zeros, but no shared mapping (forkserver.DEVICE_SOURCES)
         "--size", str(tmp_bytes), "--tmpfs", "/tmp",
         "--ro-bind", str(workdir), runtime.BOT_MOUNT,
         *(extra or []),
