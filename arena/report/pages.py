@@ -38,7 +38,7 @@ def _brief(t: dict) -> dict[str, Any]:
         "settings": t["settings"], "created": t["created"], "started": t["started"], "finished": t["finished"],
         "matches": t["matches"], "boards_done": t["boards_done"], "boards_total": t["boards_total"],
         "tables_done": t["tables_done"], "bots": len(t["bots"]),
-        "game": t.get("game") or "zwicker", "seating": t["seating"], "partnerships": t["partnerships"],
+        "game": t.get("game") or games.ORIGINAL, "seating": t["seating"], "partnerships": t["partnerships"],
         "rooms": _rooms(t["variant"], t.get("game")),
     }
 

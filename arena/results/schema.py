@@ -24,6 +24,7 @@ from typing import Any
 import sqlite_utils
 from sqlite_utils.migrations import Migrations
 
+import games
 from arena.errors import ArenaError
 
 DEFAULT_DB = Path("results") / "arena.db"
@@ -358,7 +359,7 @@ def _m0007_compact_deals(db: sqlite_utils.Database) -> None:
 def _m0008_tournament_game(db: sqlite_utils.Database) -> None:
     """The game each tournament plays, by its registry name (`games.game(name)`); every
     tournament stored before there were games played Zwicker."""
-    db.execute("ALTER TABLE tournaments ADD COLUMN game TEXT NOT NULL DEFAULT 'zwicker'")
+    db.execute(f"ALTER TABLE tournaments ADD COLUMN game TEXT NOT NULL DEFAULT '{games.ORIGINAL}'")
 
 
 @migrations(name="0009_league")

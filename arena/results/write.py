@@ -44,7 +44,7 @@ def create_tournament(
     settings: dict,
     bot_ids: Iterable[int],
     matches: list[tuple[list[int], list[int]]],
-    game: str = "zwicker",
+    game: str = games.ORIGINAL,
 ) -> int:
     """Store a tournament and its schedule (match k is `matches[k - 1]`, team A then team B)."""
     if not name or not name.strip():
@@ -300,7 +300,7 @@ def _variant(db: sqlite_utils.Database, tid: int) -> tuple[games.Variant, games.
 
 
 @functools.lru_cache(maxsize=64)
-def _parse_variant(text: str, game: str = "zwicker") -> tuple[games.Variant, games.Game]:
+def _parse_variant(text: str, game: str = games.ORIGINAL) -> tuple[games.Variant, games.Game]:
     g = games.game(game)
     return g.variant(json.loads(text)), g
 

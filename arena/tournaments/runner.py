@@ -74,7 +74,7 @@ class Settings:
     time_control: TimeControl = TimeControl()
     pairing: str = "roundrobin"  # or "swiss" (arena.tournaments.swiss), with `rounds`
     rounds: int | None = None  # Swiss rounds (None: swiss.default_rounds)
-    game: str = "zwicker"  # the game's registry name (games.game)
+    game: str = games.DEFAULT  # the game's registry name (games.game)
 
     def __post_init__(self) -> None:
         g = check_game(self.game)
