@@ -178,7 +178,7 @@ class ZwickenGame:
                       "zwicken_mc": BOTS / "zwicken_mc_bot.py"}
     anchor = "zwicken_random"
     modules = (ROOT / "engine", ROOT / "bots" / "botkit.py", BOTS / "zwicken_kit.py")
-    viewer = None  # the pages' own Zwicken table until a module of its own lands
+    viewer = Path(__file__).with_name("zwicken") / "viewer.js"  # draws its replays and live tables in the pages
     docs = (ROOT / "docs" / "zwicken-rules.md", ROOT / "protocol.md")
 
     def variant(self, spec: str | Mapping[str, Any] | zw.Variant | None = None) -> zw.Variant:

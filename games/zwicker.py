@@ -262,7 +262,7 @@ class ZwickerGame:
                       for name in ("random", "greedy", "sweeper", "builder", "first", "heuristic", "mc")}
     anchor = "random"
     modules = (ROOT / "engine", ROOT / "bots" / "botkit.py")
-    viewer = None  # the pages' own Zwicker table until a module of its own lands
+    viewer = Path(__file__).with_name("zwicker") / "viewer.js"  # draws its replays and live tables in the pages
     docs = (ROOT / "docs" / "rules.md", ROOT / "protocol.md")
 
     def variant(self, spec: str | Mapping[str, Any] | zwicker.Variant | None = None) -> zwicker.Variant:

@@ -19,7 +19,7 @@ from arena.cli.results import DbOption, JsonOption, NameArg, _header, _json, _op
 from arena.cli.tournament import SandboxOption
 from arena.errors import ArenaError
 from arena.play.table import TimeControl
-from arena.results import read
+from arena.results import present, read
 from arena.results.sprt import SPRT, estimate
 from arena.tournaments import runner
 from arena.tournaments import sprt as sprt_run
@@ -124,7 +124,8 @@ BOARD_SCALE = ("Scale: Elo per board, the logistic Elo of NEW's board result (wi
 @app.command("los")
 def los_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOption = False) -> None:
     """The likelihood of superiority of every bot (row) over every other (column): the share of
-    the standings' bootstrap fits in which the row bot is ahead.
+    the standings' bootstrap fits in which the row bot is ahead, never surer than the fit's own
+    posterior (its normal approximation) allows.
 
     Example: arena los spring-cup
     """
@@ -141,7 +142,7 @@ def los_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOption = Fal
         return
     typer.echo(_render(
         ["#", "bot", *(str(i) for i in range(1, len(bots) + 1))],
-        [[n, bot, *("x" if p is None else f"{100 * p:.1f}%" for p in row)]
+        [[n, bot, *("x" if p is None else present.percent(p) for p in row)]
          for n, (bot, row) in enumerate(zip(bots, table["matrix"]), start=1)],
         [True, False, *([True] * len(bots))],
     ))

@@ -29,8 +29,19 @@ def _tournament_row(row: dict) -> dict:
     row["boards"] = row.pop("boards_per_match")
     row["variant"] = json.loads(row["variant"])
     row["settings"] = json.loads(row["settings"])
-    row["partnerships"], row["seating"] = _seating(row.get("game") or games.DEFAULT, row["variant"], row["partners"])
+    game = row.get("game") or games.ORIGINAL
+    row["partnerships"], row["seating"] = _seating(game, row["variant"], row["partners"])
+    row["variant_text"] = variant_text(game, row["variant"])
     return row
+
+
+def variant_text(game: str, variant: dict) -> str:
+    """The variant as the CLI names it (the game's short form), or its preset where the game is
+    not installed here."""
+    try:
+        return str(games.game(game).variant(variant))
+    except (games.GameError, ValueError, TypeError):
+        return str(variant.get("preset", "?"))
 
 
 def _seating(game: str, variant: dict, partners: str) -> tuple[bool, str]:

@@ -23,7 +23,6 @@ from arena.results.read import BOOTSTRAP, _match, compute_ratings, finished_boar
 from arena.results.schema import (
     BT_METHOD,
     db_path,
-    FORMATS,
     PARTNERS,
     STATUSES,
     TableAlreadyRecorded,
@@ -51,8 +50,12 @@ def create_tournament(
         raise ArenaError("a tournament needs a name")
     if not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ArenaError(f"seed must be an integer in 0 .. 2**64-1, got {seed!r}")
-    if format not in FORMATS:
-        raise ArenaError(f"unknown format {format!r} (known: {', '.join(FORMATS)})")
+    try:
+        known = games.game(game).info.formats
+    except games.GameError as exc:
+        raise ArenaError(str(exc)) from None
+    if format not in known:
+        raise ArenaError(f"unknown format {format!r} (the game's: {', '.join(known)})")
     if partners not in PARTNERS:
         raise ArenaError(f"unknown partners {partners!r} (known: {', '.join(PARTNERS)})")
     if not isinstance(boards, int) or boards < 1:
