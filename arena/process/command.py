@@ -115,16 +115,16 @@ def limit_met(text: str, limits: Limits | None = None) -> str | None:
     if _MEMORY.search(text):
         return (f"the bot met the sandbox's limit of {memory} of address space (what a program reserves counts, "
                 f"not only what it touches): reserve less (the JVM: -Xmx256m -XX:CompressedClassSpaceSize=64m "
-                f"-XX:+UseSerialGC; Go: GOMEMLIMIT)")
+                f"-XX:+UseSerialGC; Go: GOMEMLIMIT; docs/runtimes.md has each runtime's flags)")
     if "Could not create the Java Virtual Machine" in text and "Unrecognized" not in text:  # (its cause went to stdout)
         return (f"the JVM could not start within the sandbox's limits: {memory} of address space and "
                 f"{limits.processes} processes and threads; its defaults (a heap of a quarter of the machine's memory, "
-                f"1 GiB of class space, threads per core) do not fit: -Xmx256m -XX:CompressedClassSpaceSize=64m "
-                f"-XX:+UseSerialGC -XX:CICompilerCount=2 do")
+                f"1 GiB of class space, threads per core) do not fit: env MALLOC_ARENA_MAX=2 java -Xmx256m "
+                f"-XX:CompressedClassSpaceSize=64m -XX:+UseSerialGC do (docs/runtimes.md)")
     if _THREADS.search(text):
         return (f"the bot could not start a thread: its limit is {limits.processes} processes and threads, and each "
                 f"thread's stack takes some of its {memory} of address space: start fewer (the JVM: -XX:+UseSerialGC "
-                f"-XX:CICompilerCount=2 -Xss512k and a smaller -Xmx; Go: GOMAXPROCS=2)")
+                f"-XX:CICompilerCount=2 -Xss512k and a smaller -Xmx; Go: GOMAXPROCS=2; docs/runtimes.md)")
     return None
 
 
