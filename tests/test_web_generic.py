@@ -6,8 +6,6 @@ when one is chosen) without a script error; no page script names a bundled game.
 
 from __future__ import annotations
 
-import json
-import re
 import subprocess
 import sys
 from pathlib import Path
