@@ -141,3 +141,59 @@ def test_a_replay_without_a_viewer_steps_through_in_the_report(browser, hearts, 
     bundle = (tmp_path / "site" / "static" / "app.bundle.js").read_text()
     assert 'window.ZA_VIEWERS["' not in bundle  # no viewer to bundle: the generic one draws it
     check_pages(browser, (tmp_path / "site" / "index.html").as_uri(), deal, "report")
+
+
+def test_a_table_in_play_without_a_viewer_shows_its_seats_and_moves_and_no_hand(browser, hearts, tmp_path):
+    """A room of the game publishing its table mid-deal (its tournament running, its run lock
+    held): the live page draws its seats and moves with the generic viewer, at 390 px too, and
+    neither it nor its JSON holds the frame's texts of the whole position (every hand)."""
+    import shutil
+
+    from arena.play import live
+    from arena.results import live as published, write
+    from arena.results.lock import run_lock
+
+    db_path = tmp_path / "a.db"
+    shutil.copyfile(hearts, db_path)
+    g = games.game(GAME)
+    v = g.variant(None)
+    with schema.open_db(db_path, create=False) as db:
+        write.set_status(db, 1, "running")
+        seats = [r[0] for r in db.execute("SELECT id FROM bots ORDER BY id")][:4]
+    state = g.deal(v, 12345, 0)
+    moves = []
+    for _ in range(6):
+        move = state.legal_moves()[0][0]
+        moves.append({"seat": state.to_move, "move": move.to_dict(), "ms": 1.0})
+        state = state.apply(move)
+    watch = live.Watch(published.folder(db_path, 1), "h/m1", 1, 0, seats, every_s=0, sync=True, game=g, variant=v)
+    server = Server(db_path)
+    context = browser.new_context(viewport={"width": 390, "height": 800})
+    p = context.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        with run_lock(db_path, 1, "h"):
+            watch("h/m1/straight/b0", 0, state, moves)
+            status, body = _get(server.url + "api/t/1/live/1/straight")
+            table = json.loads(body)["table"]
+            assert status == 200 and table["viewer"] is None and table["moves"] and "text" not in table and "views" not in table
+            p.goto(server.url + "#live=1-1-straight")
+            p.wait_for_selector("#live-seats", timeout=WAIT_MS)
+            assert p.locator("#live-moves li").count() == 6 and p.locator("#live-seats li").count() == 4
+            assert p.text_content("#lastmove").startswith("Move 6: seat ")
+            assert state.text() not in p.content()
+            assert p.evaluate("document.documentElement.scrollWidth") <= 390
+            shot(p, "generic-live-390")
+            watch.close()
+    finally:
+        context.close()
+        server.close()
+    assert not errors, errors
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=60) as r:
+        return r.status, r.read()

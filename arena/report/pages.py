@@ -246,6 +246,11 @@ def bot(r: Reads, tid: int, bot_id: int) -> dict[str, Any]:
     }
 
 
+FULL_TEXTS = ("text", "views")
+"""A frame's texts of the whole position and of every seat's view (State.frame may give them,
+for the replay viewer), which a table in play never shows: they hold every hand."""
+
+
 def live_table(r: Reads, tid: int, match_no: int, room: str) -> dict[str, Any]:
     """A table being played now, as its room publishes it (arena.play.live: its public view
     only), with the seats' labels; never cached, since it changes with every move. Found by
@@ -257,6 +262,7 @@ def live_table(r: Reads, tid: int, match_no: int, room: str) -> dict[str, Any]:
         raise ArenaError(f"match {match_no}'s {room} room of '{t['name']}' is not being played now")
     labels = web_queries.bot_labels(r.db, tid)
     game = game_name(t)
+    view = {k: v for k, v in view.items() if k not in FULL_TEXTS}
     return {"tournament": _brief(t), "table": {**view, "room_no": number, "game": game, "viewer": views.viewer_url(game),
                                                 "bots": [labels.get(b, str(b)) for b in view["seats"]]}}
 
