@@ -6,6 +6,7 @@ when one is chosen) without a script error; no page script names a bundled game.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
