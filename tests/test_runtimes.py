@@ -294,3 +294,17 @@ def test_a_file_outside_the_view_is_named_with_the_setting_that_adds_it(bots, us
     added = subprocess.run(argv, capture_output=True, text=True, cwd=bots, timeout=600,
                            env={**os.environ, "HOME": str(bots), view.EXTRA_VAR: LICENSE})
     conformant(added, "perl-first")
+
+
+def test_the_leagues_check_runs_a_perl_folder_bot_as_bot_check_does(open_dir, folder_bot):
+    """A league author cannot set anything: the server's check shows the runtime all the same."""
+    from tests.test_league import Server, add_author
+
+    db = open_dir / "league.db"
+    token = add_author(db, "pat")
+    server = Server(db)
+    try:
+        out = server.submit(folder_bot, token, "duo")
+        assert out.returncode == 0 and "conformant: the bot speaks protocol version 1" in out.stdout, (out.stdout, out.stderr)
+    finally:
+        server.stop()
