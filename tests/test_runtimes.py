@@ -148,6 +148,9 @@ def folder_bot(open_dir):
 @pytest.mark.parametrize("user", USERS)
 def test_a_folder_is_checked_and_played_whole_and_so_is_the_bot_registered_from_it(open_dir, folder_bot, user):
     conformant(check(str(folder_bot), open_dir, user), "perl-first")
+    (folder_bot / "bot").rename(folder_bot / "start")
+    conformant(check(str(folder_bot), open_dir, user, "--command", "./start"), "perl-first")
+    (folder_bot / "start").rename(folder_bot / "bot")
     home = open_dir / "home"
     home.mkdir()
     if user is not None:
