@@ -311,3 +311,13 @@ def test_the_leagues_check_runs_a_perl_folder_bot_as_bot_check_does(open_dir, fo
         assert out.returncode == 0 and "conformant: the bot speaks protocol version 1" in out.stdout, (out.stdout, out.stderr)
     finally:
         server.stop()
+
+
+def test_a_jvm_log_on_stdout_is_named_with_the_flag_that_moves_it():
+    from arena.errors import ProtocolError
+    from arena.protocol.messages import Decoder
+
+    decoder = Decoder()
+    decoder.feed(b"[0.027s][warning][os,thread] Failed to start thread\n")
+    with pytest.raises(ProtocolError, match=r"did the bot print to stdout\?.*-Xlog:all=warning:stderr"):
+        decoder.next()
