@@ -260,6 +260,7 @@ class Launch:
     request: dict | None = None  # mode "fork": what the fork server needs instead (arena.process.forkserver)
     pass_fds: tuple[int, ...] = ()  # kept open in the child
     namespace: PidNamespace | None = None  # mode "bwrap": how to see the whole sandbox gone
+    group: cgroups.BotGroup | None = None  # the bot's cgroups, if any (its freezer: arena.process.scheduler)
 
 
 class PidNamespace:
@@ -272,6 +273,18 @@ class PidNamespace:
         self._read, self.write_fd = os.pipe()  # bwrap writes one JSON record, then closes its end
         os.set_blocking(self._read, False)
         self._init: tuple[int, str] | None = None  # (the init's pid, "pid:[inode]") once read
+
+    async def known(self) -> tuple[int, str] | None:
+        """(the init's pid, "pid:[inode]") once bwrap has said, or None if it exited first
+        (the arena's copy of `write_fd` must be closed by then)."""
+        if self._init is None:
+            await trio.lowlevel.wait_readable(self._read)
+            try:
+                info = json.loads(os.read(self._read, 1 << 16))
+                self._init = int(info["child-pid"]), f"pid:[{int(info['pid-namespace'])}]"
+            except (OSError, ValueError, KeyError, TypeError):
+                return None
+        return self._init
 
     async def gone(self, patience: float) -> bool:
         """True once the namespace's init has exited (waiting up to `patience` seconds for it);
@@ -358,7 +371,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         request = fork_request(argv, source, in_process, limits, uid, tag_env, binds)
         request["cgroups"] = group.procs_files() if group is not None else []
         request["usr"] = usr
-        yield Launch(argv, str(cmd.workdir), {}, uid, request=request)
+        yield Launch(argv, str(cmd.workdir), {}, uid, request=request, group=group)
         return
     source = None
     if mode == "bwrap":
@@ -392,7 +405,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
                 shell, prlimit = _rlimits(limits, uid, extra_processes=2)  # by the shell: bwrap's bounded too
                 full = (death_with_arena(uid, join + shell) + _bwrap_argv(source, cmd.workdir, uid, limits.tmp_bytes, extra)
                         + prlimit + argv)
-                yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd, fd), namespace=namespace)
+                yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd, fd), namespace=namespace, group=group)
         finally:
             namespace.close()
         return
@@ -405,7 +418,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         # the arena dies, its bots die with it. The parent is the trio thread, see arena.process.
         shell, prlimit = _rlimits(limits, uid)
         full = death_with_arena(uid, join + shell) + prlimit + argv
-        yield Launch(full, str(cmd.workdir), env, uid)
+        yield Launch(full, str(cmd.workdir), env, uid, group=group)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
