@@ -170,6 +170,12 @@ def _freezer_base() -> Path | None:
     return base
 
 
+def can_freeze() -> bool:
+    """Can this arena freeze its bots by cgroups (v2, or v1 with a freezer hierarchy)?"""
+    bases = _bases() if available() else None
+    return bases is not None and (len(set(bases.values())) == 1 or _freezer_base() is not None)
+
+
 def arena_groups() -> list[Path]:
     """This arena's own groups (`zwicker-<pid>-<start time>`), one per hierarchy."""
     bases = _bases() or {}

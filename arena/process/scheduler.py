@@ -160,6 +160,7 @@ class CgroupFreezer:
 
     def __init__(self, files: tuple[Path, Path, bool]) -> None:
         state, events, self.v1 = files
+        self.folder = state.parent
         self._state = os.open(state, os.O_RDWR | os.O_CLOEXEC)
         self._events = self._state if self.v1 else os.open(events, os.O_RDONLY | os.O_CLOEXEC)
         self._freeze, self._thaw = (b"FROZEN", b"THAWED") if self.v1 else (b"1", b"0")
@@ -319,4 +320,4 @@ def can_freeze(mode: str) -> bool:
     """Can bots of sandbox `mode` be frozen here (cgroup freezer, or a PID namespace each)?"""
     if mode == "none":
         return False
-    return cgroups.available() or mode in ("fork", "bwrap")
+    return cgroups.can_freeze() or mode in ("fork", "bwrap")
