@@ -486,6 +486,7 @@ async def play_table(seats: Sequence[BotCommand], *, variant: games.Variant | st
             seat = table.fault[0]
             crashed = bots[seat]
             if isinstance(crashed, BotProcess):
+                await crashed.resume()  # thawed (with a core, as for its exit), it can be reaped
                 with trio.move_on_after(min(time_control.grace_s, 0.5)):
                     code = await crashed.wait()
                     table.fault = (seat, BotCrashed(f"{table.fault[1].detail}; exit status {code}"))
