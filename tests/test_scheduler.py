@@ -154,3 +154,45 @@ async def test_a_bot_off_its_turn_is_frozen_with_the_children_it_spins(hostile, 
         assert cpu_ticks(pids) == before
         await bot.resume()  # thawed, it still works
         await bot.stdin.send_all(b"x")
+
+
+# -- a bot's limits are its own ---------------------------------------------------------------
+
+THREADS_TOURNAMENT = """
+import json, sys, trio
+from pathlib import Path
+from arena.process import modes
+from arena.results import registry, schema
+from arena.tournaments import runner
+folder, bot = Path(sys.argv[1]), sys.argv[2]
+db = schema.open_db(folder / "t.db")
+names = [f"threads{k}" for k in range(4)]
+for name in names:
+    registry.add_bot(db, bot, name=name, store_dir=folder / "store")
+tid = runner.prepare(db, "threads", names, runner.Settings(boards=2, seed=2**60), sandbox="auto")
+trio.run(lambda: runner.run(db, tid, concurrency=4, sandbox=modes.resolve_mode(None)))
+rows = list(db.query("SELECT forfeit FROM board_tables"))
+print(json.dumps({"mode": modes.default_mode(), "tables": len(rows), "faults": [r["forfeit"] for r in rows if r["forfeit"]]}))
+"""
+
+
+def test_four_bots_of_twenty_threads_each_play_a_tournament_as_an_ordinary_user(open_dir):
+    """Each bot's process limit counts its own tasks only: as an ordinary user, four bots that
+    each start 20 threads (their limit: 32) play every table of a four-player tournament, two
+    rooms at once, without a fault (the limit used to count every task of the user)."""
+    import json
+    import subprocess
+    import sys
+
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        os.chown(open_dir, 65534, 65534)
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    out = subprocess.run([*prefix, sys.executable, "-c", THREADS_TOURNAMENT, str(open_dir),
+                          str(ROOT / "tests" / "data" / "threads_bot.py")],
+                         capture_output=True, text=True, cwd=ROOT, env={**os.environ, "HOME": str(open_dir)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    said = json.loads(out.stdout.splitlines()[-1])
+    if said["mode"] == "rlimit":
+        pytest.skip("no sandbox with namespaces for an ordinary user here: rlimit counts the user's tasks")
+    assert said["tables"] > 0 and said["faults"] == [], said

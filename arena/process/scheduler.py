@@ -321,3 +321,25 @@ def can_freeze(mode: str) -> bool:
     if mode == "none":
         return False
     return cgroups.can_freeze() or mode in ("fork", "bwrap")
+
+
+BOT_MEMORY_BYTES = 24 << 20
+"""What one bot process is reckoned to take, resident, for `fair_tables` (a Python bot with the
+kit; bench/README.md, Scheduler, has what a table took here)."""
+FAIR_TABLES_MAX = 256
+
+
+def fair_tables(players: int) -> int:
+    """Tables at once under the fair setting (`--fair`): a frozen bot costs no CPU, only memory,
+    so as many as half the memory available now holds, counting the tables that start or stop
+    their bots meanwhile (as many again, arena.play.room.play_rooms); at least one per core."""
+    available = 0
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    by_memory = available // 2 // (2 * max(players, 1) * BOT_MEMORY_BYTES)
+    return max(default_cores(), min(by_memory, FAIR_TABLES_MAX))
