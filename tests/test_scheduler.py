@@ -196,3 +196,11 @@ def test_four_bots_of_twenty_threads_each_play_a_tournament_as_an_ordinary_user(
     if said["mode"] == "rlimit":
         pytest.skip("no sandbox with namespaces for an ordinary user here: rlimit counts the user's tasks")
     assert said["tables"] > 0 and said["faults"] == [], said
+
+
+async def test_a_cancelled_acquire_never_keeps_the_core():
+    s = scheduler.Scheduler(1)
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        await s.acquire(frozenset({"x"}))
+    assert s.running == 0

@@ -78,9 +78,10 @@ class Scheduler:
 
     async def acquire(self, labels: frozenset[Hashable]) -> None:
         """Wait for a core and hold `labels` with it (`release` gives both back)."""
+        await trio.lowlevel.checkpoint_if_cancelled()
         if self._free and not labels & self._held and not self._waiting:
             self._grant(labels)
-            await trio.lowlevel.checkpoint()  # a checkpoint either way (the core is ours)
+            await trio.lowlevel.cancel_shielded_checkpoint()  # never cancelled once it holds the core
             return
         waiter = _Waiter(labels)
         self._waiting.append(waiter)
