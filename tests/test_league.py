@@ -100,7 +100,8 @@ class Server:
 
     def submit(self, path: Path, token: str, name: str | None) -> subprocess.CompletedProcess:
         """`arena submit`; without a name, the bot is named as `arena bot add` names it."""
-        return arena("submit", str(path), "--server", self.url, "--token", token, *(["--name", name] if name else []))
+        return arena("submit", str(path), "--server", self.url, *(["--name", name] if name else []),
+                     env={"ARENA_TOKEN": token})
 
     def stop(self, sig: int = signal.SIGINT) -> None:
         if self.proc.poll() is None:
@@ -266,8 +267,8 @@ def test_a_name_taken_while_a_check_ran_is_403_and_nothing_of_it_stored(tmp_path
         before = stored(db)
         procs = {author: subprocess.Popen(
             [sys.executable, "-m", "arena", "submit", str(make_bot(folder / author, BOTS / "zwicker" / source)),
-             "--server", s.url, "--token", t[author], "--name", "shared"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+             "--server", s.url, "--name", "shared"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, "ARENA_TOKEN": t[author]})
             for author, source in (("dora", "random_bot.py"), ("eve", "greedy_bot.py"))}
         outs = {author: (p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for author, p in procs.items()}
         for p in procs.values():
@@ -384,18 +385,24 @@ def test_the_ladder_plays_and_a_new_version_plays_first(league):
     same = arena("standings", "league", "--db", str(db), "--json")
     assert standings.returncode == 0 and json.loads(standings.stdout)["standings"] and \
         json.loads(standings.stdout).keys() == json.loads(same.stdout).keys()
+    text = arena("league", "standings", "--db", str(db))  # the terminal marks what the page marks
+    assert text.returncode == 0, text.stderr
+    rows = {line.split()[1]: line for line in text.stdout.splitlines()[2:] if line.split()[:1] != ["-"]}
+    assert "(replaced)" in rows["rnd@1"] and "(replaced)" not in rows["rnd@2"] and "(re" not in rows["greedy"], rows
     code, page = s.get("/")
     assert code == 200 and b'<table id="standings">' in page and b"greedy" in page
 
 
 def test_retiring_takes_a_bot_off_the_ladder(league):
     s, t, db = league["server"], league["tokens"], league["db"]
-    out = arena("submit", "--retire", "rnd", "--server", s.url, "--token", t["bob"])
+    out = arena("submit", "--retire", "rnd", "--server", s.url, env={"ARENA_TOKEN": t["bob"]})
     assert out.returncode == 2 and "403" in out.stderr
-    out = arena("submit", "--retire", "greedy", "--server", s.url, "--token", t["bob"])
+    out = arena("submit", "--retire", "greedy", "--server", s.url, env={"ARENA_TOKEN": t["bob"]})
     assert out.returncode == 0 and out.stdout.strip() == "retired greedy"
     status = json.loads(arena("league", "status", "--db", str(db), "--json").stdout)
     assert [b["bot"] for b in status["active"]] == ["rnd@2"]
+    text = arena("league", "standings", "--db", str(db))
+    assert text.returncode == 0 and "greedy (retired)" in text.stdout, text.stdout + text.stderr
 
 
 def test_an_older_versions_content_submitted_again_takes_the_ladder_back(tmp_path):
@@ -423,7 +430,7 @@ def test_an_older_versions_content_submitted_again_takes_the_ladder_back(tmp_pat
         assert set(line.split(": ", 1)[1].split(" v ")) == {"a@1", "b@1"}, line
         status = json.loads(arena("league", "status", "--db", str(db), "--json").stdout)
         assert [b["bot"] for b in status["active"]] == ["a@1", "b@1"]
-        assert arena("submit", "--retire", "b", "--server", server.url, "--token", bea).returncode == 0
+        assert arena("submit", "--retire", "b", "--server", server.url, env={"ARENA_TOKEN": bea}).returncode == 0
         out = server.submit(b1, bea, "b")
         assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == "active again: b@1 is back on the ladder"
         server.wait_for(lambda line: line == "active again: b@1 by bea")
@@ -619,9 +626,11 @@ def test_every_league_command_has_help_with_an_example():
     (["league", "status", "--db", "{tmp}/none.db"], "no arena database at"),
     (["league", "author", "revoke", "nobody", "--db", "{tmp}/a.db"], "unknown author 'nobody'"),
     (["league", "standings", "--db", "{tmp}/a.db"], "no league 'league' in this database yet"),
-    (["submit", "bots/zwicker/random_bot.py", "--name", "x"], "--token is needed"),
-    (["submit", "--token", "t", "--name", "x"], "give the bot's PATH (or --retire NAME)"),
-    (["submit", "bots/zwicker/random_bot.py", "--token", "t", "--name", "x", "--server", "http://127.0.0.1:9"],
+    (["submit", "bots/zwicker/random_bot.py", "--name", "x"], "no token: set ARENA_TOKEN or give --token-file"),
+    (["submit", "bots/zwicker/random_bot.py", "--token-file", "{tmp}/none"], "cannot read --token-file"),
+    (["submit", "--token-file", "{tmp}/token", "--name", "x"], "give the bot's PATH (or --retire NAME)"),
+    (["submit", "bots/zwicker/random_bot.py", "--token-file", "{tmp}/token", "--name", "x", "--server",
+      "http://127.0.0.1:9"],
      "cannot reach the league at http://127.0.0.1:9/api/submit"),
 ])
 def test_bad_input_is_one_clear_line_and_exit_2(capsys, tmp_path, args, words, monkeypatch):
@@ -630,6 +639,7 @@ def test_bad_input_is_one_clear_line_and_exit_2(capsys, tmp_path, args, words, m
     monkeypatch.delenv("ARENA_TOKEN", raising=False)
     monkeypatch.chdir(ROOT)
     schema.open_db(tmp_path / "a.db").close()
+    (tmp_path / "token").write_text("zwl_1_not-a-real-token-at-all\n")
     with pytest.raises(SystemExit) as exit_info:
         main([a.replace("{tmp}", str(tmp_path)) for a in args])
     err = capsys.readouterr().err

@@ -849,6 +849,51 @@ async def test_a_namespaced_bot_sees_the_machines_counters_frozen(hostile, mode)
     assert said.endswith("done\n") and "moved" not in said and all(f"same {n}" in said for n in HOST_COUNTERS), said
 
 
+TMPFS_COUNTER_WAYS = ("memfd_create", "shared anonymous mapping", "shared mapping of /dev/zero")
+
+
+async def test_without_a_sandbox_a_bot_takes_inodes_from_the_kernels_tmpfs_counter(hostile):  # the control
+    _, said = await run_to_end("none", hostile / "shared_counter.py")
+    numbers = [int(re.search(rf"made {way} inode (\d+)", said)[1]) for way in TMPFS_COUNTER_WAYS]
+    assert numbers == sorted(numbers) and len(set(numbers)) == 3 and "uptime moved" in said, said
+
+
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_a_namespaced_bot_takes_no_inode_from_a_machine_wide_counter(hostile, mode):
+    """memfd_create and anonymous shared mappings number their inodes from one counter of the
+    kernel's tmpfs (a partner reads what a bot moved it by): refused by the filter (EPERM), a
+    shared mapping of /dev/zero by the sandbox's /dev (ENODEV). shm_open's file lies on the bot's
+    own /tmp, a tmpfs of its own; /proc/uptime is in the frozen snapshot."""
+    _, said = await run_to_end(mode, hostile / "shared_counter.py")
+    assert said.endswith("done\n"), said
+    assert "blocked memfd_create: Operation not permitted" in said, said
+    assert "blocked shared anonymous mapping: Operation not permitted" in said, said
+    assert "blocked shared mapping of /dev/zero: No such device" in said, said
+    assert int(re.search(r"made shm_open file inode \d+ on device (\d+)", said)[1]) != os.stat("/dev/shm").st_dev
+    assert "uptime same" in said, said
+
+
+RUNTIMES = {"python3": ("run.py", "import mmap\nmmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE)\nprint('runs')\n"),
+            "node": ("run.js", "require('fs'); require('child_process'); console.log('runs');\n")}
+
+
+@pytest.mark.parametrize("program", RUNTIMES)
+@pytest.mark.parametrize("mode", NAMESPACED)
+async def test_the_interpreters_bots_use_run_under_the_filter(open_dir, mode, program):
+    """The filter refuses shared anonymous memory: private memory, what runtimes map, stays."""
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    name, code = RUNTIMES[program]
+    (open_dir / name).write_text(code)
+    said = b""
+    with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+        async with open_bot(BotCommand.from_spec(str(open_dir / name)), sandbox=mode) as bot:
+            while chunk := await bot.stdout.receive_some(4096):
+                said += chunk
+            assert await bot.wait() == 0, bot.stderr_log()
+    assert said == b"runs\n"
+
+
 def test_without_writable_cgroups_the_sandbox_names_the_missing_limits(monkeypatch):
     """Where bots get only per-process limits (an ordinary user: no writable cgroups), the run's
     header and `bot check` say so after the mode's name, as rlimit's warning says what it lacks."""

@@ -22,7 +22,7 @@ from arena.cli import _register, app
 from arena.errors import ArenaError
 from arena.report import frames, pages
 from arena.report.server import STATIC, PageCache
-from arena.report.site import data_file, write_site
+from arena.report.site import data_file, report_shell, write_site
 from arena.results import read, registry, schema, web_queries, write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -342,7 +342,7 @@ def test_the_report_is_a_folder_of_scripts(played, tmp_path):
         standings = read.standings(db, 1)
     assert counts == {"pages": 2 + 4 + 6, "deals": 36} and len(deal_ids) == 36
     assert (out / "mode.js").read_text() == 'window.ZA_MODE = "files";\nwindow.ZA_START = "t=1";\n'
-    assert (out / "index.html").read_bytes() == (STATIC / "index.html").read_bytes()
+    assert (out / "index.html").read_bytes() == report_shell() and b'src="static/app.bundle.js"' in report_shell()
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert {data_file(f"deal/{d}") for d in deal_ids} <= files
     text = (out / data_file("t/1")).read_text()
@@ -356,7 +356,9 @@ def test_the_report_is_a_folder_of_scripts(played, tmp_path):
 
 def test_the_app_never_parses_html():
     """Untrusted text reaches the page only as text: no HTML-parsing sink in the app."""
-    source = (STATIC / "app.js").read_text()
+    sources = [*STATIC.glob("*.js"), *(ROOT / "games").glob("*/viewer.js")]
+    assert len(sources) >= 8
+    source = "".join(p.read_text() for p in sources)
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function",
                  "createContextualFragment", "DOMParser"):
         assert sink not in source, sink
@@ -385,8 +387,8 @@ def test_web_commands_have_help_with_an_example():
 class Served:
     """`arena serve --port 0` as a process of its own (the installed program, as a person runs it)."""
 
-    def __init__(self, db: Path) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--db", str(db), "--port", "0"],
+    def __init__(self, db: Path, *options: str) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--db", str(db), "--port", "0", *options],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
         line = self.proc.stdout.readline()
         m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
@@ -525,3 +527,62 @@ def test_no_page_holds_a_local_path(played, tmp_path):
     assert hide(f'File "{played.parent}/bots/ab12/bot.py", line 3') == 'File "…/bots/ab12/bot.py", line 3'
     assert hide(None) is None
     ro.close()
+
+
+STDERR_MARK = "<b>not bold</b>"  # what tests/web/xss_bot.py writes to stderr before it crashes
+
+
+@pytest.fixture(scope="module")
+def league_db(tmp_path_factory) -> Path:
+    """A database holding a league (its tournament made as `arena league serve` makes it) and a
+    finished tournament in which a bot wrote to stderr and crashed."""
+    from arena.league import store
+
+    db = tmp_path_factory.mktemp("league") / "league.db"
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
+    arena("bot", "add", str(ROOT / "tests" / "web" / "xss_bot.py"), "--name", "xss", "--db", str(db))
+    arena("tournament", "run", "--bots", "random,xss", "--boards", "1", "--seed", "3", "--name", "cup",
+          "--sandbox", "none", "--quiet", "--db", str(db))
+    with schema.open_db(db) as d:
+        store.league_tournament(d)
+    return db
+
+
+def _pages_of(get, tid: int = 1) -> list[bytes]:
+    """Every page of tournament `tid` as served: the tournament, its bots, its matches, its deals."""
+    t = json.loads(get(f"/api/t/{tid}"))
+    bodies = [json.dumps(t).encode()]
+    for row in t["standings"]:
+        bodies.append(get(f"/api/t/{tid}/bot/{row['bot_id']}"))
+    for m in t["matches"]:
+        match = get(f"/api/t/{tid}/match/{m['match_no']}")
+        bodies.append(match)
+        for b in json.loads(match)["match"]["boards"]:
+            bodies += [get(f"/api/deal/{d}") for tb in b["tables"] for d in tb["deal_ids"]]
+    return bodies
+
+
+def test_a_leagues_stderr_stays_private_in_serve_and_report(league_db, tmp_path):
+    """On a league's database `arena serve` and `arena report` show no bot's stderr (the fault
+    and its detail still show) unless the organiser passes --show-stderr."""
+    for options, shown in (((), False), (("--show-stderr",), True)):
+        srv = Served(league_db, *options)
+        try:
+            def fetch(path: str) -> bytes:
+                status, _, body = get(srv, path)
+                assert status == 200, (path, status, body)
+                return body
+
+            bodies = _pages_of(fetch)
+            xss = next(r["bot_id"] for r in json.loads(bodies[0])["standings"] if r["bot"].startswith("xss"))
+            faults = json.loads(fetch(f"/api/t/1/bot/{xss}"))["faults"]
+            assert faults and all(f["detail"] for f in faults)
+            assert any(STDERR_MARK in f["stderr"] for f in faults) if shown else \
+                all(f["stderr"] is None and f["stderr_private"] for f in faults)
+            assert any(STDERR_MARK.encode() in b for b in bodies) is shown, options
+        finally:
+            assert "Traceback" not in srv.close()
+        out = tmp_path / f"site{len(options)}"
+        arena("report", "cup", "--db", str(league_db), "--output", str(out), *options)
+        written = [p.read_text() for p in (out / "data").iterdir()]
+        assert any(STDERR_MARK in text for text in written) is shown, options

@@ -3,6 +3,7 @@ a thin layer over arena.league (docs/league.md)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -123,10 +124,15 @@ def standings_cmd(db: DbOption = None, name: LeagueOption = store.DEFAULT_NAME, 
         if not t["bots"]:
             raise ArenaError(f"league '{name}' has no bots yet")
         doc = read.standings_document(d, t["id"], boards=as_json)
+        versions = store.versions_of(d)
     if as_json:
         echo_json(doc)
         return
-    echo(standings_text(doc["standings"], doc["anchor"]))
+    for row in doc["standings"]:  # as the league page marks them: only a name's last version plays
+        v = versions.get(row["bot_id"])
+        if v is not None and not v["active"]:
+            row["bot"] += " (retired)" if v["retired"] else " (replaced)"
+    echo(standings_text(doc))
     for line in standings_notes(doc):
         echo(line)
 
@@ -174,8 +180,9 @@ def submit_cmd(
     path: Annotated[Path | None, typer.Argument(help="The bot: a file, a folder, or a .tar/.tar.gz of one.",
                                                 show_default=False)] = None,
     server: Annotated[str, typer.Option(help="The league's address.", envvar="ARENA_LEAGUE")] = "http://127.0.0.1:8018",
-    token: Annotated[str | None, typer.Option(help="Your token (or $ARENA_TOKEN).", envvar="ARENA_TOKEN",
-                                              show_default=False)] = None,
+    token_file: Annotated[Path | None, typer.Option(
+        "--token-file", help="A file holding your token (else $ARENA_TOKEN; never on the command line, where "
+        "every local user sees it).", show_default=False)] = None,
     name: Annotated[str | None, typer.Option(help="The bot's name on the ladder (default: the file's stem or folder's "
                                                    "name without _bot, as for `arena bot add`).",
                                               show_default=False)] = None,
@@ -187,10 +194,11 @@ def submit_cmd(
     The same name again with new content is its next version, which replaces the old one on the
     ladder; an older version's content again puts that version back.
 
-    Example: arena submit bots/my_bot/ --server https://league.example.org --token "$ARENA_TOKEN"   # as "my"
+    The token comes from $ARENA_TOKEN or --token-file, never from the command line.
+
+    Example: arena submit bots/my_bot/ --server https://league.example.org --token-file ~/.arena-token   # as "my"
     """
-    if not token:
-        raise ArenaError("--token is needed (or set ARENA_TOKEN)")
+    token = _read_token(token_file)
     if retire is not None:
         answer = client.retire(server, token, retire)
         echo_json(answer) if as_json else echo(f"retired {retire}")
@@ -208,3 +216,22 @@ def submit_cmd(
         return
     echo(answer["check"])
     echo(answer["summary"])
+
+
+def _read_token(path: Path | None) -> str:
+    """The author's token from --token-file, else from $ARENA_TOKEN: a process's arguments are
+    public to every local user, its environment and its files are not."""
+    if path is not None:
+        try:
+            token = path.read_text(errors="replace").strip()
+        except OSError as exc:
+            raise ArenaError(f"cannot read --token-file {path}: {exc.strerror}") from None
+        where = f"--token-file {path}"
+    else:
+        token, where = os.environ.get("ARENA_TOKEN", "").strip(), "ARENA_TOKEN"
+        if not token:
+            raise ArenaError("no token: set ARENA_TOKEN or give --token-file FILE (the token "
+                             "'arena league author add' printed)")
+    if not token or not token.isascii() or not token.isprintable() or " " in token:
+        raise ArenaError(f"{where} does not hold a token (one line: zwl_<id>_<secret>)")
+    return token

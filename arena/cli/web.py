@@ -11,16 +11,21 @@ from arena.cli import app
 from arena.cli.results import DbOption, NameArg, _open
 from arena.results import read, schema
 
+ShowStderr = Annotated[bool, typer.Option(
+    "--show-stderr", help="On a league's database, show what bots wrote to stderr too (kept private otherwise).")]
+
 
 @app.command("serve")
 def serve_cmd(
     db: DbOption = None,
     port: Annotated[int, typer.Option("--port", help="The port on 127.0.0.1 (0: any free one).")] = 8017,
+    show_stderr: ShowStderr = False,
 ) -> None:
     """Serve every tournament of a database in the browser, read-only; a running one updates itself.
 
     Standings with error bars, crosstable, Elo history, bots, matches and a replay viewer for
-    every stored deal. Listens on 127.0.0.1 only; Ctrl-C stops it.
+    every stored deal. Listens on 127.0.0.1 only; Ctrl-C stops it. A league's database is shown
+    without its authors' stderr unless --show-stderr.
 
     Example: arena serve --db results/arena.db --port 8017
     """
@@ -33,7 +38,7 @@ def serve_cmd(
     def ready(url: str) -> None:
         typer.echo(f"serving {path} read-only at {url}/ (Ctrl-C stops)")
 
-    trio.run(lambda: serve(path, port, on_ready=ready))
+    trio.run(lambda: serve(path, port, show_stderr=show_stderr, on_ready=ready))
 
 
 @app.command("report")
@@ -42,8 +47,11 @@ def report_cmd(
     output: Annotated[Path | None, typer.Option(
         "--output", help="The folder to write (default: results/report-NAME).", show_default=False)] = None,
     db: DbOption = None,
+    show_stderr: ShowStderr = False,
 ) -> None:
     """Write a tournament's pages as a static site that opens from disk (index.html), with every deal.
+
+    A league's database is written without its authors' stderr unless --show-stderr.
 
     Example: arena report spring-cup --output results/spring-cup-site
     """
@@ -52,7 +60,7 @@ def report_cmd(
     with _open(db) as d:
         name = read.get_tournament(d, name)["name"]  # none given: the latest, as `standings`
         out = output if output is not None else Path("results") / f"report-{_safe(name)}"
-        counts = write_site(d, name, out)
+        counts = write_site(d, name, out, show_stderr=show_stderr)
     typer.echo(f"wrote {out / 'index.html'} ({counts['pages']} pages, {counts['deals']} deals)")
 
 

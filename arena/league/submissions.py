@@ -17,10 +17,12 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
+import trio
 
 from arena.errors import ArenaError
 from arena.league import archive, authors, store
@@ -114,17 +116,17 @@ class Submissions:
         try:
             folder.chmod(0o755)  # the sandboxed check runs as a user of its own
             try:
-                path = archive.unpack(data, folder / "bot", self.limits)
+                path = await archive.unpack_isolated(data, folder / "bot", self.limits)
             except archive.BadArchive as exc:
                 raise Refused(400, str(exc)) from None
-            sha = registry.bot_sha256(path)
+            sha = await trio.to_thread.run_sync(registry.bot_sha256, path)
             same = self.db.execute("SELECT b.id, lv.check_text FROM bots b JOIN league_versions lv"
                                    " ON lv.bot_id = b.id WHERE b.name = ? AND b.sha256 = ? AND b.removed IS NULL",
                                    [name, sha]).fetchone()
             if same is not None:  # a version already checked: no second check
                 return self._again(name, same[0], same[1])
             try:
-                command = candidate_command(path, None)
+                command = await trio.to_thread.run_sync(candidate_command, path, None)
             except ArenaError as exc:
                 raise Refused(400, str(exc).replace(str(path.parent) + "/", "")) from None
             result = await check_bot(command, deals=self.check_deals, sandbox=self.sandbox)
@@ -141,7 +143,7 @@ class Submissions:
                 raise Refused(403, str(exc)) from None
             return _answer(bot, "new", f"stored {_label(bot)} (conformant)", check=text, stderr=stderr)
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            await trio.to_thread.run_sync(partial(shutil.rmtree, folder, ignore_errors=True))
 
     def _again(self, name: str, bot_id: int, check: str) -> dict:
         """A stored version's content submitted again: unchanged if it is the one on the ladder,

@@ -87,6 +87,9 @@ SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 # seccomp: (audit arch, unshare, clone, clone3) per machine
 MACHINE = os.uname().machine
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+DEVICE_SOURCES = {"zero": "full"}
+"""/dev/zero is the kernel's /dev/full: zeros to read, but no shared mapping (which would take an
+inode number from a machine-wide counter, arena/process/seccomp.py)."""
 
 
 def _check(result: int, what: str) -> None:
@@ -125,8 +128,8 @@ def exit_status(status: int) -> int:
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
-HOST_WIDE_FILES = ("vmstat", "meminfo", "stat", "loadavg", "interrupts", "softirqs", "diskstats", "zoneinfo",
-                   "buddyinfo", "pagetypeinfo", "key-users", "swaps", "schedstat", "partitions", "cgroups", "locks")
+HOST_WIDE_FILES = ("vmstat", "meminfo", "stat", "loadavg", "uptime", "interrupts", "softirqs", "diskstats",
+                   "zoneinfo", "buddyinfo", "pagetypeinfo", "key-users", "swaps", "schedstat", "partitions", "cgroups", "locks")
 HOST_WIDE_FOLDERS = ("pressure", "sys/fs")
 """What /proc shows of the whole machine: counters a bot moves (nr_shmem, MemFree, file-nr, the
 pressure stall figures) and its partner reads. Each bot sees a snapshot, taken once per arena
@@ -200,9 +203,10 @@ def build_shared(scratch: str) -> None:
     os.mkdir(dev)
     _mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
     for device in DEVICES:
-        if os.path.exists(f"/dev/{device}"):
+        source = f"/dev/{DEVICE_SOURCES.get(device, device)}"
+        if os.path.exists(source):
             open(os.path.join(dev, device), "w").close()
-            _mount(f"/dev/{device}", os.path.join(dev, device), None, MS_BIND)
+            _mount(source, os.path.join(dev, device), None, MS_BIND)
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                          ("stderr", "/proc/self/fd/2"), ("shm", "/tmp")):
         os.symlink(target, os.path.join(dev, name))
@@ -228,9 +232,9 @@ def add_to_usr(scratch: str, layout: list) -> None:
             os.symlink(target, inside)
         elif os.path.lexists(inside):
             continue
-        else:
-            _mount_point(inside, path)
-            _bind_ro(path, inside)
+        else:  # (a link of a runtime into /etc is shown as what it points to: view.layout)
+            _mount_point(inside, target or path)
+            _bind_ro(target or path, inside)
 
 
 def build_root(scratch: str, request: dict) -> None:

@@ -20,6 +20,15 @@ pages), process_madvise; mincore, cachestat and Linux AIO fail with ENOSYS. What
 timed by the clock (it loads the page it probes), works only on pages that are not cached: the
 sandboxes show bots only files whose pages the arena keeps cached (arena/process/view.py).
 
+The kernel's own tmpfs (shm_mnt) numbers its inodes from one machine-wide counter, handed out
+1,024 per CPU: every `memfd_create` and every anonymous shared mapping takes the next number, so
+a bot that makes some moves the counter and its partner, making one, reads it. The filter makes
+`memfd_create` fail with EPERM (and `memfd_secret`, whose inodes come from the counter pipes and
+sockets use, with ENOSYS), and `mmap` with MAP_SHARED and MAP_ANONYMOUS together with EPERM
+(private anonymous memory, what allocators and runtimes map, stays allowed). The third way to
+such a mapping, a shared mapping of /dev/zero, is closed by the sandboxes' /dev: their
+/dev/zero is the kernel's /dev/full, which reads zeros as /dev/zero does and cannot be mapped.
+
 The program is compiled by libseccomp (through pyseccomp), once per arena process; bwrap takes it
 with `--seccomp FD`, the fork server loads it into each bot before the bot's program runs. What
 stays open (timing, host-wide counters) is in docs/hostile.md.
@@ -44,11 +53,13 @@ REFUSED = (
     "perf_event_open", "bpf", "userfaultfd", "add_key", "request_key", "keyctl",  # the kernel
     "name_to_handle_at", "open_by_handle_at", "mount", "umount2", "pivot_root", "setns",
     "mq_open", "msgget", "semget", "shmget",  # IPC (its namespace separates it too)
+    "memfd_create",  # an inode number from the machine-wide counter of the kernel's tmpfs
 )
 NOT_THERE = (
     "io_uring_setup", "io_uring_enter", "io_uring_register", "clone3",  # ENOSYS: callers fall back
     "mincore", "cachestat",  # is a page cached? (the kernel answers for files one may write)
     "io_setup", "io_submit", "io_getevents", "io_pgetevents", "io_cancel", "io_destroy",  # Linux AIO: RWF_NOWAIT
+    "memfd_secret",  # an inode number from the counter of pipes and sockets
 )
 # Page cache: drop or probe a page of a file shared with another bot (see above).
 PAGE_CACHE_REFUSED = ("readahead", "process_madvise")
@@ -61,6 +72,7 @@ SIGCONT = 18
 SIGNAL_ARGUMENT = (("kill", 1), ("tkill", 1), ("tgkill", 2), ("rt_sigqueueinfo", 1), ("rt_tgsigqueueinfo", 2),
                    ("pidfd_send_signal", 1))
 """Where each call that sends a signal takes the signal's number."""
+MAP_SHARED, MAP_ANONYMOUS = 0x01, 0x20  # (MAP_SHARED_VALIDATE, 0x03, has MAP_SHARED's bit)
 
 
 @functools.cache
@@ -96,6 +108,8 @@ def program() -> bytes:
     # SIGCONT: a bot's frozen processes (stopped: arena.process.scheduler) stay stopped.
     for name, position in SIGNAL_ARGUMENT:
         f.add_rule(refuse, name, sc.Arg(position, sc.EQ, SIGCONT))
+    shared_anonymous = MAP_SHARED | MAP_ANONYMOUS  # mmap(addr, len, prot, flags, fd, off)
+    f.add_rule(refuse, "mmap", sc.Arg(3, sc.MASKED_EQ, shared_anonymous, shared_anonymous))
     f.add_rule(refuse, "unshare", sc.Arg(0, sc.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER))
     f.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER))
     with tempfile.TemporaryFile() as out:

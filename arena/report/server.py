@@ -132,8 +132,9 @@ class Results:
     WATCH_S = 1.0
     LIVE_S = 0.5  # how often a watched table in play is read again
 
-    def __init__(self, db_path: Path) -> None:
+    def __init__(self, db_path: Path, *, show_stderr: bool = False) -> None:
         self.db = Connections(db_path)
+        self.show_stderr = show_stderr  # a league's stderr too (pages.page)
         self.cache = PageCache()
         self.version = ""  # the data version the cached pages were last brought to
         self.generation = 0  # how many times they were
@@ -150,7 +151,7 @@ class Results:
         """A page's data version and JSON."""
         if pages.is_live(key):
             with self.db.connection() as db:
-                return b"live", web.dumps(page(db, key))
+                return b"live", web.dumps(page(db, key, show_stderr=self.show_stderr))
         version, body = self.cache.entry(key, lambda: self._build(key))
         return version.encode(), body
 
@@ -162,7 +163,7 @@ class Results:
         """Build a page in one read transaction; it carries the version it was built at."""
         with self.db.connection() as db, web_queries.snapshot(db):
             if pages.is_deal(key):
-                return "deal", web.dumps(page(db, key))
+                return "deal", web.dumps(page(db, key, show_stderr=self.show_stderr))
             version = web_queries.data_version(db)
             with self._memo_lock:  # standings and crosstable are shared by the pages of one version
                 if self._memo[0] != version:
@@ -171,7 +172,7 @@ class Results:
                 # watcher's, must never leave its reads in the newer version's memo (a page would
                 # then carry the new version with old data, and never be rebuilt)
                 memo = self._memo[1] if self._memo[0] == version else {}
-            data = page(db, key, memo)
+            data = page(db, key, memo, show_stderr=self.show_stderr)
             data["data_version"] = version
             return version, web.dumps(data)
 
@@ -236,7 +237,7 @@ def _event(name: str, data: bytes) -> bytes:
     return b"event: " + name.encode() + b"\ndata: " + data + b"\n\n"
 
 
-def make_app(results: Results) -> Any:
+def make_app(results: Results, host: str = HOST) -> Any:
     files = {p.relative_to(STATIC).as_posix(): p for p in STATIC.rglob("*") if p.is_file()}
     shell = (STATIC / "index.html").read_bytes()
 
@@ -314,7 +315,7 @@ def make_app(results: Results) -> Any:
         Route("/{key:path}", view),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _server_error})
-    return web.Guard(app, web.allowed_hosts(HOST))
+    return web.Guard(app, web.allowed_hosts(host))
 
 
 async def _http_error(request: Request, exc: HTTPException) -> Response:
@@ -328,11 +329,12 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return _error("the server failed on this request; its terminal says why", 500)
 
 
-async def serve(db_path: Path, port: int = 8017, *, host: str = HOST,
+async def serve(db_path: Path, port: int = 8017, *, host: str = HOST, show_stderr: bool = False,
                 on_ready: Callable[[str], None] | None = None) -> None:
-    """Serve the database's pages until SIGINT or SIGTERM; `on_ready` gets the address."""
-    results = Results(db_path)
-    app = make_app(results)
+    """Serve the database's pages until SIGINT or SIGTERM; `on_ready` gets the address.
+    `show_stderr`: a league's bots' stderr too (see pages.page)."""
+    results = Results(db_path, show_stderr=show_stderr)
+    app = make_app(results, host)
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             binds = await nursery.start(partial(web.serve, app, host, port))

@@ -140,6 +140,15 @@ def latest_boards(db: sqlite_utils.Database, tid: int, limit: int = 12) -> list[
     return rows
 
 
+def is_league(db: sqlite_utils.Database) -> bool:
+    """Whether the database holds a league (arena.league: a tournament marked `league`, or a
+    version an author submitted), whose authors' stderr and check output are theirs alone."""
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "league_versions" in names and db.execute("SELECT 1 FROM league_versions LIMIT 1").fetchone():
+        return True
+    return any("league" in (json.loads(s or "{}") or {}) for (s,) in db.execute("SELECT settings FROM tournaments"))
+
+
 def bot_faults(db: sqlite_utils.Database, tid: int, bot_id: int, limit: int = 200) -> list[dict]:
     """The seats where `bot_id` faulted in a tournament, with the tail of its stderr and the
     deal ids of that table (the last one is where it stopped)."""

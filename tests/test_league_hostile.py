@@ -1,0 +1,168 @@
+"""The league against a hostile author, over loopback, against a real `arena league serve`:
+archives built to exhaust the server (extended-header and long-name bombs), archives whose
+names cannot be stored, and raw HTTP at the edges of the protocol. Each is refused with one
+line, stores nothing, and leaves the server answering."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import secrets
+import socket
+import tarfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.test_league import BOTS, Server, add_author, make_bot, stored
+
+AUTHORS = ("mallory", "trent", "peggy", "victor")
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory):
+    folder = Path(tmp_path_factory.mktemp("hostile"))
+    folder.chmod(0o755)
+    db = folder / "league.db"
+    tokens = {name: add_author(db, name) for name in AUTHORS}
+    server = Server(db, "--submit-limit", "1000")
+    yield {"server": server, "db": db, "tokens": tokens, "folder": folder}
+    server.stop()
+
+
+def post(url: str, token: str | None, name: str, data: bytes, filename: str = "bot.tar.gz") -> tuple[int, dict]:
+    boundary = "----hostile" + secrets.token_hex(8)
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n{name}\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="archive"; filename="{filename}"\r\n'
+            "Content-Type: application/gzip\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    headers = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(url + "/api/submit", data=body, method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=300) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def peak_memory(pid: int) -> int:
+    """The process's peak resident memory in KiB (VmHWM)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM")
+
+
+def raw_header(name: bytes, kind: bytes, size: int) -> bytes:
+    """One 512-byte ustar header, built by hand (tarfile would not write what a bomb needs)."""
+    info = tarfile.TarInfo("x")
+    info.type, info.size, info.mode = kind, size, 0o644
+    block = bytearray(info.tobuf(format=tarfile.USTAR_FORMAT))
+    block[0:100] = name.ljust(100, b"\0")[:100]
+    block[148:156] = b"        "
+    block[148:156] = b"%06o\0 " % sum(block)
+    return bytes(block)
+
+
+def bomb(kind: bytes, size: int) -> bytes:
+    """A gzip tar whose first member is an extended header (or GNU long name) of `size` bytes,
+    then a bot file: a few hundred KB that would hold `size` bytes in memory."""
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9) as z:
+        z.write(raw_header(b"././@PaxHeader" if kind in (b"x", b"g") else b"././@LongLink", kind, size))
+        line = b"%d comment=" % size if kind in (b"x", b"g") else b""
+        z.write(line)
+        zeros = bytes(1 << 20)
+        left = size - len(line)
+        while left > 0:
+            z.write(zeros[: min(left, len(zeros))])
+            left -= len(zeros)
+        z.write(bytes(-size % 512))
+        code = b"print('hi')\n"
+        z.write(raw_header(b"b.py", tarfile.REGTYPE, len(code)) + code + bytes(-len(code) % 512) + bytes(1024))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("kind, what", [(b"x", "an extended (PAX) header"), (b"g", "a global extended (PAX) header"),
+                                        (b"L", "a GNU long name"), (b"K", "a GNU long link name")])
+def test_an_extended_header_bomb_is_refused_before_it_is_read(league, kind, what):
+    s, t, db = league["server"], league["tokens"], league["db"]
+    data = bomb(kind, 96 * 1024 * 1024)
+    assert len(data) < 200_000 + 64 * 1024  # within the upload limit of a 200 KB bot
+    before, memory = stored(db), peak_memory(s.proc.pid)
+    code, answer = post(s.url, t["mallory"], "bomb", data)
+    assert code == 400 and answer["error"] == f"the archive holds {what} of {96 * 1024 * 1024} bytes (at most 32768 " \
+        "allowed)", answer
+    assert stored(db) == before
+    assert peak_memory(s.proc.pid) - memory < 32 * 1024  # KiB: the header never came into the server
+    assert s.get("/api/status")[0] == 200
+
+
+def test_a_stream_longer_than_its_limit_is_refused(league):
+    """Many small extended headers, each under the cap, add up to more tar than a bot may be."""
+    s, t = league["server"], league["tokens"]
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb") as z:
+        z.write(raw_header(b"b", tarfile.DIRTYPE, 0))
+        for n in range(400):
+            record = b"30000 comment=" + b"a" * (30000 - 15) + b"\n"
+            z.write(raw_header(b"././@PaxHeader", b"x", len(record)) + record + bytes(-len(record) % 512))
+            z.write(raw_header(b"b/f%d" % n, tarfile.REGTYPE, 0))
+        z.write(bytes(1024))
+    code, answer = post(s.url, t["mallory"], "stream", out.getvalue())
+    assert code == 400 and answer["error"].startswith("the archive's tar stream is longer than "), answer
+
+
+def gnu_tar(*members: tuple[bytes, bytes, bytes]) -> bytes:
+    """A gzip tar of (name as bytes, type, content) members, names written as given."""
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb") as z:
+        for name, kind, body in members:
+            z.write(raw_header(name, kind, len(body)) + body + bytes(-len(body) % 512))
+        z.write(bytes(1024))
+    return out.getvalue()
+
+
+CODE = (BOTS / "zwicker" / "random_bot.py").read_bytes()
+
+
+@pytest.mark.parametrize("members, reason", [
+    ([(b"b/bot.py", b"0", CODE), (b"b/bot.py/x.py", b"0", CODE)], "uses the file 'b/bot.py' as a folder"),
+    ([(b"b/lib/x.py", b"0", CODE), (b"b/lib", b"0", CODE)], "is a file where the archive has a folder"),
+    ([(b"b/bot.py", b"0", CODE), (b"b/\xff\xfe.py", b"0", CODE)], "has a name that is not UTF-8"),
+    ([(b"b/bot.py", b"0", CODE), (b"b/a\x1b[31m.py", b"0", CODE)], "has a name that contains a control character"),
+    ([(b"b/bot.py", b"0", CODE), (b"b/a\nb.py", b"0", CODE)], "has a name that contains a control character"),
+    ([(b"b/bot.py", b"0", CODE), (b"b/\xc2\x85.py", b"0", CODE)], "has a name that contains a control character"),
+], ids=["file-as-folder", "folder-as-file", "not-utf8", "escape", "newline", "c1"])
+def test_a_name_that_cannot_be_stored_is_400_and_nothing_stored(league, members, reason):
+    s, t, db = league["server"], league["tokens"], league["db"]
+    before = stored(db)
+    code, answer = post(s.url, t["trent"], "names", gnu_tar(*members))
+    assert code == 400 and answer["error"].startswith("archive entry ") and reason in answer["error"], answer
+    assert "\x1b" not in answer["error"] and "\n" not in answer["error"]
+    assert stored(db) == before
+
+
+def test_a_good_bot_is_still_taken(league):
+    s, t = league["server"], league["tokens"]
+    bot = make_bot(league["folder"] / "fine", BOTS / "zwicker" / "first_bot.py")
+    from arena.league import archive
+
+    code, answer = post(s.url, t["peggy"], "fine", archive.pack(bot))
+    assert code == 201 and answer["summary"] == "stored fine@1 (conformant)", answer
+
+
+def raw(url: str, request: bytes) -> bytes:
+    """One request over a plain socket; everything the server sends back until it closes."""
+    host, port = url.split("//")[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=60) as sock:
+        sock.sendall(request)
+        sock.shutdown(socket.SHUT_WR)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
