@@ -140,6 +140,9 @@ async def test_a_bot_off_its_turn_is_frozen_with_the_children_it_spins(hostile, 
         while not said.endswith(b"done\n"):  # its 30 children spin
             said += await bot.stdout.receive_some(100)
         await bot.pause()
+        with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+            while not bot.freezer.frozen():  # the freeze is pending at once, and done a moment later
+                await trio.lowlevel.checkpoint()
         if isinstance(bot.freezer, scheduler.SignalFreezer):
             pids = namespace_pids(bot.freezer.namespace)
             assert len(pids) >= 31 and states(pids) <= set("TZ")

@@ -165,9 +165,16 @@ def _freezer_base() -> Path | None:
     base = ROOT / "freezer" / own.lstrip("/") / _GROUP
     try:
         base.mkdir(exist_ok=True)
+        # An empty group kept frozen: the kernel switches its freezer on and off (a static key,
+        # about 0.5 ms) only when the first group freezes and the last thaws, not at every move.
+        (base / ANCHOR).mkdir(exist_ok=True)
+        (base / ANCHOR / "freezer.state").write_text("FROZEN")
     except OSError:
         return None
     return base
+
+
+ANCHOR = "frozen-anchor"
 
 
 def can_freeze() -> bool:
@@ -275,7 +282,8 @@ def _remove_tree(group: Path, removed: list[str]) -> None:
     _sweep_in(group, removed)
     for state in group.glob("bot-*/freezer.state"):  # a dead arena's frozen bots: thawed, they die
         thaw((state, state, True))
-    for folder in [*group.glob(f"{BOTS}/bot-*"), *group.glob("bot-*"), group / BOTS, group / ARENA_LEAF, group]:
+    for folder in [*group.glob(f"{BOTS}/bot-*"), *group.glob("bot-*"), group / BOTS, group / ARENA_LEAF, group / ANCHOR,
+                   group]:
         try:
             folder.rmdir()  # refused while processes (or live groups) are in it
             removed.append(str(folder))
