@@ -7,7 +7,6 @@ when one is chosen) without a script error; no page script names a bundled game.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ import games
 from arena.report.server import STATIC
 from arena.report.site import write_site
 from arena.results import schema
-from tests.test_web_browser import ARGS, CHROMIUM, WAIT_MS, Server, shot, sync_api  # noqa: F401
+from tests.test_web_browser import ARGS, CHROMIUM, WAIT_MS, Server, shot, sync_api
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "openspiel:hearts"
@@ -152,7 +151,8 @@ def test_a_table_in_play_without_a_viewer_shows_its_seats_and_moves_and_no_hand(
     import shutil
 
     from arena.play import live
-    from arena.results import live as published, write
+    from arena.results import live as published
+    from arena.results import write
     from arena.results.lock import run_lock
 
     db_path = tmp_path / "a.db"

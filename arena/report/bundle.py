@@ -16,10 +16,10 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 
-IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([\w.-]+\.js)";[ \t]*\n', re.M)
-EXPORT = re.compile(r"^export (?=(?:async )?function\b|const\b|let\b|class\b)", re.M)
-EXPORTED = re.compile(r"^export (?:async )?(?:function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)", re.M)
-STRAY = re.compile(r"^\s*(?:import\s+[^(\s]|export\s)", re.M)
+IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([\w.-]+\.js)";[ \t]*\n', re.MULTILINE)
+EXPORT = re.compile(r"^export (?=(?:async )?function\b|const\b|let\b|class\b)", re.MULTILINE)
+EXPORTED = re.compile(r"^export (?:async )?(?:function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)", re.MULTILINE)
+STRAY = re.compile(r"^\s*(?:import\s+[^(\s]|export\s)", re.MULTILINE)
 
 
 def _module(name: str, text: str) -> str:

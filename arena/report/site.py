@@ -22,7 +22,6 @@ from arena.report import bundle, pages, views
 from arena.report.server import STATIC, finite
 from arena.results import read, web_queries
 
-
 BUNDLE = "app.bundle.js"
 
 

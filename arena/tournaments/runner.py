@@ -23,7 +23,6 @@ processes.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 import shutil
@@ -79,7 +78,7 @@ class Settings:
     def __post_init__(self) -> None:
         g = check_game(self.game)
         try:
-            sides = g.layout(g.variant(self.variant)).num_sides
+            g.layout(g.variant(self.variant))
         except (games.GameError, ValueError, TypeError) as exc:
             raise ArenaError(f"--variant: {exc}") from None
         alone = not teams(g)  # every seat its own side: matches of k entrants
