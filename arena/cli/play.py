@@ -52,7 +52,7 @@ DB_HELP = "The database registered names are looked up in (default: $ARENA_DB, e
 @app.command("play")
 def play(
     bots: list[str] = typer.Argument(..., help="The bots, A then B (for a game of more sides, one per side): "
-                                     "each a registered name, a .py/.js/.mjs/.cjs script, an executable, "
+                                     "each a registered name, a folder, a .py/.js/.mjs/.cjs script, an executable, "
                                      "or a command string.", show_default=False),
     boards: int = typer.Option(8, "--boards", "-n", help="Boards to play; each is played at one table per side."),
     seed: int | None = typer.Option(None, "--seed", help="Master seed: board k is dealt from deal_seed(seed, k) "
@@ -151,8 +151,8 @@ def board_summary(margins: list[int], name: str = "", unit: str = "points") -> s
 
 @bot_app.command("check")
 def check(
-    bot: str = typer.Argument(..., help="The bot: a registered name, a .py/.js/.mjs/.cjs script, an executable, "
-                              "or a command string."),
+    bot: str = typer.Argument(..., help="The bot: a registered name, a folder (as bot add takes it), a "
+                              ".py/.js/.mjs/.cjs script, an executable, or a command string."),
     deals: int = typer.Option(2, "--deals", help="Deals to play in each seat position."),
     seed: int = typer.Option(0, "--seed", help="Master seed of the deals."),
     variant: str = typer.Option(None, "--variant", help=VARIANT_HELP, show_default=False),

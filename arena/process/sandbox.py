@@ -30,6 +30,7 @@ environment (`runtime`), so no system package is needed.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import hashlib
 import json
@@ -144,9 +145,12 @@ SHM = "/dev/shm"
 @functools.cache
 def usr_copy() -> str | None:
     """bwrap's and fork's /usr: the view copied into a folder on the machine's tmpfs (/dev/shm),
-    whose pages are memory and cannot be evicted; None where there is no tmpfs there (bwrap then
-    binds each path of the view, about 130 ms more per bot). One copy per view and user, made by
-    the first arena that needs it (about 1 s, 130 MiB) and kept for the next ones.
+    whose pages are memory and cannot be evicted; None where there is no tmpfs there, or where a
+    new copy would take /dev/shm's copies past `shm_bound()` (bwrap then binds each path of the
+    view, about 130 ms more per bot). One copy per view and user, made by the first arena that
+    needs it (about 1 s, 130 MiB), shared by the arenas that use the same view, and removed by the
+    first arena to start once none uses it (`sweep_usr_copies`): each arena holds a shared lock
+    on the copy it uses for as long as it runs.
 
     A bind's source shows in the bot's /proc/self/mountinfo, so the copy's folder has a random
     name; a link beside it, named by a hash of the user and the view's paths with their sizes and
@@ -155,26 +159,130 @@ def usr_copy() -> str | None:
     try:
         if _fs_type(SHM) != "tmpfs":
             return None
+        sweep_usr_copies()
         layout = usr_layout()
         stamps = [(entry, _stamp(entry[1])) for entry in layout]
         key = hashlib.sha256(json.dumps([os.geteuid(), stamps]).encode()).hexdigest()[:16]
         link = Path(SHM) / f"{USR_COPY_PREFIX}{key}"
-        if link.is_symlink() and link.lstat().st_uid == os.geteuid() and not link.exists():
-            link.unlink()  # its copy was removed by hand: make a new one
-        if not os.path.lexists(link):
-            building = Path(tempfile.mkdtemp(prefix=USR_COPY_PREFIX, dir=SHM))
-            try:
-                view.copy_to(layout, str(building / "usr"))
-                building.chmod(0o755)
-                os.symlink(building.name, link)  # whole or not at all
-            except OSError:
-                shutil.rmtree(building, ignore_errors=True)  # another arena may have won the race
-        return _trusted_copy(link)
+        for _ in range(3):  # (a sweep may take the copy between finding it and locking it)
+            if link.is_symlink() and link.lstat().st_uid == os.geteuid() and not link.exists():
+                link.unlink()  # its copy was removed: make a new one
+            if not os.path.lexists(link):
+                if shm_used() + _layout_bytes(layout) > shm_bound():
+                    return None
+                building = Path(tempfile.mkdtemp(prefix=USR_COPY_PREFIX, dir=SHM))
+                _hold(building)
+                try:
+                    view.copy_to(layout, str(building / "usr"))
+                    (building / HELD_MARK).touch()
+                    building.chmod(0o755)
+                    os.symlink(building.name, link)  # whole or not at all
+                except OSError:
+                    shutil.rmtree(building, ignore_errors=True)  # another arena may have won the race
+            copy = _trusted_copy(link)
+            if copy is None:
+                return None
+            _hold(Path(copy).parent)
+            if _trusted_copy(link) == copy and os.path.isdir(copy):
+                return copy
+        return None
     except OSError:
         return None
 
 
 USR_COPY_PREFIX = "zwicker-usr-"
+SHM_BOUND_VAR = "ZWICKER_SANDBOX_SHM_BYTES"
+SHM_BOUND = 2 << 30
+"""What the view's copies of one user may hold on /dev/shm at most, by default (a view with
+Python, Java, Perl, Ruby and Node.js is about 600 MiB here: bench/README.md)."""
+HELD_MARK = "held"  # in a copy's folder: the arenas that use it hold a lock on it
+_held: dict[str, int] = {}  # copy folder -> an open descriptor holding a shared lock on it
+
+
+def shm_bound() -> int:
+    """The bound on this user's copies of the view on /dev/shm (`SHM_BOUND_VAR` sets it, in bytes)."""
+    text = os.environ.get(SHM_BOUND_VAR, "").strip()
+    return int(text) if text.isdigit() else SHM_BOUND
+
+
+def _hold(folder: Path) -> None:
+    """A shared lock on `folder` (a copy of the view) for as long as this process runs: a sweep
+    removes only copies no arena holds."""
+    if str(folder) in _held:
+        return
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fcntl.flock(fd, fcntl.LOCK_SH)  # waits while a sweep removes it (then it is gone: made anew)
+    _held[str(folder)] = fd
+
+
+def _copies() -> list[Path]:
+    """This user's copies of the view on /dev/shm (folders, not their links)."""
+    out = []
+    for path in Path(SHM).glob(f"{USR_COPY_PREFIX}*"):
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
+            out.append(path)
+    return out
+
+
+def shm_used() -> int:
+    """Bytes this user's copies of the view hold on /dev/shm."""
+    total = 0
+    for copy in _copies():
+        for here, _, names in os.walk(copy):
+            for name in names:
+                try:
+                    total += os.lstat(os.path.join(here, name)).st_blocks * 512
+                except OSError:
+                    pass
+    return total
+
+
+def _layout_bytes(layout: list[tuple[str, str, str]]) -> int:
+    """What copying these paths of the view takes."""
+    total = 0
+    for kind, path, source in layout:
+        if kind == "link":
+            continue
+        here = source or path
+        if kind == "dir":
+            total += sum(os.lstat(os.path.join(d, n)).st_size for d, _, names in os.walk(here) for n in names)
+        else:
+            total += os.path.getsize(here)
+    return total
+
+
+def sweep_usr_copies() -> list[str]:
+    """Remove this user's copies of the view that no arena holds (a changed view's, a dead
+    arena's), and the links that led to them."""
+    removed = []
+    for copy in _copies():
+        if str(copy) in _held or not (copy / HELD_MARK).exists():
+            continue  # (without the mark: made by an arena that takes no locks, which may use it still)
+        try:
+            fd = os.open(copy, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # an arena uses it
+        try:
+            shutil.rmtree(copy, ignore_errors=True)
+            removed.append(str(copy))
+        finally:
+            os.close(fd)
+    for link in Path(SHM).glob(f"{USR_COPY_PREFIX}*"):
+        try:
+            if link.is_symlink() and link.lstat().st_uid == os.geteuid() and not link.exists():
+                link.unlink()
+        except OSError:
+            pass
+    return removed
 
 
 def _trusted_copy(link: Path) -> str | None:
@@ -221,6 +329,10 @@ def _program_in_usr(program: str) -> list[tuple[str, str, str]]:
         return extra
     missing = [entry for entry in extra if not os.path.lexists(os.path.join(copy, os.path.relpath(entry[1], "/usr")))]
     if missing:
+        need = _layout_bytes(missing)
+        if shm_used() + need > shm_bound():
+            raise ValueError(f"the sandbox's copies of /usr would hold more than {shm_bound() >> 20} MiB on {SHM} with "
+                             f"{program}'s runtime ({need >> 20} MiB more): {SHM_BOUND_VAR} raises the bound")
         view.copy_to(missing, copy)
     return []
 
