@@ -4,7 +4,8 @@
    through `games.pettingzoo.env` (per move `env.last()`, which builds the observation, its
    numeric encoding and action mask, then `env.step`) and once on the games interface alone
    (`state.legal_moves()`, `state.apply(move)`) with the same choices; time per move of each and
-   their ratio.
+   their ratio (this process's CPU time, which other load on the machine disturbs less than
+   wall time).
 2. An OpenSpiel game in a tournament: `arena tournament run --game openspiel:hearts` (four random
    policy bots, `policy_kit`, in the sandbox; every board in four rooms), wall time per run and
    deals per second; beside it the same game's deals per second in-process, random moves on the
@@ -55,7 +56,7 @@ def pettingzoo_ratio(name: str, players: int | None, boards: int) -> tuple[float
     choices: list[int] = []
     rng = random.Random(3)
     env.reset(seed=1)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for b in range(boards):
         if b:
             env.reset()
@@ -67,11 +68,11 @@ def pettingzoo_ratio(name: str, players: int | None, boards: int) -> tuple[float
             k = rng.randrange(int(obs["action_mask"].sum()))
             choices.append(k)
             env.step(k)
-    env_s = time.perf_counter() - t0
+    env_s = time.process_time() - t0
     g = games.game(name)
     v = env.variant
     it = iter(choices)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for b in range(boards):
         board = g.board(v, pettingzoo.board_seed(1, b), b % env.players, env.format)
         while not board.is_over:
@@ -80,7 +81,7 @@ def pettingzoo_ratio(name: str, players: int | None, boards: int) -> tuple[float
                 moves, _ = state.legal_moves(pettingzoo.MAX_ACTIONS)
                 state = state.apply(moves[next(it)])
             board = board.after(state)
-    engine_s = time.perf_counter() - t0
+    engine_s = time.process_time() - t0
     n = len(choices)
     return env_s / n * 1e6, engine_s / n * 1e6, n
 
