@@ -161,3 +161,17 @@ class Game(Protocol):
     def parse_move(self, text: str, state: State) -> Move: ...
     # Optional: `encoding_size(described)` and `encode(described, observation)`, a seat's
     # observation as a fixed number of floats for learners (games/encoding.py says more).
+    #
+    # Optional, what the arena shows and runs beside the rules (`games.extras(game)` reads them
+    # with their defaults, so a game without them works as it is):
+    #   reference_bots: Mapping[str, str | Path]  the game's own bots, by the name each is
+    #       registered under (default: none)
+    #   anchor: str | None     the one of them that anchors a tournament's ratings where it takes
+    #       part (default: the arena's random bot, which plays any game)
+    #   modules: tuple[str | Path, ...]  what a sandboxed Python bot may import besides msgpack
+    #       and `games`: the game's rules and kit, each a module name (its file or package folder
+    #       is copied) or a file or folder (default: the top-level package the game object is in)
+    #   viewer: str | Path | None  a JavaScript module that draws the game's `State.frame`s in
+    #       the pages (default: the generic viewer, which shows `State.text`); it imports nothing
+    #       and exports `replay(deal, kit)` and `live(table, kit)` (arena/report/replay.js)
+    #   docs: tuple[str | Path, ...]  its rules and its messages for bot authors, for people

@@ -12,12 +12,16 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from engine import zwicken as zw
 from engine.zwicken.variant import MAX_PLAYERS
 from games.api import BadPosition, BadVariant, GameError, IllegalMove, Info, Json, Layout, Result
 from games.encoding import one_hot
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = ROOT / "bots" / "zwicken"
 
 FORMATS = ("session",)
 _PACK_INDEX = {c: k for k, c in enumerate(zw.PACK)}
@@ -170,6 +174,12 @@ class ZwickenGame:
                 max_players=MAX_PLAYERS, formats=FORMATS,
                 utility="zero_sum", unit="chips", max_moves_per_deal=1 + 4 * 10,
                 presets=tuple(zw.PRESETS))
+    reference_bots = {"zwicken_random": BOTS / "zwicken_random_bot.py", "zwicken_rule": BOTS / "zwicken_rule_bot.py",
+                      "zwicken_mc": BOTS / "zwicken_mc_bot.py"}
+    anchor = "zwicken_random"
+    modules = (ROOT / "engine", ROOT / "bots" / "botkit.py", BOTS / "zwicken_kit.py")
+    viewer = Path(__file__).with_name("zwicken") / "viewer.js"  # draws its replays and live tables in the pages
+    docs = (ROOT / "docs" / "zwicken-rules.md", ROOT / "protocol.md")
 
     def variant(self, spec: str | Mapping[str, Any] | zw.Variant | None = None) -> zw.Variant:
         with _errors():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from engine import zwicker
@@ -24,6 +25,9 @@ from engine.zwicker.moves import Build, unit_cards
 from engine.zwicker.notation import position_text, unit_text
 from games.api import BadPosition, BadVariant, IllegalMove, Info, Json, Layout, Result
 from games.encoding import one_hot
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = ROOT / "bots" / "zwicker"
 
 MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
 
@@ -254,6 +258,12 @@ class ZwickerGame:
     """The Zwicker game (docs/rules.md), registered as `games.game("zwicker")`."""
 
     info = INFO
+    reference_bots = {name: BOTS / f"{name}_bot.py"
+                      for name in ("random", "greedy", "sweeper", "builder", "first", "heuristic", "mc")}
+    anchor = "random"
+    modules = (ROOT / "engine", ROOT / "bots" / "botkit.py")
+    viewer = Path(__file__).with_name("zwicker") / "viewer.js"  # draws its replays and live tables in the pages
+    docs = (ROOT / "docs" / "rules.md", ROOT / "protocol.md")
 
     def variant(self, spec: str | Mapping[str, Any] | zwicker.Variant | None = None) -> zwicker.Variant:
         """A preset (`jensen`), a preset and options (`jensen:target=51,all_tens=true`; values read

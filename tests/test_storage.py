@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 import sqlite_utils
 
+import games
 from arena.errors import ArenaError
 from arena.results import export, read, registry, schema
 from arena.results.read import (
@@ -410,7 +411,7 @@ def play_all(db, tid, sched, boards, margin_of):
 def test_the_bundled_random_bot_anchors_even_beside_another_random(db, tmp_path):
     """A JavaScript random_bot.cjs registered by its path is "random" too (a later version): the
     scale stays anchored on the bundled bots/zwicker/random_bot.py."""
-    bundled = add_bot(db, read.BUNDLED_RANDOM)["id"]
+    bundled = add_bot(db, games.extras(games.game("zwicker")).anchor[1])["id"]
     other = add_bot(db, make_bot(tmp_path, "random_bot", "# another random\n"), new_version=True)
     alpha = add_bot(db, make_bot(tmp_path, "alpha", "# alpha\n"))["id"]
     assert (other["name"], other["version"]) == ("random", 2)

@@ -22,7 +22,7 @@ from arena.cli import _register, app
 from arena.errors import ArenaError
 from arena.report import frames, pages
 from arena.report.server import STATIC, PageCache
-from arena.report.site import data_file, write_site
+from arena.report.site import data_file, report_shell, write_site
 from arena.results import read, registry, schema, web_queries, write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -342,7 +342,7 @@ def test_the_report_is_a_folder_of_scripts(played, tmp_path):
         standings = read.standings(db, 1)
     assert counts == {"pages": 2 + 4 + 6, "deals": 36} and len(deal_ids) == 36
     assert (out / "mode.js").read_text() == 'window.ZA_MODE = "files";\nwindow.ZA_START = "t=1";\n'
-    assert (out / "index.html").read_bytes() == (STATIC / "index.html").read_bytes()
+    assert (out / "index.html").read_bytes() == report_shell() and b'src="static/app.bundle.js"' in report_shell()
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert {data_file(f"deal/{d}") for d in deal_ids} <= files
     text = (out / data_file("t/1")).read_text()
@@ -356,7 +356,9 @@ def test_the_report_is_a_folder_of_scripts(played, tmp_path):
 
 def test_the_app_never_parses_html():
     """Untrusted text reaches the page only as text: no HTML-parsing sink in the app."""
-    source = (STATIC / "app.js").read_text()
+    sources = [*STATIC.glob("*.js"), *(ROOT / "games").glob("*/viewer.js")]
+    assert len(sources) >= 8
+    source = "".join(p.read_text() for p in sources)
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function",
                  "createContextualFragment", "DOMParser"):
         assert sink not in source, sink

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 import typer.core
 
+import games
 from arena.errors import ArenaError, json_visible, leaves, visible
 from games import GameError
 
@@ -78,7 +79,7 @@ class _Commands(typer.core.TyperGroup):
 
 app = typer.Typer(
     name="arena",
-    help="Zwicker Arena: seeded duplicate tournaments for Zwicker bots.",
+    help="Zwicker Arena: seeded duplicate tournaments for card-game bots.",
     cls=_Commands,
     no_args_is_help=True,
     add_completion=False,
@@ -93,6 +94,18 @@ app.add_typer(bot_app, name="bot")
 app.add_typer(tournament_app, name="tournament")
 rules_app = typer.Typer(help="Ask a game's real rules, JSON lines in and out.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(rules_app, name="rules")
+
+
+GAME_HELP = (f"The game: {games.DEFAULT} or another installed one, bundled or added by a package's "
+             "'zwicker_arena.games' entry point ('arena rules games' lists them).")
+VARIANT_HELP = ("The game's variant: a preset, a preset with options (PRESET:option=value,...; values read as "
+                "JSON, else as text) or a JSON object of options. Presets of "
+                + "; of ".join(f"{name}: {', '.join(games.game(name).info.presets)}" for name in games.BUNDLED)
+                + " ('arena rules games' lists every installed game's; its rules page the options) "
+                "[default: the game's own].")
+FORMAT_HELP = ("What a board is, one of the game's formats ('arena rules games' lists them) "
+               "[default: the game's first].")
+PLAYERS_HELP = "Players at the table, where the game lets you choose [default: the variant's]."
 
 
 def version() -> str:
@@ -115,7 +128,7 @@ def _root(
     _version: Annotated[bool, typer.Option("--version", help="Print the arena's version and exit.",
                                            callback=_show_version, is_eager=True)] = False,
 ) -> None:
-    """Zwicker Arena: seeded duplicate tournaments for Zwicker bots."""
+    """Zwicker Arena: seeded duplicate tournaments for card-game bots."""
 
 
 def echo(text: object = "", *, err: bool = False, nl: bool = True) -> None:

@@ -8,7 +8,7 @@ import trio
 import typer
 
 import games
-from arena.cli import app, bot_app, echo, echo_json
+from arena.cli import GAME_HELP, VARIANT_HELP, app, bot_app, echo, echo_json
 from arena.errors import ArenaError, visible
 from arena.play.stats import t975
 from arena.results.schema import default_db_path
@@ -41,15 +41,9 @@ def _time_control(move_ms: int, bank_ms: int, handshake_ms: int, tempo: str = "f
 
 
 SANDBOX_HELP = "How to confine the bots: fork, bwrap, rlimit or none (rlimit and none do not isolate partners)."
-VARIANT_HELP = (f"A preset ({', '.join(games.game('zwicker').info.presets)}; zwicken: "
-                f"{', '.join(games.game('zwicken').info.presets)}), a preset with options "
-                "(jensen:target=51,all_tens=true) or a JSON object (docs/rules.md, docs/zwicken-rules.md list the options).")
-GAME_HELP = "The game to play (installed: zwicker, and any the 'zwicker_arena.games' entry points add)."
-
-
-def _game_variant(variant: str, game: str) -> dict:
-    """--variant read by --game's rules; the Zwicker default "jensen" means another game's own default."""
-    return parse_variant(variant if game == "zwicker" or variant != "jensen" else None, game)
+def _game_variant(variant: str | None, game: str) -> dict:
+    """--variant read by --game's rules (not given: the game's own default)."""
+    return parse_variant(variant, game)
 
 
 DB_HELP = "The database registered names are looked up in (default: $ARENA_DB, else results/arena.db)."
@@ -60,15 +54,14 @@ def play(
     bots: list[str] = typer.Argument(..., help="The bots, A then B (for a game of more sides, one per side): "
                                      "each a registered name, a .py/.js/.mjs/.cjs script, an executable, "
                                      "or a command string.", show_default=False),
-    boards: int = typer.Option(8, "--boards", "-n", help="Boards to play; each is played at one table per side "
-                               "(two for Zwicker)."),
+    boards: int = typer.Option(8, "--boards", "-n", help="Boards to play; each is played at one table per side."),
     seed: int | None = typer.Option(None, "--seed", help="Master seed: board k is dealt from deal_seed(seed, k) "
                                     "[default: a random one, printed]", show_default=False),
-    variant: str = typer.Option("jensen", "--variant", help=VARIANT_HELP),
-    game: str = typer.Option("zwicker", "--game", help=GAME_HELP),
+    variant: str = typer.Option(None, "--variant", help=VARIANT_HELP, show_default=False),
+    game: str = typer.Option(games.DEFAULT, "--game", help=GAME_HELP),
     players: int = typer.Option(None, "--players", help="Players at the table, where the game lets you choose "
-                                "(zwicken: 2..10) [default: one per bot given; fewer bots fill the seats round "
-                                "robin]", show_default=False),
+                                "[default: one per bot given; fewer bots fill the seats round robin]",
+                                show_default=False),
     sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP + " [default: the best available]"),
     move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),
     bank_ms: int = typer.Option(10000, "--bank-ms", help="Time bank per seat and table, in milliseconds."),
@@ -126,7 +119,7 @@ def _table(variant: str, game: str, players: int | None, bots: list[str]) -> tup
     v = _game_variant(variant, game)
     g = games.game(game)
     alone = not g.layout(g.variant()).partnerships  # the game's kind (Zwicker: teams), not this variant's
-    if players is not None or (alone and "players" not in variant and len(bots) != v.get("players")):
+    if players is not None or (alone and "players" not in (variant or "") and len(bots) != v.get("players")):
         v = runner.resized(v, g, players if players is not None else len(bots))
     sides = g.layout(g.variant(v)).num_sides
     if len(bots) == 2 and players is None and not alone:
@@ -160,8 +153,8 @@ def check(
                               "or a command string."),
     deals: int = typer.Option(2, "--deals", help="Deals to play in each seat position."),
     seed: int = typer.Option(0, "--seed", help="Master seed of the deals."),
-    variant: str = typer.Option("jensen", "--variant", help=VARIANT_HELP),
-    game: str = typer.Option("zwicker", "--game", help=GAME_HELP),
+    variant: str = typer.Option(None, "--variant", help=VARIANT_HELP, show_default=False),
+    game: str = typer.Option(games.DEFAULT, "--game", help=GAME_HELP),
     sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP + " [default: the best available]"),
     move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),
     as_json: bool = typer.Option(False, "--json", help="Print the check's tables as JSON."),

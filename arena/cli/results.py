@@ -18,6 +18,7 @@ from typing import Annotated, Any
 import sqlite_utils
 import typer
 
+import games
 from arena.cli import app, bot_app, echo, echo_json, tournament_app
 from arena.errors import ArenaError, visible
 from arena.play.live import room_label
@@ -91,8 +92,8 @@ def bot_add(
                                            "answers hello.")] = False,
     sandbox: Annotated[str | None, typer.Option("--sandbox", help="Where the check runs it (default: the best "
                                                 "available).", show_default=False)] = None,
-    game: Annotated[str, typer.Option("--game", help="The game whose table the check seats it at (zwicker, "
-                                      "zwicken, ...), beside that game's random bots.")] = "zwicker",
+    game: Annotated[str, typer.Option("--game", help="The game whose table the check seats it at, beside the "
+                                      "arena's random bots ('arena rules games' lists them).")] = games.DEFAULT,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -218,7 +219,7 @@ def tournament_list(db: DbOption = None, as_json: JsonOption = False) -> None:
         return
     echo(_render(
         ["name", "status", "variant", "format", "partners", "bots", "boards", "created"],
-        [[t["name"], t["status"], t["variant"].get("preset", "?"), t["format"], t["partners"], len(t["bots"]),
+        [[t["name"], t["status"], t["variant_text"], t["format"], t["partners"], len(t["bots"]),
           f"{t['boards_done']}/{t['boards_total']}", (t["created"] or "")[:19]] for t in ts],
         [False, False, False, False, False, True, True, False],
     ))
@@ -245,7 +246,7 @@ def tournament_delete(
 
 def _header(t: dict) -> str:
     return (f"{t['name']}: {t['status']}, {t['boards_done']}/{t['boards_total']} boards, "
-            f"{t['variant'].get('preset', '?')}, {t['format']}, {'partners ' + t['partners'] if t['partnerships'] else t['seating']}, seed {t['seed']}")
+            f"{t['variant_text']}, {t['format']}, {'partners ' + t['partners'] if t['partnerships'] else t['seating']}, seed {t['seed']}")
 
 
 ErrorsOption = Annotated[str, typer.Option(
@@ -384,7 +385,7 @@ def _group_detail(match: int, detail: dict) -> None:
     echo(_render(["board", "room", "by seat", "of it: close-out", "by entrant (board)", "deal ids", "faults"], rows,
                  [True, False, True, True, True, False, False]))
     echo("by seat: each seat's result in the room, its deals' nets plus the close-out (what the board's end "
-         "settles: the pot shared out, docs/zwicken-rules.md); by entrant: over the board's rooms.")
+         "settles, as the game's rules say); by entrant: over the board's rooms.")
 
 
 def _group_matches(ms: list[dict], bot: str | None) -> None:

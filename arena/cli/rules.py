@@ -1,5 +1,6 @@
-"""`arena rules legal|apply|board`: the rules oracle (games/oracle.py) behind a pipe, JSON lines in,
-JSON lines out, one answer per request line, flushed at once."""
+"""`arena rules games`: the installed games and what each says of itself; `arena rules
+legal|apply|board`: the rules oracle (games/oracle.py) behind a pipe, JSON lines in, JSON lines
+out, one answer per request line, flushed at once."""
 
 from __future__ import annotations
 
@@ -8,9 +9,42 @@ from typing import Annotated, BinaryIO
 
 import typer
 
-from arena.cli import echo, rules_app
+import games
+from arena.cli import echo, echo_json, rules_app
 
-GameOption = Annotated[str, typer.Option("--game", help="The game whose rules answer (zwicker, zwicken, ...).")]
+GameOption = Annotated[str, typer.Option("--game", help="The game whose rules answer ('arena rules games' "
+                                                    "lists them).")]
+
+
+def describe(g: games.Game) -> dict:
+    """What `arena rules games` says of one game: its Info, its default variant and its extras."""
+    info, extras = g.info, games.extras(g)
+    return {"name": info.name, "title": info.title, "version": info.version,
+            "players": [info.min_players, info.max_players], "formats": list(info.formats),
+            "presets": list(info.presets), "default_variant": str(g.variant()), "unit": info.unit,
+            "utility": info.utility, "reference_bots": {k: str(v) for k, v in extras.reference_bots.items()},
+            "anchor": extras.anchor[0], "viewer": None if extras.viewer is None else str(extras.viewer),
+            "docs": [str(d) for d in extras.docs]}
+
+
+@rules_app.command("games")
+def games_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a line per game.")] = False,
+) -> None:
+    """The installed games: players, formats (the first is the default), presets, default variant.
+
+    Example: arena rules games
+    """
+    found = [describe(g) for g in games.installed()]
+    if as_json:
+        echo_json(found)
+        return
+    for d in found:
+        low, high = d["players"]
+        players = f"{low}" if low == high else f"{low}-{high}"
+        presets = f"; presets {', '.join(d['presets'])}" if d["presets"] else ""
+        echo(f"{d['name']}: {d['title']}, {players} players; formats {', '.join(d['formats'])}{presets}; "
+             f"default variant {d['default_variant']}; results in {d['unit']}; anchor {d['anchor']}")
 
 
 def _serve(game_name: str, command: str, source: BinaryIO | None = None) -> None:
@@ -44,7 +78,7 @@ def _serve(game_name: str, command: str, source: BinaryIO | None = None) -> None
 
 
 @rules_app.command("legal")
-def legal_cmd(game: GameOption = "zwicker") -> None:
+def legal_cmd(game: GameOption = games.DEFAULT) -> None:
     """List legal moves: each line a position, each answer its legal moves.
 
     A position is the game's position form; the answer lists its legal moves in the game's order
@@ -56,7 +90,7 @@ def legal_cmd(game: GameOption = "zwicker") -> None:
 
 
 @rules_app.command("apply")
-def apply_cmd(game: GameOption = "zwicker") -> None:
+def apply_cmd(game: GameOption = games.DEFAULT) -> None:
     """Apply moves: each line a position and moves, each answer the position after them.
 
     A line is {"position": P, "moves": [m, ...]}; its answer {"position": P2, "result": R}: the
@@ -69,7 +103,7 @@ def apply_cmd(game: GameOption = "zwicker") -> None:
 
 
 @rules_app.command("board")
-def board_cmd(game: GameOption = "zwicker") -> None:
+def board_cmd(game: GameOption = games.DEFAULT) -> None:
     """Play boards out: each line a board and a policy, each answer the board's result.
 
     A line is {"variant": V, "seed": S, "first_dealer": D, "policy": "first" | "last"} (and

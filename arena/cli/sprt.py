@@ -13,13 +13,13 @@ from typing import Annotated
 import trio
 import typer
 
-from arena.cli import app
-from arena.cli.play import VARIANT_HELP
+import games
+from arena.cli import FORMAT_HELP, GAME_HELP, PLAYERS_HELP, VARIANT_HELP, app
 from arena.cli.results import DbOption, JsonOption, NameArg, _header, _json, _open, _render
 from arena.cli.tournament import SandboxOption
 from arena.errors import ArenaError
 from arena.play.table import TimeControl
-from arena.results import read
+from arena.results import present, read
 from arena.results.sprt import SPRT, estimate
 from arena.tournaments import runner
 from arena.tournaments import sprt as sprt_run
@@ -40,17 +40,14 @@ def sprt_cmd(
     = sprt_run.BATCH,
     name: Annotated[str | None, typer.Option("--name", help="The test's name (default: sprt-NEW@v-OLD@v); run "
                                              "the same command again to resume it.", show_default=False)] = None,
-    variant: Annotated[str, typer.Option("--variant", help=VARIANT_HELP)] = "jensen",
-    game: Annotated[str, typer.Option("--game", help="The game to play (installed: zwicker, and any the "
-                                      "'zwicker_arena.games' entry points add).")] = "zwicker",
+    variant: Annotated[str | None, typer.Option("--variant", help=VARIANT_HELP, show_default=False)] = None,
+    game: Annotated[str, typer.Option("--game", help=GAME_HELP)] = games.DEFAULT,
     seed: Annotated[int | None, typer.Option("--seed", help="The master seed of the deals (0 to 2**64-1); "
                                                            "default: a random one, printed and stored.")] = None,
-    fmt: Annotated[str | None, typer.Option(
-        "--format", help="Zwicker: deal, a board is one deal (the default), or game, one game to the target; "
-        "Zwicken: session.", show_default=False)] = None,
+    fmt: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP, show_default=False)] = None,
     players: Annotated[int | None, typer.Option(
-        "--players", help="Players at the table, where the game lets you choose (Zwicken: NEW and OLD in "
-        "alternate seats).", show_default=False)] = None,
+        "--players", help=PLAYERS_HELP + " In a game of one bot a seat, NEW and OLD sit in alternate seats.",
+        show_default=False)] = None,
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
     tempo: Annotated[str, typer.Option("--tempo", help='"free": the table goes on as soon as a bot replies; "fixed": each reply is released one move limit after its act, so that no bot learns from the clock how long another thought (docs/hostile.md).')] = "free",
@@ -81,7 +78,7 @@ def sprt_cmd(
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
     settings = runner.Settings(variant=runner.with_players(runner.parse_variant(
-                                   variant if game == "zwicker" or variant != "jensen" else None, game), game, players),
+                                   variant, game), game, players),
                                seed=seed, format=fmt or runner.check_game(game).info.formats[0], game=game,
                                time_control=time_control)
     with _open(db, create=True) as database:
@@ -121,13 +118,14 @@ BOARD_SCALE = ("Scale: Elo per board, the logistic Elo of NEW's board result (wi
                "every seat once), and NEW wins a board where its seats' mean result over the rooms beats OLD's; "
                "elo0 and elo1 are on this scale. 'arena standings {name}' rates the same boards pairwise in a "
                "Bradley-Terry fit with one virtual draw per bot. Compare the two by sign, not by size.")
-"""The verdict block's scale in a game of one bot a seat (Zwicken)."""
+"""The verdict block's scale in a game of one bot a seat."""
 
 
 @app.command("los")
 def los_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOption = False) -> None:
     """The likelihood of superiority of every bot (row) over every other (column): the share of
-    the standings' bootstrap fits in which the row bot is ahead.
+    the standings' bootstrap fits in which the row bot is ahead, never surer than the fit's own
+    posterior (its normal approximation) allows.
 
     Example: arena los spring-cup
     """
@@ -144,7 +142,7 @@ def los_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOption = Fal
         return
     typer.echo(_render(
         ["#", "bot", *(str(i) for i in range(1, len(bots) + 1))],
-        [[n, bot, *("x" if p is None else f"{100 * p:.1f}%" for p in row)]
+        [[n, bot, *("x" if p is None else present.percent(p) for p in row)]
          for n, (bot, row) in enumerate(zip(bots, table["matrix"]), start=1)],
         [True, False, *([True] * len(bots))],
     ))

@@ -14,8 +14,8 @@ from typing import Annotated
 import trio
 import typer
 
-from arena.cli import app, echo, echo_json, tournament_app
-from arena.cli.play import VARIANT_HELP
+import games
+from arena.cli import FORMAT_HELP, GAME_HELP, PLAYERS_HELP, VARIANT_HELP, app, echo, echo_json, tournament_app
 from arena.cli.results import DbOption, _open, standings_text
 from arena.errors import ArenaError, leaves
 from arena.play.table import TimeControl
@@ -41,9 +41,8 @@ def tournament_run(
     all_bots: Annotated[bool, typer.Option("--all", help="Every registered bot that is not disabled "
                                            "(latest versions).")] = False,
     boards: Annotated[int, typer.Option("--boards", help="Boards per match.")] = 8,
-    variant: Annotated[str, typer.Option("--variant", help=VARIANT_HELP)] = "jensen",
-    game: Annotated[str, typer.Option("--game", help="The game to play (installed: zwicker, and any the "
-                                      "'zwicker_arena.games' entry points add).")] = "zwicker",
+    variant: Annotated[str | None, typer.Option("--variant", help=VARIANT_HELP, show_default=False)] = None,
+    game: Annotated[str, typer.Option("--game", help=GAME_HELP)] = games.DEFAULT,
     seed: Annotated[int | None, typer.Option(
         "--seed", help="The master seed (0 to 2**64-1; default: a random one, printed and stored).",
         show_default=False)] = None,
@@ -53,12 +52,9 @@ def tournament_run(
     processes: Annotated[int | None, typer.Option(
         "--processes", help="Arena processes the tables are spread over (default: one per core, "
         "at most one per table playing); 1 plays them all in this one.", show_default=False)] = None,
-    fmt: Annotated[str | None, typer.Option(
-        "--format", help="Zwicker: deal, a board is one deal (the default), or game, one game to the target; "
-        "Zwicken: session, deals until the pot is closed out.", show_default=False)] = None,
+    fmt: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP, show_default=False)] = None,
     players: Annotated[int | None, typer.Option(
-        "--players", help="Players at the table, where the game lets you choose (Zwicken: 2 to 10); "
-        "each match is a group of that many bots.", show_default=False)] = None,
+        "--players", help=PLAYERS_HELP + " Each match is a group of that many bots.", show_default=False)] = None,
     partners: Annotated[str, typer.Option("--partners", help="clone: a side is two copies of one bot; "
                                           "mixed: rotating partnerships of different bots.")] = "clone",
     pairing: Annotated[str, typer.Option("--pairing", help="roundrobin: every pairing; swiss: each round pairs "
@@ -204,9 +200,9 @@ def _given(ctx: typer.Context, param: str) -> bool:
     return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
-def _variant(ctx: typer.Context, variant: str, game: str) -> str | None:
-    """--variant as given; left at its default, the game's own default variant."""
-    return variant if _given(ctx, "variant") or game == "zwicker" else None
+def _variant(ctx: typer.Context, variant: str | None, game: str) -> str | None:
+    """--variant as given; not given, None: the game's own default variant."""
+    return variant
 
 
 def _header(t: dict, mode: str) -> str:

@@ -29,18 +29,13 @@ from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
 from arena.process.command import BotCommand, Limits
 from arena.process.modes import label, resolve_mode
 
-BOTS = Path(__file__).resolve().parents[2] / "bots"
-RANDOM_BOT = BOTS / "zwicker" / "random_bot.py"
-RANDOM_BOTS = {"zwicker": RANDOM_BOT, "zwicken": BOTS / "zwicken" / "zwicken_random_bot.py"}
-"""The bundled random bot of each game: what `arena bot check` seats beside the bot checked."""
+RANDOM_BOT = games.RANDOM_BOT
+"""The arena's random bot, which plays any game: what `arena bot check` seats beside the bot checked."""
 
 
 def random_bot(game: games.Game) -> Path:
-    """The game's bundled random bot; a game without one cannot be checked against it."""
-    found = RANDOM_BOTS.get(game.info.name)
-    if found is None:
-        raise ValueError(f"--game: no bundled random bot plays {game.info.name} (bots/), so no bot check for it")
-    return found
+    """The bot `arena bot check` seats beside a bot of `game`: the arena's random bot."""
+    return RANDOM_BOT
 
 
 def table_bot_seed(seed: int, board: int, table: int) -> int:
@@ -102,7 +97,7 @@ class MatchResult:
     variant: dict[str, Any]
     seed: int
     boards: list[BoardResult] = field(default_factory=list)
-    game: str = "zwicker"
+    game: str = games.DEFAULT
 
     @property
     def totals(self) -> list[int]:
@@ -128,9 +123,11 @@ def _seats(layout: games.Layout, first: BotCommand, second: BotCommand) -> list[
     return [first if layout.side_of(seat) == 0 else second for seat in range(layout.players)]
 
 
-def _rules(variant: games.Variant | str | dict[str, Any], game: games.Game | str | None) -> tuple[games.Game, games.Variant]:
+def _rules(variant: games.Variant | str | dict[str, Any] | None,
+           game: games.Game | str | None) -> tuple[games.Game, games.Variant]:
+    """The game and its variant (None: the game's own default)."""
     g = game if game is not None and not isinstance(game, str) else games.game(game)
-    return g, g.variant(variant) if isinstance(variant, (str, dict)) else variant
+    return g, g.variant(variant) if variant is None or isinstance(variant, (str, dict)) else variant
 
 
 def _match_seed(boards: int, seed: int | None) -> int:
@@ -148,7 +145,7 @@ def _match_seed(boards: int, seed: int | None) -> int:
 
 
 async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, seed: int | None = None,
-                     variant: games.Variant | str | dict[str, Any] = "jensen",
+                     variant: games.Variant | str | dict[str, Any] | None = None,
                      time_control: TimeControl = TimeControl(), sandbox: str = "none",
                      limits: Limits | None = None,
                      match_id: str = "", on_board: Callable[[BoardResult], None] | None = None,
@@ -423,7 +420,7 @@ class CheckResult:
     tables: list[TableResult]  # one per seat position of the bot under test
     positions: list[int]
     sandbox: str = "none"  # the confinement the bot was checked in
-    game: str = "zwicker"
+    game: str = games.DEFAULT
 
     @property
     def conformant(self) -> bool:
@@ -441,7 +438,7 @@ class CheckResult:
 
 
 async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
-                    variant: games.Variant | str | dict[str, Any] = "jensen",
+                    variant: games.Variant | str | dict[str, Any] | None = None,
                     time_control: TimeControl = TimeControl(), sandbox: str = "none",
                     limits: Limits | None = None, game: games.Game | str | None = None) -> CheckResult:
     """Play `deals` seeded deals with the bot in each seat in turn, random bots in the others,

@@ -138,7 +138,7 @@ class Job:
     sandbox: str = "none"
     limits: Limits | None = None
     live: str | None = None  # the folder where each room publishes its table's public view (arena.play.live)
-    game: str = "zwicker"
+    game: str = games.ORIGINAL
 
     @property
     def rules(self) -> tuple[games.Game, games.Variant]:
@@ -163,7 +163,7 @@ class Job:
                       for bot_id, argv, workdir, kind in data["commands"]},
             time_control=TimeControl(**data["time_control"]), sandbox=data["sandbox"],
             limits=None if data["limits"] is None else Limits(**data["limits"]), live=data.get("live"),
-            game=data.get("game", "zwicker"),
+            game=data.get("game", games.ORIGINAL),
         )
 
     def board_plan(self, v: games.Variant, board_no: int) -> Any:

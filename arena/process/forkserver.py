@@ -232,9 +232,9 @@ def add_to_usr(scratch: str, layout: list) -> None:
             os.symlink(target, inside)
         elif os.path.lexists(inside):
             continue
-        else:
-            _mount_point(inside, path)
-            _bind_ro(path, inside)
+        else:  # (a link of a runtime into /etc is shown as what it points to: view.layout)
+            _mount_point(inside, target or path)
+            _bind_ro(target or path, inside)
 
 
 def build_root(scratch: str, request: dict) -> None:

@@ -39,8 +39,7 @@ from arena.process.command import OWNER, BotCommand, owner_alive
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "bots" / "botkit.py"
-KITS = (KIT, ROOT / "bots" / "zwicken" / "zwicken_kit.py",  # zwicken_kit imports botkit, and engine.zwicken on first use
-        ROOT / "bots" / "policy_kit.py")  # a trained policy as a bot: botkit's loop, games' encodings
+KITS = (KIT, ROOT / "bots" / "policy_kit.py")  # a trained policy as a bot: botkit's loop, games' encodings
 ENGINE = ROOT / "engine"
 GAMES = ROOT / "games"  # the games interface: policy_kit encodes a seat's observation as training did
 STAGE_PREFIX = "zwicker-stage-"
@@ -117,8 +116,12 @@ def _open_to_others(root: Path) -> None:
 @functools.cache
 def runtime() -> Path:
     """The folder a sandboxed Python bot imports from: `botkit`, `zwicken_kit`, `policy_kit`,
-    `msgpack`, `engine` and `games`, with their bytecode (compiled here once, so that no bot compiles them at every start)."""
+    `msgpack`, `engine` and `games`, and what every installed game names for its bots (its rules
+    and kit, `games.extras`), with their bytecode (compiled here once, so that no bot compiles
+    them at every start)."""
     import msgpack
+
+    import games
 
     folder = shown() / "kit"
     folder.mkdir()
@@ -127,6 +130,10 @@ def runtime() -> Path:
     shutil.copytree(Path(msgpack.__file__).parent, folder / "msgpack", ignore=_IGNORE)
     shutil.copytree(ENGINE, folder / "engine", ignore=_IGNORE)
     shutil.copytree(GAMES, folder / "games", ignore=_IGNORE)
+    for path in games.sandbox_modules():  # an outside game's package, say
+        if not (folder / path.name).exists():
+            (shutil.copytree(path, folder / path.name, ignore=_IGNORE) if path.is_dir()
+             else shutil.copy2(path, folder / path.name))
     compileall.compile_dir(str(folder), quiet=2)
     _open_to_others(folder)
     return folder

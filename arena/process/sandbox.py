@@ -130,13 +130,12 @@ def pinned_usr_layout() -> list[tuple[str, str, str]]:
 
 
 def program_layout(program: str) -> list[tuple[str, str, str]]:
-    """What a bot's own program adds to its /usr (itself and its libraries), pinned."""
+    """What a bot's own program adds to its /usr: itself, the runtime it or its `#!` line names,
+    and their libraries (arena/process/view.py, `for_program`)."""
     path = shutil.which(program) or program
     if not os.path.isabs(path):
         return []
-    paths = view.for_program(path)
-    view.pin(paths)
-    return view.layout(paths)
+    return view.layout(view.for_program(path))
 
 
 SHM = "/dev/shm"
@@ -218,6 +217,7 @@ def _program_in_usr(program: str) -> list[tuple[str, str, str]]:
     extra = [entry for entry in program_layout(program) if entry not in usr_layout()]
     copy = usr_copy()
     if copy is None:
+        view.pin([source if kind != "link" and source else path for kind, path, source in extra])
         return extra
     missing = [entry for entry in extra if not os.path.lexists(os.path.join(copy, os.path.relpath(entry[1], "/usr")))]
     if missing:
@@ -240,7 +240,7 @@ def _usr_args(layout: list[tuple[str, str, str]]) -> list[str]:
     """bwrap's arguments that show these paths of /usr (read-only binds, symlinks)."""
     args = []
     for kind, path, target in layout:
-        args += ["--symlink", target, path] if kind == "link" else ["--ro-bind", path, path]
+        args += ["--symlink", target, path] if kind == "link" else ["--ro-bind", target or path, path]
     return args
 
 
@@ -323,6 +323,8 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         yield Launch(pdeathsig + list(cmd.argv), str(cmd.workdir), env)
         return
     argv = list(cmd.argv)
+    if mode in ("fork", "bwrap") and cmd.kind != "python" and (problem := view.unseen_interpreter(argv[0], str(cmd.workdir))):
+        raise ValueError(f"bot {cmd}: {problem}")
     uid = allocate_uid()
     group = cgroups.BotGroup(limits.memory_bytes, limits.processes + 2, uid) if uid is not None and cgroups.available() else None
     try:

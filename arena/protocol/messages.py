@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import msgpack
 
+import games
 from arena.errors import ProtocolError
 from games import Move
 
@@ -245,7 +246,7 @@ def parse_reply(msg: dict[str, Any], expected: str) -> Ready | MoveReply:
 
 def hello(*, seat: int, side: int, partners: list[int], variant: dict[str, Any],
           time_control: dict[str, int], match_id: str, table_id: str, seed: int,
-          game: str = "zwicker") -> dict[str, Any]:
+          game: str = games.ORIGINAL) -> dict[str, Any]:
     return {
         "type": "hello",
         "protocol": PROTOCOL_VERSION,

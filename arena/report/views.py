@@ -41,14 +41,10 @@ def viewer_file(name: str) -> Path | None:
     if not GAME_NAME.fullmatch(name):
         return None
     try:
-        game = games.game(name)
+        path = games.extras(games.game(name)).viewer  # a file of the game's own folder
     except games.GameError:
         return None
-    path = getattr(game, "viewer", None)  # a file of the game's own folder
-    if path is None:
-        return None
-    path = Path(path)
-    return path if path.suffix == ".js" and path.is_file() else None
+    return path if path is not None and path.suffix == ".js" and path.is_file() else None
 
 
 def viewer_url(name: str) -> str | None:

@@ -29,8 +29,19 @@ def _tournament_row(row: dict) -> dict:
     row["boards"] = row.pop("boards_per_match")
     row["variant"] = json.loads(row["variant"])
     row["settings"] = json.loads(row["settings"])
-    row["partnerships"], row["seating"] = _seating(row.get("game") or "zwicker", row["variant"], row["partners"])
+    game = row.get("game") or games.ORIGINAL
+    row["partnerships"], row["seating"] = _seating(game, row["variant"], row["partners"])
+    row["variant_text"] = variant_text(game, row["variant"])
     return row
+
+
+def variant_text(game: str, variant: dict) -> str:
+    """The variant as the CLI names it (the game's short form), or its preset where the game is
+    not installed here."""
+    try:
+        return str(games.game(game).variant(variant))
+    except (games.GameError, ValueError, TypeError):
+        return str(variant.get("preset", "?"))
 
 
 def _seating(game: str, variant: dict, partners: str) -> tuple[bool, str]:
@@ -738,14 +749,8 @@ TEAM_MATCHES = "m.id NOT IN (SELECT match_id FROM match_entrants)"
 _SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 
-BUNDLED_RANDOM = Path(__file__).resolve().parents[2] / "bots" / "zwicker" / "random_bot.py"
-RANDOM_BOTS = {"zwicker": ("random", BUNDLED_RANDOM),
-               "zwicken": ("zwicken_random", BUNDLED_RANDOM.parents[1] / "zwicken" / "zwicken_random_bot.py")}
-"""Per game, the bundled random bot that anchors the scale: its registered name and its file."""
-
-
 @functools.cache
-def _bundled_random_sha256(path: Path = BUNDLED_RANDOM) -> str | None:
+def _file_sha256(path: Path) -> str | None:
     try:
         return bot_sha256(path)
     except OSError:
@@ -753,14 +758,15 @@ def _bundled_random_sha256(path: Path = BUNDLED_RANDOM) -> str | None:
 
 
 def _anchor_bot(db: sqlite_utils.Database, tid: int) -> int | None:
-    """The game's bundled random bot (Zwicker: "random", Zwicken: "zwicken_random") anchors the
-    scale when it takes part: the one of that name whose file is the bundled one, else the
-    latest of that name (others may share it: a random_bot.cjs registered by its path is
-    "random" too)."""
-    (game,) = db.execute("SELECT game FROM tournaments WHERE id = ?", [tid]).fetchone() or ("zwicker",)
-    if game not in RANDOM_BOTS:
-        return None
-    name, path = RANDOM_BOTS[game]
+    """The bot that anchors the scale when it takes part: the game's anchor (`games.extras`: a
+    random bot of its own, else the arena's, "random"), the one of that name whose file is that
+    bot's, else the latest of that name (others may share it: a random_bot.cjs registered by its
+    path is "random" too)."""
+    (game,) = db.execute("SELECT game FROM tournaments WHERE id = ?", [tid]).fetchone() or (None,)
+    try:
+        name, path = games.extras(games.game(game)).anchor
+    except games.GameError:
+        name, path = games.RANDOM_NAME, games.RANDOM_BOT  # a game not installed here
     rows = db.execute(
         "SELECT b.id, b.sha256 FROM tournament_bots tb JOIN bots b ON b.id = tb.bot_id"
         " WHERE tb.tournament_id = ? AND b.name = ? ORDER BY b.version DESC",
@@ -768,7 +774,7 @@ def _anchor_bot(db: sqlite_utils.Database, tid: int) -> int | None:
     ).fetchall()
     if not rows:
         return None
-    bundled = _bundled_random_sha256(path)
+    bundled = _file_sha256(path)
     return next((bot_id for bot_id, sha in rows if sha == bundled), rows[0][0])
 
 

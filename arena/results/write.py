@@ -23,7 +23,6 @@ from arena.results.read import BOOTSTRAP, _match, compute_ratings, finished_boar
 from arena.results.schema import (
     BT_METHOD,
     db_path,
-    FORMATS,
     PARTNERS,
     STATUSES,
     TableAlreadyRecorded,
@@ -44,15 +43,19 @@ def create_tournament(
     settings: dict,
     bot_ids: Iterable[int],
     matches: list[tuple[list[int], list[int]]],
-    game: str = "zwicker",
+    game: str = games.ORIGINAL,
 ) -> int:
     """Store a tournament and its schedule (match k is `matches[k - 1]`, team A then team B)."""
     if not name or not name.strip():
         raise ArenaError("a tournament needs a name")
     if not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ArenaError(f"seed must be an integer in 0 .. 2**64-1, got {seed!r}")
-    if format not in FORMATS:
-        raise ArenaError(f"unknown format {format!r} (known: {', '.join(FORMATS)})")
+    try:
+        known = games.game(game).info.formats
+    except games.GameError as exc:
+        raise ArenaError(str(exc)) from None
+    if format not in known:
+        raise ArenaError(f"unknown format {format!r} (the game's: {', '.join(known)})")
     if partners not in PARTNERS:
         raise ArenaError(f"unknown partners {partners!r} (known: {', '.join(PARTNERS)})")
     if not isinstance(boards, int) or boards < 1:
@@ -300,7 +303,7 @@ def _variant(db: sqlite_utils.Database, tid: int) -> tuple[games.Variant, games.
 
 
 @functools.lru_cache(maxsize=64)
-def _parse_variant(text: str, game: str = "zwicker") -> tuple[games.Variant, games.Game]:
+def _parse_variant(text: str, game: str = games.ORIGINAL) -> tuple[games.Variant, games.Game]:
     g = games.game(game)
     return g.variant(json.loads(text)), g
 

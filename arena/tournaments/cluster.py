@@ -40,6 +40,7 @@ from typing import Any
 
 import trio
 
+import games
 from arena.errors import ArenaError
 from arena.play.room import Job, Room, play_room
 from arena.play.table import TimeControl
@@ -220,7 +221,7 @@ def play_room_task(job: dict[str, Any], room: tuple, bundles: dict[str, bytes]) 
             commands[spec["id"]] = bot_command({**spec, "path": str(path)})
     played = Job(name=job["name"], seed=job["seed"], variant=job["variant"], format=job["format"],
                  commands=commands, time_control=TimeControl(**job["time_control"]), sandbox=mode,
-                 limits=None if job["limits"] is None else Limits(**job["limits"]), game=job.get("game", "zwicker"))
+                 limits=None if job["limits"] is None else Limits(**job["limits"]), game=job.get("game", games.ORIGINAL))
     segments = _loop(mode).play(played, Room(room[0], room[1], tuple(room[2]), tuple(room[3])))
     return {"mode": mode, "label": label(mode), "worker": distributed.get_worker().address, "segments": segments}
 

@@ -51,7 +51,7 @@ from arena.results import live, ratings, read, registry, write
 from arena.results.lock import run_lock
 from arena.results.registry import default_name
 from arena.results.schema import db_path, open_db
-from arena.results.schema import FORMATS, PARTNERS
+from arena.results.schema import PARTNERS
 from arena.tournaments.commands import FOLDER_ENTRY_POINTS, bot_command  # noqa: F401  (also as runner.*)
 from arena.tournaments import swiss
 from arena.tournaments.schedule import groups, pairings, rooms
@@ -74,7 +74,7 @@ class Settings:
     time_control: TimeControl = TimeControl()
     pairing: str = "roundrobin"  # or "swiss" (arena.tournaments.swiss), with `rounds`
     rounds: int | None = None  # Swiss rounds (None: swiss.default_rounds)
-    game: str = "zwicker"  # the game's registry name (games.game)
+    game: str = games.DEFAULT  # the game's registry name (games.game)
 
     def __post_init__(self) -> None:
         g = check_game(self.game)
