@@ -19,7 +19,10 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from engine.errors import GameError, IllegalMove, PositionError, UnknownGame, VariantError
+from engine.errors import GameError as GameError  # re-exported: a game raises these
+from engine.errors import IllegalMove as IllegalMove
+from engine.errors import PositionError, VariantError
+from engine.errors import UnknownGame as UnknownGame
 
 Json = Any
 

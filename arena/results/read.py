@@ -9,6 +9,7 @@ import functools
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import sqlite_utils
 
@@ -226,7 +227,7 @@ def isolation(db: sqlite_utils.Database, tid: int) -> dict:
             "sandboxes": {mode: n for mode, n, _ in rows}}
 
 
-_UNRATED = {"elo": 0.0, "ci_low": None, "ci_high": None, "los_next": None, "flags": [], "more_than": None,
+_UNRATED: dict[str, Any] = {"elo": 0.0, "ci_low": None, "ci_high": None, "los_next": None, "flags": [], "more_than": None,
             "less_than": None}
 
 
@@ -470,7 +471,7 @@ def board_outcomes(db: sqlite_utils.Database, tid: int) -> list[dict]:
                        rooms=None, score=None)
         else:
             pair = rooms[b["match_no"], b["board_no"]]
-            row.update(rooms=pair, score=board_score(pair))
+            row.update(rooms=pair, score=None if None in pair else board_score(pair))  # type: ignore[arg-type]
         out.append(row)
     return out
 

@@ -634,7 +634,7 @@ def _make_folder(path: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ArenaError(f"cannot create the arena database {path}: {exc.strerror.lower()} "
+        raise ArenaError(f"cannot create the arena database {path}: {(exc.strerror or str(exc)).lower()} "
                          f"({exc.filename})") from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ArenaError(f"cannot create the arena database {path}: {folder} is not writable for you")
