@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import io
 import os
+import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,17 +38,34 @@ class Kit:
     command: str | None = None  # --command, for a folder
 
 
+JAVA = ("env MALLOC_ARENA_MAX=2 java -Xmx256m -XX:CompressedClassSpaceSize=64m -XX:+UseSerialGC "
+        "-XX:ActiveProcessorCount=2 -XX:TieredStopAtLevel=1 -XX:+DisplayVMOutputToStderr -Xlog:all=warning:stderr "
+        "-jar bot.jar")
 KIT_LIST = [
     Kit("python", ("python3",), "python3", (), "python3 bot.py", "bot.py"),
     Kit("c", ("cc", "make"), "gcc make", ("make",), "./bot", "bot"),
     Kit("js", ("node",), "nodejs", (), "node bot.cjs", "bot.cjs"),
+    Kit("cpp", ("c++", "make"), "g++ make", ("make",), "./bot", "bot"),
+    Kit("rust", ("cargo",), "cargo (or rustup)", ("cargo build --release",), "target/release/bot", "target/release/bot"),
+    Kit("go", ("go",), "golang-go", ("CGO_ENABLED=0 go build -o bot .",), "./bot", "bot"),
+    Kit("java", ("javac", "jar", "java"), "openjdk-17-jdk-headless",
+        ("javac -d classes Bot.java", "jar --create --file bot.jar --main-class Bot -C classes ."), JAVA, ".", JAVA),
+    Kit("perl", ("perl",), "perl", (), "perl bot.pl", "bot.pl"),
+    Kit("ruby", ("ruby",), "ruby", (), "ruby bot.rb", "bot.rb"),
 ]
 KITS_BY_NAME = {k.language: k for k in KIT_LIST}
 
-# What a run shows when the sandbox does not hold the runtime yet (issue 35, item 1): such a
-# kit is skipped, saying so, rather than failed for a fault that is not its own.
-RUNTIME_NOT_IN_VIEW = ("Could not find Java SE Runtime Environment", "Can't locate strict.pm",
-                       "No such file or directory", "cannot load such file", "Error loading java.security")
+# What a check shows where the arena itself falls short of issue 35 (item 1: the sandbox shows
+# a runtime's files; item 3: a registered folder is run whole): such a kit is skipped, saying
+# so, rather than failed for a fault that is not its own. Its own run (the msgpack test) still
+# has to pass.
+ARENA_SHORT = {
+    "Unable to access jarfile": "the arena does not run a registered folder whole yet (issue 35 item 3)",
+    "Could not find Java SE Runtime Environment": "the sandbox does not show the JDK yet (issue 35 item 1)",
+    "Error loading java.security": "the sandbox does not show the JDK's configuration yet (issue 35 item 1)",
+    "Can't locate strict.pm": "the sandbox does not show perl's library yet (issue 35 item 1)",
+    "cannot load such file": "the sandbox does not show ruby's library yet (issue 35 item 1)",
+}
 
 
 @pytest.fixture(scope="session")
@@ -70,7 +89,8 @@ def built(kit: Kit, home: Path) -> Path:
         folder = home / kit.language
         shutil.copytree(KITS / kit.language, folder)
         for line in kit.build:
-            done = subprocess.run(line, shell=True, cwd=folder, capture_output=True, text=True, timeout=600)
+            done = subprocess.run(line, shell=True, cwd=folder, capture_output=True, text=True, timeout=600,
+                                  env={**os.environ, "CARGO_NET_OFFLINE": "true"})
             assert done.returncode == 0, f"{kit.language}: {line}\n{done.stdout}{done.stderr}"
         for path in [folder, *folder.rglob("*")]:  # the bot runs as a user of its own
             path.chmod(path.stat().st_mode | 0o005 | (0o050 if path.is_dir() else 0))
@@ -87,7 +107,8 @@ def registry(kit_home):
     def register(kit: Kit) -> str:
         if kit.language not in names:
             folder = built(kit, kit_home)
-            args = ["bot", "add", str(folder / kit.register), "--name", f"kit-{kit.language}", "--db", str(db)]
+            args = ["bot", "add", str(folder / kit.register), "--name", f"kit-{kit.language}", "--db", str(db),
+                    "--no-check"]  # the checks below play it at every game
             if kit.command:
                 args += ["--command", kit.command]
             result = CliRunner().invoke(app, args)
@@ -102,8 +123,9 @@ def registry(kit_home):
 
 
 def skip_if_runtime_missing(kit: Kit, output: str) -> None:
-    if kit.language in ("java", "perl", "ruby") and any(sign in output for sign in RUNTIME_NOT_IN_VIEW):
-        pytest.skip(f"the sandbox does not show the {kit.language} runtime yet: {output.strip().splitlines()[-1]}")
+    for sign, reason in ARENA_SHORT.items():
+        if sign in output:
+            pytest.skip(f"{kit.language} kit: {reason}")
 
 
 EXTRA = {"i8": -100, "i16": -30000, "i32": -2**31, "i64": -2**63, "u64": 2**64 - 1, "u16": 65535, "f": 1.5,
@@ -129,7 +151,7 @@ def test_a_kit_reads_every_msgpack_format_and_answers_each_act(language, kit_hom
               {"type": "bye", "reason": "end", "detail": ""}]
     data = b"".join(msgpack.packb(m, use_single_float=False) for m in stream)
     data = data.replace(msgpack.packb(1.5), b"\xca\x3f\xc0\x00\x00", 1)  # one float32 too
-    done = subprocess.run(kit.run.split(), input=data, capture_output=True, timeout=60, cwd=folder)
+    done = subprocess.run(shlex.split(kit.run), input=data, capture_output=True, timeout=60, cwd=folder)
     assert done.returncode == 0, done.stderr
     replies = list(msgpack.Unpacker(io.BytesIO(done.stdout), raw=False))
     assert replies[0] == {"type": "ready", "name": f"kit-{language}", "version": "1"}
@@ -137,8 +159,11 @@ def test_a_kit_reads_every_msgpack_format_and_answers_each_act(language, kit_hom
     assert len(moves) == 6 and all(m["type"] == "move" and 0 <= m["index"] < len(legal) for m in moves), moves
     assert len({m["index"] for m in moves}) > 1, "the same move six times: is the generator seeded?"
     assert f"kit-{language}: seat 2 of a zwicker table" in done.stderr.decode()
+    again = subprocess.run(shlex.split(kit.run), input=data, capture_output=True, timeout=60, cwd=folder)
+    assert list(msgpack.Unpacker(io.BytesIO(again.stdout), raw=False)) == replies, "the same seed played differently"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("language", list(KITS_BY_NAME))
 def test_a_registered_kit_passes_bot_check_at_every_game(language, game, registry):
@@ -150,6 +175,26 @@ def test_a_registered_kit_passes_bot_check_at_every_game(language, game, registr
     assert result.exit_code == 0, result.output
     assert "conformant: the bot speaks protocol version 1" in result.output
     assert f"as 'kit-{language}' version '1'" in result.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language", list(KITS_BY_NAME))
+def test_a_kit_passes_bot_check_as_an_ordinary_user(language, kit_home):
+    """The installed program run by uid nobody, as an author without root would (the tests
+    above run as whoever runs pytest: as an ordinary user they are this already)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("run as root (with setpriv) to check the kits as another, ordinary user")
+    kit = KITS_BY_NAME[language]
+    folder = built(kit, kit_home)
+    spec = kit.command if kit.register == "." else str(folder / kit.register)
+    argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", str(Path(sys.executable).parent / "arena"),
+            "bot", "check", spec, "--deals", "1"]
+    done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "HOME": str(kit_home)})
+    if done.returncode != 0:
+        skip_if_runtime_missing(kit, done.stdout + done.stderr)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "conformant: the bot speaks protocol version 1" in done.stdout
 
 
 def test_every_kit_folder_is_tested_and_documented():

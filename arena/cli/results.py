@@ -106,6 +106,11 @@ def bot_add(
     from arena.tournaments.runner import register_bot
 
     with _open(db, create=True) as d:
+        from arena.league.store import league_owner
+
+        if (owned := league_owner(d, name or registry.default_name(Path(path)))) is not None:
+            raise ArenaError(f"the name '{owned[0]}' belongs to the league author '{owned[1]}' (their bot, their "
+                             "versions): choose another --name")
         before = {b["id"] for b in registry.list_bots(d)}
         bot = register_bot(d, path, name=name, command=command, new_version=new_version, check=not no_check,
                            sandbox=resolve_mode(sandbox) if not no_check else "none", game=game)
@@ -214,7 +219,7 @@ def tournament_list(db: DbOption = None, as_json: JsonOption = False) -> None:
         return
     echo(_render(
         ["name", "status", "variant", "format", "partners", "bots", "boards", "created"],
-        [[t["name"], t["status"], t["variant"].get("preset", "?"), t["format"], t["partners"], len(t["bots"]),
+        [[t["name"], t["status"], t["variant_text"], t["format"], t["partners"], len(t["bots"]),
           f"{t['boards_done']}/{t['boards_total']}", (t["created"] or "")[:19]] for t in ts],
         [False, False, False, False, False, True, True, False],
     ))
@@ -241,7 +246,7 @@ def tournament_delete(
 
 def _header(t: dict) -> str:
     return (f"{t['name']}: {t['status']}, {t['boards_done']}/{t['boards_total']} boards, "
-            f"{t['variant'].get('preset', '?')}, {t['format']}, {'partners ' + t['partners'] if t['partnerships'] else t['seating']}, seed {t['seed']}")
+            f"{t['variant_text']}, {t['format']}, {'partners ' + t['partners'] if t['partnerships'] else t['seating']}, seed {t['seed']}")
 
 
 ErrorsOption = Annotated[str, typer.Option(

@@ -19,7 +19,7 @@ from arena.cli.results import DbOption, JsonOption, NameArg, _header, _json, _op
 from arena.cli.tournament import SandboxOption
 from arena.errors import ArenaError
 from arena.play.table import TimeControl
-from arena.results import read
+from arena.results import present, read
 from arena.results.sprt import SPRT, estimate
 from arena.tournaments import runner
 from arena.tournaments import sprt as sprt_run
@@ -51,6 +51,8 @@ def sprt_cmd(
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
     tempo: Annotated[str, typer.Option("--tempo", help='"free": the table goes on as soon as a bot replies; "fixed": each reply is released one move limit after its act, so that no bot learns from the clock how long another thought (docs/hostile.md).')] = "free",
+    fair: Annotated[bool, typer.Option("--fair", help="Fixed tempo, and as many tables at once as memory allows "
+                                       "(README, Running tournaments).")] = False,
     sandbox: SandboxOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No line per board: only the verdict block.")] = False,
     db: DbOption = None,
@@ -74,7 +76,7 @@ def sprt_cmd(
         raise ArenaError(f"sprt: {exc}") from None
     mode = resolve_mode(sandbox)
     try:
-        time_control = TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000, tempo=tempo)
+        time_control = TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000, tempo="fixed" if fair else tempo)
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
     settings = runner.Settings(variant=runner.with_players(runner.parse_variant(
@@ -86,7 +88,12 @@ def sprt_cmd(
                                settings=settings, sandbox=mode)
         with open(os.devnull, "w") if quiet else nullcontext() as sink:
             report = sprt_run.Report(sink or (typer.get_text_stream("stderr") if as_json else None))
-            result = trio.run(lambda: sprt_run.run(database, tid, sandbox=mode, report=report))
+            tables = None
+            if fair:
+                from arena.process.scheduler import fair_tables
+
+                tables = fair_tables(runner.check_game(game).variant(settings.variant).players)
+            result = trio.run(lambda: sprt_run.run(database, tid, sandbox=mode, report=report, concurrency=tables))
     if as_json:
         _json(result)
         return
@@ -124,7 +131,8 @@ BOARD_SCALE = ("Scale: Elo per board, the logistic Elo of NEW's board result (wi
 @app.command("los")
 def los_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOption = False) -> None:
     """The likelihood of superiority of every bot (row) over every other (column): the share of
-    the standings' bootstrap fits in which the row bot is ahead.
+    the standings' bootstrap fits in which the row bot is ahead, never surer than the fit's own
+    posterior (its normal approximation) allows.
 
     Example: arena los spring-cup
     """
@@ -141,7 +149,7 @@ def los_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOption = Fal
         return
     typer.echo(_render(
         ["#", "bot", *(str(i) for i in range(1, len(bots) + 1))],
-        [[n, bot, *("x" if p is None else f"{100 * p:.1f}%" for p in row)]
+        [[n, bot, *("x" if p is None else present.percent(p) for p in row)]
          for n, (bot, row) in enumerate(zip(bots, table["matrix"]), start=1)],
         [True, False, *([True] * len(bots))],
     ))

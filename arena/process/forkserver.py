@@ -232,9 +232,9 @@ def add_to_usr(scratch: str, layout: list) -> None:
             os.symlink(target, inside)
         elif os.path.lexists(inside):
             continue
-        else:
-            _mount_point(inside, path)
-            _bind_ro(path, inside)
+        else:  # (a link of a runtime into /etc is shown as what it points to: view.layout)
+            _mount_point(inside, target or path)
+            _bind_ro(target or path, inside)
 
 
 def build_root(scratch: str, request: dict) -> None:
@@ -660,5 +660,7 @@ if __name__ == "__main__":
             build_shared(sys.argv[2])
     except OSError as exc:
         broken = f"the fork server could not build the bots' shared root: {exc}"
-    import gc; gc.collect(); gc.freeze()
+    import gc
+    gc.collect()
+    gc.freeze()
     serve(sock, sys.argv[2], broken)

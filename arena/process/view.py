@@ -12,7 +12,10 @@ never read), but the files a bot runs on, the *view*:
   library, dist-packages), and every shared library those and their extension modules need;
 - /bin/sh and the tools scripts call most (`BASE_PROGRAMS`: env, sleep, cat, grep, sed, ...),
   the locale C.UTF-8 and the zone file of /etc/localtime;
-- a bot's own program when it lies under /usr (`/usr/bin/node`, say), with its libraries.
+- the runtime a bot's command or its script's `#!` line names (`for_program`): the program, its
+  Debian package's files, the runtime's home or library folders (a JDK's home, perl's @INC,
+  ruby's load and gem paths, python's sys.path) and their libraries; a runtime's links into /etc
+  (a JDK's configuration) are shown as what they point to.
 
 Bots see the view as a copy on the machine's tmpfs (`copy_to`, arena/process/sandbox.py's
 usr_copy), whose pages are memory: no reclaim evicts them. Where there is no tmpfs the arena
@@ -33,6 +36,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -213,18 +217,222 @@ def entries(folders: Iterable[str], programs: Iterable[str]) -> tuple[str, ...]:
     return _minimal(os.path.abspath(p) for p in found)
 
 
+RUNTIME_QUERIES = {  # how a runtime names the folders it loads its own library from
+    "perl": ("-e", "print join(qq(\\0), @INC)"),
+    "ruby": ("-e", "print(($LOAD_PATH + (defined?(Gem) ? Gem.path : [])).join(0.chr))"),
+    "python": ("-I", "-c", "import sys; print(chr(0).join(sys.path), end='')"),
+}
+SKIPPED = ("/usr/share/doc/", "/usr/share/man/", "/usr/share/info/", "/usr/share/lintian/", "/usr/include/",
+           "/usr/share/locale/", "/usr/share/gdb/", "/usr/share/bug/", "/usr/share/menu/", "/usr/share/applications/",
+           "/usr/share/icons/", "/usr/share/bash-completion/", "/usr/share/zsh/", "/usr/share/systemtap/")
+"""What of a runtime's package no program reads to run (documentation, headers, shell completion)."""
+HOME_SKIPPED = ("jmods", "include", "man", "legal", "docs", "demo", "sample", "src.zip", "lib/src.zip")
+"""What of a JDK's home no program reads to run (modules for jlink, headers, sources)."""
+SCRIPT_PATH = ("/usr/local/bin", "/usr/bin", "/bin")  # where `#!/usr/bin/env NAME` finds NAME in the sandbox
+DPKG_INFO = "/var/lib/dpkg/info"
+
+
+def interpreters(program: str) -> list[str]:
+    """`program` and what runs it: the interpreter its `#!` line names (and that one's, in turn),
+    `#!/usr/bin/env NAME` looked up as the sandbox's PATH would find NAME."""
+    out: list[str] = []
+    todo = [program]
+    while todo and len(out) < 8:
+        path = todo.pop()
+        if path in out:
+            continue
+        out.append(path)
+        try:
+            with open(path, "rb") as f:
+                head = f.read(256)
+        except OSError:
+            continue
+        if not head.startswith(b"#!"):
+            continue
+        words = head[2:].split(b"\n", 1)[0].decode(errors="replace").split()
+        if not words:
+            continue
+        if os.path.basename(words[0]) == "env":
+            names = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+            found = next((os.path.join(d, names[0]) for d in SCRIPT_PATH if names
+                          and os.path.exists(os.path.join(d, names[0]))), None)
+            todo += [words[0]] + ([found] if found else [])
+        else:
+            todo.append(words[0])
+    return out
+
+
+def runtime_kind(program: str) -> str | None:
+    """Which runtime a program is ("java", "perl", "ruby", "python", "node"), by its real name."""
+    name = os.path.basename(os.path.realpath(program))
+    for kind in ("java", "perl", "ruby", "python", "node"):
+        if name.startswith(kind):
+            return kind
+    return None
+
+
+@functools.cache
+def _package_files(path: str) -> tuple[str, ...]:
+    """The files (not folders) of the Debian package that holds `path`, without its documentation
+    (SKIPPED); nothing where dpkg does not know it."""
+    owners = _dpkg_owners(path)
+    files: list[str] = []
+    for owner in owners:
+        try:
+            with open(os.path.join(DPKG_INFO, f"{owner}.list")) as f:
+                names = f.read().splitlines()
+        except OSError:
+            continue
+        files += [n for n in names if not n.startswith(SKIPPED) and os.path.lexists(n) and not os.path.isdir(n)]
+    return tuple(files)
+
+
+def _dpkg_owners(path: str) -> list[str]:
+    """The packages (as their .list files are named, `name:arch` or `name`) listing `path`."""
+    try:
+        lists = [n for n in os.listdir(DPKG_INFO) if n.endswith(".list")]
+    except OSError:
+        return []
+    wanted = {path, _usrmerged(path)}
+    owners = []
+    for name in lists:
+        try:
+            with open(os.path.join(DPKG_INFO, name)) as f:
+                if any(line.rstrip("\n") in wanted for line in f):
+                    owners.append(name[:-len(".list")])
+        except OSError:
+            continue
+    return owners
+
+
+def _usrmerged(path: str) -> str:
+    """/usr/bin/x as dpkg may list it from before /usr was merged (/bin/x), and the other way."""
+    for short in ("/bin/", "/sbin/", "/lib/", "/lib64/"):
+        if path.startswith("/usr" + short):
+            return path[len("/usr"):]
+        if path.startswith(short):
+            return "/usr" + path
+    return path
+
+
+@functools.cache
+def _asked_folders(program: str, kind: str) -> tuple[str, ...]:
+    """The folders under /usr the runtime says it loads its library from (perl's @INC, ruby's
+    $LOAD_PATH and gem path, python's sys.path)."""
+    try:
+        out = subprocess.run([program, *RUNTIME_QUERIES[kind]], capture_output=True, text=True, timeout=30,
+                             env={"PATH": ":".join(SCRIPT_PATH), "LANG": "C.UTF-8"}).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    folders = [os.path.realpath(p) for p in out.split("\0") if p]
+    links = [link for p in out.split("\0") if p and os.path.isdir(p) for link in _with_links(p)]  # perl/5.36 -> 5.36.0
+    return tuple(p for p in [*folders, *links] if os.path.lexists(p) and _under_usr(p))
+
+
+def _java_home(program: str) -> str | None:
+    """The JDK's home of a `java` program (the folder of its bin/ and lib/modules)."""
+    home = os.path.dirname(os.path.dirname(os.path.realpath(program)))
+    return home if os.path.isfile(os.path.join(home, "lib", "modules")) else None
+
+
+def runtime_paths(program: str) -> tuple[list[str], list[str]]:
+    """What running `program` needs besides its ELF libraries: (paths to show, programs whose
+    libraries to add). Its Debian package's files, and the runtime's own home (a JDK's, without
+    what only a build reads) or library folders (as perl, ruby or python report them)."""
+    real = os.path.realpath(program)
+    shown: list[str] = list(_package_files(real))
+    programs = [p for p in shown if os.path.isfile(p) and not os.path.islink(p) and (".so" in p or os.access(p, os.X_OK))]
+    kind = runtime_kind(program)
+    if kind == "java" and (home := _java_home(real)):
+        for name in sorted(os.listdir(home)):
+            if name in HOME_SKIPPED:
+                continue
+            if name == "lib":
+                shown += [os.path.join(home, "lib", n) for n in os.listdir(os.path.join(home, "lib"))
+                          if f"lib/{n}" not in HOME_SKIPPED]
+            else:
+                shown.append(os.path.join(home, name))
+        programs += _elf_files_in(home) + [os.path.join(home, "bin", n) for n in os.listdir(os.path.join(home, "bin"))]
+    elif kind in RUNTIME_QUERIES:
+        folders = _asked_folders(program, kind)
+        shown += folders
+        programs += [f for folder in folders for f in _elf_files_in(folder)]
+    return shown, programs
+
+
 @functools.cache
 def for_program(program: str) -> tuple[str, ...]:
-    """What a bot's own program adds to the view (itself and its libraries, under /usr)."""
-    return entries((), [program])
+    """What a bot's own program adds to the view: itself, the interpreter its `#!` line names
+    and the runtime that is (`runtime_paths`), and every library those need, under /usr."""
+    folders: list[str] = []
+    programs: list[str] = []
+    for path in interpreters(program):
+        programs.append(path)
+        if _under_usr(os.path.realpath(path)) or _under_usr(path):
+            shown, libraries = runtime_paths(path)
+            folders += shown
+            programs += libraries
+    return entries(folders, programs)
+
+
+def unseen_interpreter(program: str, folder: str) -> str | None:
+    """Why the interpreter `program`'s `#!` line names cannot run in the sandbox (it is not
+    installed, or lies outside /usr and outside the bot's folder), or None."""
+    for path in interpreters(program)[1:]:
+        real = os.path.realpath(path)
+        if not os.path.exists(real):
+            return f"its #! line names {path}, which is not installed here"
+        if not _under_usr(real) and not real.startswith(os.path.realpath(folder) + "/"):
+            return (f"its #! line names {path}, which lies outside /usr (all of the machine the sandbox shows "
+                    "a bot): install that runtime under /usr, or name one there")
+    return None
+
+
+_PATH = re.compile(r"(/usr/[\w.+@:-]+(?:/[\w.+@:-]+)*)")
+_PERL_MISSING = re.compile(r"Can't locate (\S+) in @INC")
+
+
+def unseen(text: str, shown: Iterable[str]) -> list[str]:
+    """The files a bot's words (its stderr) name that are on this machine under /usr but not in
+    its view `shown`: named by path, or (perl's "Can't locate X.pm in @INC") found in perl's @INC."""
+    folders = tuple(shown)
+    covered = lambda path: any(path == p or path.startswith(p + "/") for p in folders)  # noqa: E731
+    named = _PATH.findall(text)
+    for module in _PERL_MISSING.findall(text):
+        perl = shutil.which("perl", path=":".join(SCRIPT_PATH))
+        for folder in _asked_folders(perl, "perl") if perl else ():
+            if os.path.exists(os.path.join(folder, module)):
+                named.append(os.path.join(folder, module))
+                break
+    out: list[str] = []
+    for path in named:
+        path = path.rstrip(".:")
+        if os.path.exists(path) and not covered(path) and not covered(_real_under_usr(path)) and path not in out:
+            out.append(path)
+    return out
+
+
+def _shown_from(path: str) -> str:
+    """Where the content shown at `path` comes from: `path`, or the file or folder a link of a
+    runtime points to under /etc (a JDK's conf/security/java.security -> /etc/java-17-openjdk/...),
+    which the sandbox shows in its place."""
+    if os.path.islink(path):
+        real = os.path.realpath(path)
+        if real.startswith("/etc/") and not real.startswith("/etc/alternatives/") and os.path.exists(real):
+            return real
+    return path
 
 
 def layout(paths: Iterable[str]) -> list[tuple[str, str, str]]:
-    """The view as (kind, path, link target) records: "dir", "file" or "link" (kept a link, so
-    that /usr/bin/python3 -> python3.11 looks as it does outside)."""
+    """The view as (kind, path, link target or source) records: "dir", "file" or "link" (kept a
+    link, so that /usr/bin/python3 -> python3.11 looks as it does outside). A "dir" or "file"
+    whose source is given shows that path's content (a link into /etc, `_shown_from`)."""
     out = []
     for path in paths:
-        if os.path.islink(path):
+        source = _shown_from(path)
+        if source != path:
+            out.append(("dir" if os.path.isdir(source) else "file", path, source))
+        elif os.path.islink(path):
             out.append(("link", path, os.readlink(path)))
         else:
             out.append(("dir" if os.path.isdir(path) else "file", path, ""))
@@ -234,18 +442,54 @@ def layout(paths: Iterable[str]) -> list[tuple[str, str, str]]:
 def copy_to(layout: Iterable[tuple[str, str, str]], dest: str) -> None:
     """The view as a tree of its own under `dest` (a tmpfs: its pages are memory, never evicted),
     for bwrap, which then binds one folder instead of a hundred paths (about 130 ms less per bot).
-    Files keep their modes and times (so the standard library's bytecode stays valid)."""
-    for kind, path, target in layout:
+    Files keep their modes and times (so the standard library's bytecode stays valid); a link of
+    a runtime into /etc becomes a copy of what it points to. Each path appears whole or not at
+    all (copied beside, then renamed), so an arena adding to a copy another one uses shows no
+    half-copied runtime."""
+    for kind, path, source in layout:
         inside = os.path.join(dest, os.path.relpath(path, USR))
         os.makedirs(os.path.dirname(inside), mode=0o755, exist_ok=True)
         if kind == "link":
-            os.symlink(target, inside)
-        elif kind == "dir":
-            shutil.copytree(path, inside, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+            try:
+                os.symlink(source, inside)
+            except FileExistsError:
+                pass
+            continue
+        if os.path.lexists(inside):
+            continue
+        part = f"{inside}.part-{os.getpid()}"
+        if kind == "dir":
+            shutil.copytree(source or path, part, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+            _copy_etc_links(part, source or path)
+            os.chmod(part, 0o755)
         else:
-            shutil.copy2(path, inside)
+            shutil.copy2(source or path, part)
+            os.chmod(part, os.stat(part).st_mode | 0o444)
+        try:
+            os.rename(part, inside)
+        except OSError:  # another arena's copy of it came first
+            shutil.rmtree(part, ignore_errors=True) if kind == "dir" else os.unlink(part)
     for here, dirs, _ in os.walk(dest):
-        os.chmod(here, 0o755)
+        try:
+            os.chmod(here, 0o755)
+        except OSError:
+            pass
+
+
+def _copy_etc_links(copy: str, origin: str) -> None:
+    """In a copied folder, the links its origin has into /etc replaced by what they point to."""
+    for here, dirs, names in os.walk(copy):
+        for name in dirs + names:
+            inside = os.path.join(here, name)
+            if not os.path.islink(inside):
+                continue
+            source = _shown_from(os.path.join(origin, os.path.relpath(inside, copy)))
+            if source.startswith("/etc/"):
+                os.unlink(inside)
+                if os.path.isdir(source):
+                    shutil.copytree(source, inside, symlinks=True, ignore_dangling_symlinks=True)
+                else:
+                    shutil.copy2(source, inside)
 
 
 _pinned: set[str] = set()

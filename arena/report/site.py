@@ -2,7 +2,8 @@
 
 A browser will not fetch() files from disk, but it runs scripts: each page's data is written as
 `data/KEY.js`, a script that hands its JSON to the app (`ZA_DATA(key, {...})`), and the app
-adds the script when a page needs it. The app's own files are copied beside; `mode.js` tells
+adds the script when a page needs it. The app's modules and the tournament's game viewer are
+written as one script beside (`bundle`: a page from disk runs no module); `mode.js` tells
 the app to read data files instead of asking a server, and which page to open on (the
 tournament's). Nothing refers outside the folder, and no page holds a local path.
 """
@@ -17,9 +18,20 @@ from typing import Any
 
 import sqlite_utils
 
-from arena.report import pages
+from arena.errors import ArenaError
+from arena.report import bundle, pages, views
 from arena.report.server import STATIC, finite
 from arena.results import read, web_queries
+
+BUNDLE = "app.bundle.js"
+
+
+def report_shell() -> bytes:
+    """The app's page as a report has it: the bundle as a classic script instead of the module."""
+    shell = (STATIC / "index.html").read_bytes()
+    module = b'<script type="module" src="static/app.js"></script>'
+    assert module in shell
+    return shell.replace(module, f'<script src="static/{BUNDLE}"></script>'.encode())
 
 
 def data_file(key: str) -> str:
@@ -35,24 +47,36 @@ def _script(key: str, value: Any) -> str:
 
 
 def write_site(db: sqlite_utils.Database, name: str, output: Path,
-               progress: Callable[[int, int], None] | None = None, *, show_stderr: bool = False) -> dict[str, int]:
-    """Write tournament `name`'s pages to `output`; returns counts of pages and deals written.
+               progress: Callable[[int, int], None] | None = None, *, show_stderr: bool = False) -> dict[str, Any]:
+    """Write tournament `name`'s pages to `output`; returns counts of pages and deals written
+    (and `viewer_skipped`: why the game's viewer was left out, the generic one drawing its deals).
     `show_stderr`: a league's bots' stderr too (see pages.page)."""
     with web_queries.snapshot(db):  # a tournament still running is written as one moment of it
         return _write(db, name, output, progress, show_stderr)
 
 
 def _write(db: sqlite_utils.Database, name: str, output: Path,
-           progress: Callable[[int, int], None] | None, show_stderr: bool) -> dict[str, int]:
+           progress: Callable[[int, int], None] | None, show_stderr: bool) -> dict[str, Any]:
     t = read.get_tournament(db, name)
     tid = t["id"]
     output.mkdir(parents=True, exist_ok=True)
     (output / "data").mkdir(exist_ok=True)
     (output / "static").mkdir(exist_ok=True)
     for path in STATIC.iterdir():
-        if path.is_file() and path.name != "index.html":
+        if path.is_file() and path.suffix not in (".html", ".js"):
             shutil.copyfile(path, output / "static" / path.name)
-    shutil.copyfile(STATIC / "index.html", output / "index.html")
+    # The app's modules and its game's viewer as one script (a page from disk runs no module).
+    game = pages.game_name(t)
+    viewer = views.viewer_file(game)
+    skipped: str | None = None
+    try:
+        script = bundle.bundle(STATIC, "app.js", {game: viewer} if viewer is not None else {})
+    except ArenaError as exc:  # a viewer in a form the bundle cannot take: the generic viewer draws the game
+        if viewer is None:
+            raise
+        script, skipped = bundle.bundle(STATIC, "app.js", {}), str(exc)
+    (output / "static" / BUNDLE).write_text(script, encoding="utf-8")
+    (output / "index.html").write_bytes(report_shell())
     # The report opens on its tournament (index.html without an address's #...).
     (output / "mode.js").write_text(f'window.ZA_MODE = "files";\nwindow.ZA_START = "t={tid}";\n', encoding="utf-8")
 
@@ -80,4 +104,4 @@ def _write(db: sqlite_utils.Database, name: str, output: Path,
         put(f"deal/{deal_id}")
         if progress is not None:
             progress(n, len(deal_ids))
-    return {"pages": written, "deals": len(deal_ids)}
+    return {"pages": written, "deals": len(deal_ids), **({"viewer_skipped": skipped} if skipped else {})}

@@ -11,7 +11,7 @@ text, and the lines under the table (`notes`). What the cells say:
   column shows the bot's Elo minus the pool's mean and the 95% interval of that difference,
   never an interval around the Elo on the anchor's scale (which reads as a test against the
   anchor, which it is not); under `--errors anchor` it is the Elo's interval, against the anchor;
-- LOS with one decimal (99.6% is not 100%).
+- LOS with one decimal (99.6% is not 100%; a share just short of 100% reads "> 99.9%").
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from arena.results.read import ISOLATING
 NONE = "–"
 WITHOUT_WHOLE_BOT_LIMITS = "without whole-bot limits"
 """What a stored sandbox label (arena.process.modes.label) says when a run had no writable cgroups."""
+NOT_FROZEN = "not frozen off their turn"
+"""What a stored sandbox label says when its bots could not be frozen while others moved."""
 """A cell with nothing in it yet (a bot that has not played)."""
 
 COLUMNS = [("rank", "rank", True), ("bot", "bot", False), ("elo", "elo", True), ("interval", None, True),
@@ -35,7 +37,15 @@ def elo(x: float | None) -> str:
 
 
 def percent(p: float | None) -> str:
-    return "-" if p is None else f"{100 * p:.1f}%"
+    """A share with one decimal; one that would round to 100.0% (0.0%) without being it, as
+    "> 99.9%" ("< 0.1%")."""
+    if p is None:
+        return "-"
+    if 0.9995 <= p < 1:
+        return "> 99.9%"
+    if 0 < p < 0.0005:
+        return "< 0.1%"
+    return f"{100 * p:.1f}%"
 
 
 def interval_heading(doc: dict) -> str:
@@ -95,7 +105,8 @@ def notes(doc: dict) -> list[str]:
     else:
         against = f"{anchor}, the anchor, whose own uncertainty it carries" if anchor else "the mean (no anchor here)"
         lines.append(f"Interval: 95%, bootstrap over deals{how}, relative to {against} (--errors anchor).")
-    lines.append("LOS: likelihood of superiority over the next bot down.")
+    lines.append("LOS: likelihood of superiority over the next bot down (the bootstrap's, never surer than the fit's "
+                 "posterior).")
     if doc.get("entrants"):
         k, unit = doc["entrants"], doc.get("unit") or "points"
         lines.append(f"W D L: each board compares a bot with each of the other {k - 1} at its table by the {unit} "
@@ -120,8 +131,11 @@ def notes(doc: dict) -> list[str]:
         lines.append("!: faulted in more than 10% of its tables.")
     for label in doc.get("sandbox_labels") or []:
         if WITHOUT_WHOLE_BOT_LIMITS in label:
-            lines.append(f"sandbox {label}: each bot process had its own memory, process and CPU limits, but a bot "
+            lines.append(f"sandbox {label.split(' (' + NOT_FROZEN)[0]}: each bot process had its own memory, process and CPU limits, but a bot "
                          "with all it started was not bounded as a whole.")
+        if NOT_FROZEN in label:
+            lines.append(f"sandbox {label.split(' (')[0]}: bots were {NOT_FROZEN} (arena.process.scheduler): a bot "
+                         "could run, and think, while others moved.")
     iso = doc.get("isolation")
     if iso and iso["unisolated"]:
         modes = ", ".join(m for m in iso["sandboxes"] if m not in ISOLATING)

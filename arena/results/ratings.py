@@ -28,7 +28,9 @@ every pairing plays the same deals and a deal that suits one bot suits it agains
 core's, if separated), `"anchor"` relative to the anchor, which adds the anchor's own
 uncertainty to everyone and leaves the anchor itself without an interval. The likelihood of
 superiority (LOS) of one bot over another is the share of bootstrap fits in which it is ahead
-(ties half), the same either way; `ranked` is the one order of every table, so the LOS of a row
+(ties half), the same either way, but never surer than the fit's posterior in its normal
+approximation (the gap over its standard error from the penalised Hessian, `Pool.los`): with few
+deals every resample may agree, and one board is no certainty; `ranked` is the one order of every table, so the LOS of a row
 is always over the row below it. Fits are Newton iterations on counts aggregated per pair of
 teams. A resample's fit is a full refit, warm-started from the full fit, where refits are
 cheap (`REFIT_MAX_WORK`: pools of up to about 25 bots, fewer with many deals); elsewhere it is the one-step bootstrap
@@ -54,6 +56,7 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from operator import add, attrgetter, mul, sub
+from typing import Any
 
 ELO_PER_NAT = 400 / math.log(10)
 PRIOR_DRAWS = 1.0
@@ -85,7 +88,11 @@ class Rating:
     (outside `Diagnosis.core`, or in a separated pool without one: its distance to the rest
     rests on the prior). A perfect bot's
     rating is bounded below only: show `more_than`, not the interval (which rests on the prior);
-    a zero bot's, `less_than` (the anchor's only against the pool: against itself it is 0)."""
+    a zero bot's, `less_than` (the anchor's only against the pool: against itself it is 0). Such
+    an interval is open at that end: `ci_low` is `more_than` and `ci_high` None (a zero bot:
+    `ci_low` None, `ci_high` `less_than`), never the resamples' zero-width spread around the
+    prior's point. A closed interval always holds `elo` (a percentile bootstrap's may miss it by
+    rounding, where every resample is alike, or by the resamples' skew: it is widened to it)."""
 
     bot: Hashable
     elo: float
@@ -103,7 +110,7 @@ def expected(r_a: float, r_b: float) -> float:
     return 1 / (1 + 10 ** ((r_b - r_a) / 400))
 
 
-def ranked(elo: Mapping[Hashable, float], names: Mapping[Hashable, str] | Callable[[Hashable], str] | None = None,
+def ranked(elo: Mapping[Any, float], names: Mapping[Any, str] | Callable[[Any], str] | None = None,
            ) -> list[Hashable]:
     """The one order of every table: Elo descending, Elo equal within TIE_ELO by name (default
     str(bot)). Equal records fit to Elo that differ by float noise, so a raw sort would order them
@@ -169,7 +176,7 @@ def diagnose(results: Sequence[BoardResult], bots: Sequence[Hashable]) -> Diagno
     return _diagnose(Counter((r.team_a, r.team_b, r.score) for r in results), bots)
 
 
-def _diagnose(tally: Mapping[tuple[tuple, tuple, float], int], bots: Sequence[Hashable]) -> Diagnosis:
+def _diagnose(tally: Mapping[tuple[tuple, tuple, float], Any], bots: Sequence[Hashable]) -> Diagnosis:
     """`diagnose` from the boards counted by (team A, team B, A's score), in the order each of
     these first appears among the boards: only which of them occur matters."""
     everyone = list(dict.fromkeys([*bots, *(b for team_a, team_b, _ in tally for b in (*team_a, *team_b))]))
@@ -206,7 +213,8 @@ def _diagnose(tally: Mapping[tuple[tuple, tuple, float], int], bots: Sequence[Ha
         return seen
 
     def partition(make: Callable[[Hashable], set]) -> tuple[frozenset, ...]:
-        parts, done = [], set()
+        parts: list[frozenset] = []
+        done: set = set()
         for b in played:
             if b not in done:
                 part = frozenset(make(b))
@@ -467,15 +475,16 @@ class Pool:
         self.refit_work = cells + REFIT_STEPS * (10 * len(self.keys) + self.m ** 3 / 6)
         self.bootstrap_method = bootstrap_method or (REFIT if self.refit_work <= REFIT_MAX_WORK else ONE_STEP)
         self._step: tuple | None = None  # the one-step's precomputed parts, when first needed
+        self._covariance: list[list[float]] | None = None  # H^-1 at the fit, when first needed
 
     def _build(self, results: Sequence[BoardResult], bots: Sequence[Hashable], anchor: Hashable | None) -> None:
         fields = attrgetter("deal", "team_a", "team_b", "score")
-        tally: Counter = Counter()  # (unit, team A, team B, score) -> boards (weighed), as first seen
+        tally: Counter[Any] = Counter()  # (unit, team A, team B, score) -> boards (weighed), as first seen
         if all(r.weight == 1 for r in results):
             tally.update(map(fields, results))
         else:
             for r in results:
-                tally[fields(r)] += r.weight
+                tally[fields(r)] += r.weight  # type: ignore[assignment]  # (a Counter of float weights)
         if any(deal is None for deal, *_ in tally):  # boards without a deal: each its own unit
             tally = Counter((deal if deal is not None else (_BOARD, n), a, b, score)
                             for n, (deal, a, b, score) in enumerate(map(fields, results)))
@@ -651,6 +660,31 @@ class Pool:
                 hi = mid
         return (lo + hi) / 2
 
+    # -- the likelihood of superiority -------------------------------------------------------
+
+    def posterior_los(self, i: int, j: int) -> float:
+        """The chance bot i is stronger than bot j under the fit's posterior in its normal
+        (Laplace) approximation: the gap over its standard error from the penalised Hessian, the
+        prior included, so one board is never a certainty."""
+        if self._covariance is None:
+            factor = _Factor(self.design.terms(self.theta, self.scores, self.boards_of)[1])
+            self._covariance = [factor.solve([float(k == i) for k in range(self.m)]) for i in range(self.m)]
+        cov = self._covariance
+        var = cov[i][i] + cov[j][j] - 2 * cov[i][j]
+        gap = self.theta[i] - self.theta[j]
+        if var <= 0:
+            return 0.5 if abs(gap) * ELO_PER_NAT < TIE_ELO else float(gap > 0)
+        return 0.5 * math.erfc(-gap / math.sqrt(2 * var))
+
+    def los(self, i: int, j: int, columns: Sequence[Sequence[float]]) -> float:
+        """LOS of bot i over bot j: the share of bootstrap fits in which i is ahead (`columns`,
+        each bot's Elo fit by fit), but never surer than `posterior_los`. With few deals the
+        resamples barely differ (after one board they are all the board itself), so every fit
+        may agree, which is no evidence of certainty; with many, the bootstrap, which keeps a
+        deal's boards together, is the less sure of the two and stands."""
+        boot, post = _los(columns[i], columns[j]), self.posterior_los(i, j)
+        return boot if abs(boot - 0.5) <= abs(post - 0.5) else post
+
     # -- what the tables show -----------------------------------------------------------------
 
     def _prepare(self, bootstrap: int, seed: int, samples: Sequence[Sequence[float]] | None, names
@@ -697,15 +731,17 @@ class Pool:
                 flags.add("separated")
             ci_low = ci_high = los = more = less = None
             if samples and played[bot] and not (errors == "anchor" and i == self.anchor):
-                col = sorted(relative[i])
-                ci_low, ci_high = _percentile(col, 0.025), _percentile(col, 0.975)
+                col = sorted(relative[i])  # (widened to hold the estimate: see Rating)
+                ci_low, ci_high = min(_percentile(col, 0.025), elo[i]), max(_percentile(col, 0.975), elo[i])
             if samples and pos + 1 < m and played[bot] and played[bots[order[pos + 1]]]:
-                los = _los(columns[i], columns[order[pos + 1]])
+                los = self.los(i, order[pos + 1], columns)
             if i != self.anchor or errors == "pool":  # against the anchor, the anchor is just 0
                 if "perfect" in flags:
                     more = (self.one_sided(i, True) - shift) * ELO_PER_NAT
                 if "zero" in flags:
                     less = (self.one_sided(i, False) - shift) * ELO_PER_NAT
+            if more is not None or less is not None:  # the interval is open at one end
+                ci_low, ci_high = more, less
             out.append(Rating(bot, elo[i], ci_low, ci_high, los, played[bot], frozenset(flags), more, less))
         return out
 
@@ -716,11 +752,11 @@ class Pool:
         _elo, samples, order = self._prepare(bootstrap, seed, samples, names)
         if not samples:
             return [self.bots[i] for i in order], []
-        columns = {i: [s[i] for s in samples] for i in order}
-        return [self.bots[i] for i in order], [[None if i == j else _los(columns[i], columns[j]) for j in order]
+        columns = [[s[i] for s in samples] for i in range(self.m)]
+        return [self.bots[i] for i in order], [[None if i == j else self.los(i, j, columns) for j in order]
                                                for i in order]
 
-    def progression(self, points: int = 50) -> list[tuple[int, dict[Hashable, float]]]:
+    def progression(self, points: int = 50) -> list[tuple[float, dict[Hashable, float]]]:
         """`progression` of this pool."""
         units = self._in_order
         if not units:
@@ -729,7 +765,7 @@ class Pool:
         stops = sorted({max(1, round(k * len(units) / steps)) for k in range(1, steps + 1)})
         out = []
         scores = [0.0] * len(self.keys)
-        boards = [0] * len(self.keys)
+        boards: list[float] = [0] * len(self.keys)  # weighed: a board of k entrants counts 1/(k-1) a pair
         played: set = set()
         theta = None
         done = 0
@@ -804,7 +840,7 @@ def los_matrix(
 
 def progression(
     results: Sequence[BoardResult], bots: Sequence[Hashable], *, anchor: Hashable | None = None, points: int = 50,
-) -> list[tuple[int, dict[Hashable, float]]]:
+) -> list[tuple[float, dict[Hashable, float]]]:
     """The headline's fit (same prior and anchor) on growing prefixes of the deals, for a chart:
     (boards so far, {bot: Elo} of the bots that have played) at up to `points` prefixes evenly
     spread over the deals, the last one all of them. Deals go in the order they first appear in

@@ -1,0 +1,3 @@
+module kitbot
+
+go 1.19
