@@ -25,7 +25,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The linter and the type checker first (their settings: pyproject.toml's [tool.ruff], [tool.mypy]).
 test: $(STAMP) c-bot browser
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 # The compiled example bot (bots/zwicker/c), when a C compiler is present; its test skips without one.
@@ -61,4 +64,4 @@ tournament: $(STAMP)
 	    --boards $(BOARDS) $(if $(SEED),--seed $(SEED)) --name zwicken-$$(date +%Y%m%d-%H%M%S)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from engine import zwicker  # noqa: E402
 from arena.play.table import FixedDeals, TimeControl, play_table  # noqa: E402
 from arena.process.command import BotCommand  # noqa: E402
-from arena.process.lifecycle import open_bot
+from arena.process.lifecycle import open_bot  # noqa: E402
 from arena.protocol import messages  # noqa: E402
 from arena.protocol.connection import Connection  # noqa: E402
 

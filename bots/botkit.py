@@ -36,7 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # importing typing costs a bot ~7 ms of start-up, paid at every table
     from typing import Any
 
-import msgpack
+import msgpack  # noqa: E402  (after the TYPE_CHECKING flag, which spares importing typing)
 
 PROTOCOL_VERSION = 1
 READ_SIZE = 65536

@@ -19,7 +19,10 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from engine.errors import GameError, IllegalMove, PositionError, UnknownGame, VariantError
+from engine.errors import GameError as GameError  # re-exported: a game raises these
+from engine.errors import IllegalMove as IllegalMove
+from engine.errors import PositionError, VariantError
+from engine.errors import UnknownGame as UnknownGame
 
 Json = Any
 
@@ -172,5 +175,6 @@ class Game(Protocol):
     #       and `games`: the game's rules and kit, each a module name (its file or package folder
     #       is copied) or a file or folder (default: the top-level package the game object is in)
     #   viewer: str | Path | None  a JavaScript module that draws the game's `State.frame`s in
-    #       the pages (default: the generic viewer, which shows `State.text`)
+    #       the pages (default: the generic viewer, which shows `State.text`); it imports nothing
+    #       and exports `replay(deal, kit)` and `live(table, kit)` (arena/report/replay.js)
     #   docs: tuple[str | Path, ...]  its rules and its messages for bot authors, for people

@@ -111,6 +111,8 @@ class Move:
     """One OpenSpiel action, with its name for the seat that plays it."""
 
     __slots__ = ("action", "name")
+    action: int
+    name: str
 
     def __init__(self, action: int, name: str) -> None:
         object.__setattr__(self, "action", action)
@@ -152,6 +154,11 @@ class State:
     frozen value: `apply` clones."""
 
     __slots__ = ("game", "variant", "seed", "ps", "chances")
+    game: "OpenSpielGame"
+    variant: Variant
+    seed: int
+    ps: Any
+    chances: int
 
     def __init__(self, game: "OpenSpielGame", variant: Variant, seed: int, ps: Any, chances: int) -> None:
         while ps.is_chance_node():
@@ -265,6 +272,11 @@ class Board:
     """One episode (format "deal")."""
 
     __slots__ = ("game", "variant", "seed", "first_dealer", "final")
+    game: "OpenSpielGame"
+    variant: Variant
+    seed: int
+    first_dealer: int
+    final: State | None
 
     def __init__(self, game: "OpenSpielGame", variant: Variant, seed: int, first_dealer: int,
                  final: State | None) -> None:

@@ -93,7 +93,7 @@ def env(game: str | games.Game, variant: Any = None, players: int | None = None,
 class GameEnv(AECEnv):
     """One game's boards, seat by seat (see the module's docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "zwicker_arena", "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "name": "zwicker_arena", "is_parallelizable": False}
 
     def __init__(self, game: games.Game, variant: games.Variant, *, seed: int | None = None,
                  format: str | None = None, reward: str = "deal", render_mode: str | None = None) -> None:
@@ -147,7 +147,7 @@ class GameEnv(AECEnv):
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self.state = self.board.deal()
         self._history: list[dict[str, Any]] = []
         self._next_to_move()
@@ -167,6 +167,7 @@ class GameEnv(AECEnv):
                 return
             self.state = self.board.deal()
             self._history = []
+        assert self.state.to_move is not None
         self.agent_selection = self.possible_agents[self.state.to_move]
         self._legal, _ = self.state.legal_moves(MAX_ACTIONS)
         self._legal = self._legal[:MAX_ACTIONS]

@@ -52,6 +52,7 @@ class ZwickenState:
     """One attempt, a frozen value (wraps `engine.zwicken.State`, which `.rules` gives)."""
 
     __slots__ = ("rules",)
+    rules: zw.State
 
     def __init__(self, rules: zw.State) -> None:
         object.__setattr__(self, "rules", rules)
@@ -127,6 +128,7 @@ class ZwickenBoard:
     """A session of deals (wraps `engine.zwicken.Board`, which `.rules` gives)."""
 
     __slots__ = ("rules",)
+    rules: zw.Board
 
     def __init__(self, rules: zw.Board) -> None:
         object.__setattr__(self, "rules", rules)
@@ -178,7 +180,7 @@ class ZwickenGame:
                       "zwicken_mc": BOTS / "zwicken_mc_bot.py"}
     anchor = "zwicken_random"
     modules = (ROOT / "engine", ROOT / "bots" / "botkit.py", BOTS / "zwicken_kit.py")
-    viewer = None  # the pages' own Zwicken table until a module of its own lands
+    viewer = Path(__file__).with_name("zwicken") / "viewer.js"  # draws its replays and live tables in the pages
     docs = (ROOT / "docs" / "zwicken-rules.md", ROOT / "protocol.md")
 
     def variant(self, spec: str | Mapping[str, Any] | zw.Variant | None = None) -> zw.Variant:
@@ -264,7 +266,7 @@ class ZwickenGame:
         (None: a board's first attempt). Its observations' `history` is empty: the earlier
         attempts are not part of one deal."""
         with _errors():
-            c = carry if carry is not None else {"deal": 0, "attempt": 0, "pot": 0, "playout": False,
+            c: dict[str, Any] = carry if carry is not None else {"deal": 0, "attempt": 0, "pot": 0, "playout": False,
                                                  "balances": [0] * variant.players}
             try:
                 return ZwickenState(zw.deal(variant, seed, dealer, deal_no=c["deal"], attempt=c["attempt"],

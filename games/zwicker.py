@@ -22,7 +22,7 @@ from engine import zwicker
 from engine.zwicker import moves as _moves
 from engine.errors import EngineError
 from engine.zwicker.moves import Build, unit_cards
-from engine.zwicker.notation import position_text, unit_text
+from engine.zwicker.notation import unit_text
 from games.api import BadPosition, BadVariant, IllegalMove, Info, Json, Layout, Result
 from games.encoding import one_hot
 
@@ -42,6 +42,7 @@ class State:
     """One Zwicker deal behind the interface; `engine` is the engine's own state."""
 
     __slots__ = ("engine",)
+    engine: zwicker.State
 
     def __init__(self, state: zwicker.State) -> None:
         object.__setattr__(self, "engine", state)
@@ -163,8 +164,9 @@ def _build_sum(state: zwicker.State, move: zwicker.Move) -> str | None:
     """How a build's announced value comes about: `4 + 3 = 7`, or for a subtraction build
     `20 − 13 = 7` (the unit's value, then the card's)."""
     rules = state.variant.rules
+    assert move.onto is not None
     unit = state.table[move.onto]
-    unit_vals = (unit.value,) if type(unit) is Build else rules.values[unit]
+    unit_vals = (unit.value,) if isinstance(unit, Build) else rules.values[unit]
     for b in unit_vals:
         for a in rules.values[move.card]:
             if a + b == move.value:
@@ -186,6 +188,13 @@ class Board:
     """A board: one deal ("deal") or deals to the target ("game"). A frozen value."""
 
     __slots__ = ("variant", "format", "seed", "first_dealer", "totals", "deals", "_game")
+    variant: zwicker.Variant
+    format: str
+    seed: int
+    first_dealer: int
+    totals: tuple[int, ...]
+    deals: tuple[Json, ...]
+    _game: zwicker.Board | None
 
     def __init__(self, variant: zwicker.Variant, format: str, seed: int, first_dealer: int,
                  totals: tuple[int, ...], deals: tuple[Json, ...]) -> None:
@@ -262,7 +271,7 @@ class ZwickerGame:
                       for name in ("random", "greedy", "sweeper", "builder", "first", "heuristic", "mc")}
     anchor = "random"
     modules = (ROOT / "engine", ROOT / "bots" / "botkit.py")
-    viewer = None  # the pages' own Zwicker table until a module of its own lands
+    viewer = Path(__file__).with_name("zwicker") / "viewer.js"  # draws its replays and live tables in the pages
     docs = (ROOT / "docs" / "rules.md", ROOT / "protocol.md")
 
     def variant(self, spec: str | Mapping[str, Any] | zwicker.Variant | None = None) -> zwicker.Variant:
@@ -273,7 +282,7 @@ class ZwickerGame:
             if isinstance(spec, zwicker.Variant) or spec is None:
                 return zwicker.variant(spec)
             if isinstance(spec, Mapping):
-                options = dict(spec)
+                options: dict[str, Any] = dict(spec)
                 if options.get("game", "zwicker") != "zwicker":
                     raise BadVariant(f"not a variant of zwicker: game {options['game']!r}")
                 options.pop("game", None)
@@ -294,7 +303,7 @@ class ZwickerGame:
             preset, sep, rest = text.partition(":")
             if "=" in preset:
                 preset, rest = "", text
-            options: dict[str, Any] = {}
+            options = {}
             for item in filter(None, rest.split(",")):
                 key, eq, raw = item.partition("=")
                 if not eq:

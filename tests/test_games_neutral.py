@@ -81,8 +81,6 @@ def test_no_arena_module_names_a_bundled_game():
     assert not found, "\n".join(found)
 
 
-@pytest.mark.xfail(reason="app.js still sends zwicken to its own renderer until each game's viewer loads "
-                   "from the game (issue 33 item 4): then drop this mark", strict=False)
 def test_no_page_script_names_a_bundled_game():
     names = bundled_names()
     scripts = sorted((ROOT / "arena").rglob("static/**/*.js")) + sorted((ROOT / "arena").rglob("static/*.js"))

@@ -10,6 +10,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,6 +172,25 @@ def test_a_registered_kit_passes_bot_check_at_every_game(language, game, registr
     assert result.exit_code == 0, result.output
     assert "conformant: the bot speaks protocol version 1" in result.output
     assert f"as 'kit-{language}' version '1'" in result.output
+
+
+@pytest.mark.parametrize("language", list(KITS_BY_NAME))
+def test_a_kit_passes_bot_check_as_an_ordinary_user(language, kit_home):
+    """The installed program run by uid nobody, as an author without root would (the tests
+    above run as whoever runs pytest: as an ordinary user they are this already)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("run as root (with setpriv) to check the kits as another, ordinary user")
+    kit = KITS_BY_NAME[language]
+    folder = built(kit, kit_home)
+    spec = kit.command if kit.register == "." else str(folder / kit.register)
+    argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", str(Path(sys.executable).parent / "arena"),
+            "bot", "check", spec, "--deals", "1"]
+    done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "HOME": str(kit_home)})
+    if done.returncode != 0:
+        skip_if_runtime_missing(kit, done.stdout + done.stderr)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "conformant: the bot speaks protocol version 1" in done.stdout
 
 
 def test_every_kit_folder_is_tested_and_documented():

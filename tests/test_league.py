@@ -447,9 +447,9 @@ def test_a_submission_without_a_name_is_named_as_bot_add_names_it(tmp_path):
     from arena.league.client import default_name
 
     (tmp_path / "my_bot").mkdir()
-    for archive in ("my_bot.tar.gz", "my-bot.tgz", "my.tar"):
-        (tmp_path / archive).write_bytes(b"")
-        assert default_name(tmp_path / archive) == "my", archive
+    for file in ("my_bot.tar.gz", "my-bot.tgz", "my.tar"):
+        (tmp_path / file).write_bytes(b"")
+        assert default_name(tmp_path / file) == "my", file
     assert default_name(tmp_path / "my_bot") == default_name(tmp_path / "my_bot" / ".") == "my"
     assert default_name(BOTS / "zwicker" / "greedy_bot.py") == "greedy"
 

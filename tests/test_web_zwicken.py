@@ -153,7 +153,7 @@ def test_the_replays_pot_and_balances_are_the_stored_chips(page, served, played)
         ids = [r[0] for r in db.execute("SELECT d.id FROM deals d JOIN board_tables t ON t.id = d.table_id"
                                         " WHERE t.board_no = 0 AND t.swapped = 2 ORDER BY d.deal_no")]
         points = [read.get_deal(db, i)["points"] for i in ids]
-    end = None
+    end, prev_pot = None, 0
     for deal_id, stored in zip(ids, points):
         data = json.loads(page.request.get(served + f"api/deal/{deal_id}").text())
         assert data["room"] == 2 and data["breakdown"]["net"] == stored

@@ -119,7 +119,7 @@ def _table(variant: str, game: str, players: int | None, bots: list[str]) -> tup
     v = _game_variant(variant, game)
     g = games.game(game)
     alone = not g.layout(g.variant()).partnerships  # the game's kind (Zwicker: teams), not this variant's
-    if players is not None or (alone and "players" not in variant and len(bots) != v.get("players")):
+    if players is not None or (alone and "players" not in (variant or "") and len(bots) != v.get("players")):
         v = runner.resized(v, g, players if players is not None else len(bots))
     sides = g.layout(g.variant(v)).num_sides
     if len(bots) == 2 and players is None and not alone:

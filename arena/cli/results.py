@@ -214,7 +214,7 @@ def tournament_list(db: DbOption = None, as_json: JsonOption = False) -> None:
         return
     echo(_render(
         ["name", "status", "variant", "format", "partners", "bots", "boards", "created"],
-        [[t["name"], t["status"], t["variant"].get("preset", "?"), t["format"], t["partners"], len(t["bots"]),
+        [[t["name"], t["status"], t["variant_text"], t["format"], t["partners"], len(t["bots"]),
           f"{t['boards_done']}/{t['boards_total']}", (t["created"] or "")[:19]] for t in ts],
         [False, False, False, False, False, True, True, False],
     ))
@@ -241,7 +241,7 @@ def tournament_delete(
 
 def _header(t: dict) -> str:
     return (f"{t['name']}: {t['status']}, {t['boards_done']}/{t['boards_total']} boards, "
-            f"{t['variant'].get('preset', '?')}, {t['format']}, {'partners ' + t['partners'] if t['partnerships'] else t['seating']}, seed {t['seed']}")
+            f"{t['variant_text']}, {t['format']}, {'partners ' + t['partners'] if t['partnerships'] else t['seating']}, seed {t['seed']}")
 
 
 ErrorsOption = Annotated[str, typer.Option(

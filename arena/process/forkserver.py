@@ -660,5 +660,7 @@ if __name__ == "__main__":
             build_shared(sys.argv[2])
     except OSError as exc:
         broken = f"the fork server could not build the bots' shared root: {exc}"
-    import gc; gc.collect(); gc.freeze()
+    import gc
+    gc.collect()
+    gc.freeze()
     serve(sock, sys.argv[2], broken)

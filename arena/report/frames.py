@@ -19,23 +19,29 @@ import sqlite_utils
 
 import games
 from arena.errors import ArenaError
+from arena.report import views
 from arena.results import compact, read, replay, web_queries
 
 
 def deal_frames(doc: dict[str, Any], carry: Any = None) -> dict[str, Any]:
     """The replay document (arena.results.replay.document) with its frames and final score;
-    `carry`: what the deal's board carried into it (see `board_carry`)."""
+    `carry`: what the deal's board carried into it (see `board_carry`). `viewer`: where the pages
+    load the game's viewer from; a game without one is drawn by the generic viewer from each
+    frame's `text` (State.text: the whole position, every hand)."""
     game, v = replay.rules(doc)
+    viewer = views.viewer_url(game.info.name)
     state = game.deal(v, int(doc["seed"]), doc["dealer"], carry if carry is not None else doc.get("carry"))
-    frames = [state.frame()]
+    frames = [_frame(state, None, None, viewer is None)]
     for k, record in enumerate(doc["moves"]):
         try:
             move = game.move_from_dict(record["move"])
             after = state.apply(move)
         except games.IllegalMove as exc:
             raise ArenaError(f"deal {doc['deal_id']}: stored move {k + 1} does not replay: {exc}") from None
-        frame = after.frame(state, move)
-        frame["move"] = {"seat": record["seat"], **frame["move"], "ms": record.get("ms")}
+        frame = _frame(after, state, move, viewer is None)
+        given = frame.get("move")  # the game's own account of the move, if a dict
+        frame["move"] = {"seat": record["seat"], "text": str(move), **(given if isinstance(given, dict) else {}),
+                         "ms": record.get("ms")}
         frames.append(frame)
         state = after
     _withhold(frames)
@@ -43,6 +49,7 @@ def deal_frames(doc: dict[str, Any], carry: Any = None) -> dict[str, Any]:
     sides = [layout.side_of(seat) for seat in range(layout.players)]
     return {
         "sides": layout.num_sides, "seat_sides": sides,  # from the game's layout
+        "viewer": viewer,
         "deal_id": doc["deal_id"], "tournament": doc["tournament"], "match": doc["match"], "board": doc["board"],
         "swapped": doc["swapped"], "number": doc["number"], "variant": str(v), "game": game.info.name,
         "preset": v.to_dict().get("preset"), "players": v.players, "seed": str(doc["seed"]), "dealer": doc["dealer"],
@@ -50,6 +57,13 @@ def deal_frames(doc: dict[str, Any], carry: Any = None) -> dict[str, Any]:
         "breakdown": state.result().detail if state.is_over else None,
         "points": doc["points"], "forfeit": doc["forfeit"],
     }
+
+
+def _frame(state: games.State, before: games.State | None, move: games.Move | None, text: bool) -> dict[str, Any]:
+    frame = state.frame(before, move) if before is not None else state.frame()
+    if text:
+        frame["text"] = state.text()
+    return frame
 
 
 def _withhold(frames: list[dict]) -> None:

@@ -22,8 +22,8 @@ from typing import Any
 import sqlite_utils
 
 import games
-
 from arena.errors import ArenaError
+from arena.report import views
 from arena.report.frames import deal_page
 from arena.results import live, present, read, sprt, sprt_tests, web_queries
 
@@ -38,9 +38,17 @@ def _brief(t: dict) -> dict[str, Any]:
         "settings": t["settings"], "created": t["created"], "started": t["started"], "finished": t["finished"],
         "matches": t["matches"], "boards_done": t["boards_done"], "boards_total": t["boards_total"],
         "tables_done": t["tables_done"], "bots": len(t["bots"]),
-        "game": t.get("game") or games.ORIGINAL, "seating": t["seating"], "partnerships": t["partnerships"],
+        "game": game_name(t), "seating": t["seating"], "partnerships": t["partnerships"],
         "rooms": _rooms(t["variant"], t.get("game")),
     }
+
+
+def game_name(t: dict) -> str:
+    """The tournament's game by name (a tournament stored before games were named: its variant's)."""
+    try:
+        return games.load(t["variant"], t.get("game"))[0].info.name
+    except games.GameError:
+        return str(t.get("game") or "?")
 
 
 def _rooms(variant: dict, game: str | None) -> int:
@@ -71,7 +79,7 @@ def _variant_text(variant: dict, game: str | None = None) -> str:
         return str(variant.get("preset", "?"))
 
 
-def tournaments(db: sqlite_utils.Database, r: "Reads | None" = None, only: int | None = None) -> dict[str, Any]:
+def tournaments(db: sqlite_utils.Database, r: Reads | None = None, only: int | None = None) -> dict[str, Any]:
     """Every tournament (or the one of id `only`) with its leader (rank 1 of its standings, as
     `arena standings` gives it)."""
     r = r if r is not None else Reads(db)
@@ -240,6 +248,11 @@ def bot(r: Reads, tid: int, bot_id: int) -> dict[str, Any]:
     }
 
 
+FULL_TEXTS = ("text", "views")
+"""A frame's texts of the whole position and of every seat's view (State.frame may give them,
+for the replay viewer), which a table in play never shows: they hold every hand."""
+
+
 def live_table(r: Reads, tid: int, match_no: int, room: str) -> dict[str, Any]:
     """A table being played now, as its room publishes it (arena.play.live: its public view
     only), with the seats' labels; never cached, since it changes with every move. Found by
@@ -250,7 +263,9 @@ def live_table(r: Reads, tid: int, match_no: int, room: str) -> dict[str, Any]:
     if view is None:
         raise ArenaError(f"match {match_no}'s {room} room of '{t['name']}' is not being played now")
     labels = web_queries.bot_labels(r.db, tid)
-    return {"tournament": _brief(t), "table": {**view, "room_no": number,
+    game = game_name(t)
+    view = {k: v for k, v in view.items() if k not in FULL_TEXTS}
+    return {"tournament": _brief(t), "table": {**view, "room_no": number, "game": game, "viewer": views.viewer_url(game),
                                                 "bots": [labels.get(b, str(b)) for b in view["seats"]]}}
 
 
@@ -271,7 +286,7 @@ _KEYS = [
     (re.compile(rf"t/{ID}"), lambda r, m: tournament(r, int(m[1]))),
     (re.compile(rf"t/{ID}/bot/{ID}"), lambda r, m: bot(r, int(m[1]), int(m[2]))),
     (re.compile(rf"t/{ID}/match/{ID}"), lambda r, m: match(r, int(m[1]), int(m[2]))),
-    (re.compile(rf"deal/{ID}"), lambda r, m: deal_page(r.db, int(m[1]))),
+    (re.compile(rf"deal/{ID}"), lambda r, m: deal_page(r.db, int(m[1]))),  # (with its game's `viewer`)
     (LIVE, lambda r, m: live_table(r, int(m[1]), int(m[2]), m[3])),
 ]
 

@@ -33,7 +33,8 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from arena.errors import ArenaError
-from arena.report import app as web, pages, views
+from arena.report import app as web
+from arena.report import pages, views
 from arena.report.pages import page
 from arena.results import web_queries
 

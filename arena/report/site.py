@@ -2,7 +2,8 @@
 
 A browser will not fetch() files from disk, but it runs scripts: each page's data is written as
 `data/KEY.js`, a script that hands its JSON to the app (`ZA_DATA(key, {...})`), and the app
-adds the script when a page needs it. The app's own files are copied beside; `mode.js` tells
+adds the script when a page needs it. The app's modules and the tournament's game viewer are
+written as one script beside (`bundle`: a page from disk runs no module); `mode.js` tells
 the app to read data files instead of asking a server, and which page to open on (the
 tournament's). Nothing refers outside the folder, and no page holds a local path.
 """
@@ -17,9 +18,19 @@ from typing import Any
 
 import sqlite_utils
 
-from arena.report import pages
+from arena.report import bundle, pages, views
 from arena.report.server import STATIC, finite
 from arena.results import read, web_queries
+
+BUNDLE = "app.bundle.js"
+
+
+def report_shell() -> bytes:
+    """The app's page as a report has it: the bundle as a classic script instead of the module."""
+    shell = (STATIC / "index.html").read_bytes()
+    module = b'<script type="module" src="static/app.js"></script>'
+    assert module in shell
+    return shell.replace(module, f'<script src="static/{BUNDLE}"></script>'.encode())
 
 
 def data_file(key: str) -> str:
@@ -50,9 +61,14 @@ def _write(db: sqlite_utils.Database, name: str, output: Path,
     (output / "data").mkdir(exist_ok=True)
     (output / "static").mkdir(exist_ok=True)
     for path in STATIC.iterdir():
-        if path.is_file() and path.name != "index.html":
+        if path.is_file() and path.suffix not in (".html", ".js"):
             shutil.copyfile(path, output / "static" / path.name)
-    shutil.copyfile(STATIC / "index.html", output / "index.html")
+    # The app's modules and its game's viewer as one script (a page from disk runs no module).
+    game = pages.game_name(t)
+    viewer = views.viewer_file(game)
+    (output / "static" / BUNDLE).write_text(
+        bundle.bundle(STATIC, "app.js", {game: viewer} if viewer is not None else {}), encoding="utf-8")
+    (output / "index.html").write_bytes(report_shell())
     # The report opens on its tournament (index.html without an address's #...).
     (output / "mode.js").write_text(f'window.ZA_MODE = "files";\nwindow.ZA_START = "t={tid}";\n', encoding="utf-8")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import games
 
-GAME_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
+GAME_NAME = re.compile(r"[a-z0-9][a-z0-9_.:-]{0,63}")  # (an outside game: "package:name", say)
 
 
 def wanted(accept: str, fmt: str | None) -> str:
@@ -41,14 +41,10 @@ def viewer_file(name: str) -> Path | None:
     if not GAME_NAME.fullmatch(name):
         return None
     try:
-        game = games.game(name)
+        path = games.extras(games.game(name)).viewer  # a file of the game's own folder
     except games.GameError:
         return None
-    path = getattr(game, "viewer", None)  # a file of the game's own folder
-    if path is None:
-        return None
-    path = Path(path)
-    return path if path.suffix == ".js" and path.is_file() else None
+    return path if path is not None and path.suffix == ".js" and path.is_file() else None
 
 
 def viewer_url(name: str) -> str | None:

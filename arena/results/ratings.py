@@ -56,6 +56,7 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from operator import add, attrgetter, mul, sub
+from typing import Any
 
 ELO_PER_NAT = 400 / math.log(10)
 PRIOR_DRAWS = 1.0
@@ -109,7 +110,7 @@ def expected(r_a: float, r_b: float) -> float:
     return 1 / (1 + 10 ** ((r_b - r_a) / 400))
 
 
-def ranked(elo: Mapping[Hashable, float], names: Mapping[Hashable, str] | Callable[[Hashable], str] | None = None,
+def ranked(elo: Mapping[Any, float], names: Mapping[Any, str] | Callable[[Any], str] | None = None,
            ) -> list[Hashable]:
     """The one order of every table: Elo descending, Elo equal within TIE_ELO by name (default
     str(bot)). Equal records fit to Elo that differ by float noise, so a raw sort would order them
@@ -175,7 +176,7 @@ def diagnose(results: Sequence[BoardResult], bots: Sequence[Hashable]) -> Diagno
     return _diagnose(Counter((r.team_a, r.team_b, r.score) for r in results), bots)
 
 
-def _diagnose(tally: Mapping[tuple[tuple, tuple, float], int], bots: Sequence[Hashable]) -> Diagnosis:
+def _diagnose(tally: Mapping[tuple[tuple, tuple, float], Any], bots: Sequence[Hashable]) -> Diagnosis:
     """`diagnose` from the boards counted by (team A, team B, A's score), in the order each of
     these first appears among the boards: only which of them occur matters."""
     everyone = list(dict.fromkeys([*bots, *(b for team_a, team_b, _ in tally for b in (*team_a, *team_b))]))
@@ -212,7 +213,8 @@ def _diagnose(tally: Mapping[tuple[tuple, tuple, float], int], bots: Sequence[Ha
         return seen
 
     def partition(make: Callable[[Hashable], set]) -> tuple[frozenset, ...]:
-        parts, done = [], set()
+        parts: list[frozenset] = []
+        done: set = set()
         for b in played:
             if b not in done:
                 part = frozenset(make(b))
@@ -477,12 +479,12 @@ class Pool:
 
     def _build(self, results: Sequence[BoardResult], bots: Sequence[Hashable], anchor: Hashable | None) -> None:
         fields = attrgetter("deal", "team_a", "team_b", "score")
-        tally: Counter = Counter()  # (unit, team A, team B, score) -> boards (weighed), as first seen
+        tally: Counter[Any] = Counter()  # (unit, team A, team B, score) -> boards (weighed), as first seen
         if all(r.weight == 1 for r in results):
             tally.update(map(fields, results))
         else:
             for r in results:
-                tally[fields(r)] += r.weight
+                tally[fields(r)] += r.weight  # type: ignore[assignment]  # (a Counter of float weights)
         if any(deal is None for deal, *_ in tally):  # boards without a deal: each its own unit
             tally = Counter((deal if deal is not None else (_BOARD, n), a, b, score)
                             for n, (deal, a, b, score) in enumerate(map(fields, results)))
@@ -754,7 +756,7 @@ class Pool:
         return [self.bots[i] for i in order], [[None if i == j else self.los(i, j, columns) for j in order]
                                                for i in order]
 
-    def progression(self, points: int = 50) -> list[tuple[int, dict[Hashable, float]]]:
+    def progression(self, points: int = 50) -> list[tuple[float, dict[Hashable, float]]]:
         """`progression` of this pool."""
         units = self._in_order
         if not units:
@@ -763,7 +765,7 @@ class Pool:
         stops = sorted({max(1, round(k * len(units) / steps)) for k in range(1, steps + 1)})
         out = []
         scores = [0.0] * len(self.keys)
-        boards = [0] * len(self.keys)
+        boards: list[float] = [0] * len(self.keys)  # weighed: a board of k entrants counts 1/(k-1) a pair
         played: set = set()
         theta = None
         done = 0
@@ -838,7 +840,7 @@ def los_matrix(
 
 def progression(
     results: Sequence[BoardResult], bots: Sequence[Hashable], *, anchor: Hashable | None = None, points: int = 50,
-) -> list[tuple[int, dict[Hashable, float]]]:
+) -> list[tuple[float, dict[Hashable, float]]]:
     """The headline's fit (same prior and anchor) on growing prefixes of the deals, for a chart:
     (boards so far, {bot: Elo} of the bots that have played) at up to `points` prefixes evenly
     spread over the deals, the last one all of them. Deals go in the order they first appear in

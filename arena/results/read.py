@@ -9,6 +9,7 @@ import functools
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import sqlite_utils
 
@@ -29,8 +30,19 @@ def _tournament_row(row: dict) -> dict:
     row["boards"] = row.pop("boards_per_match")
     row["variant"] = json.loads(row["variant"])
     row["settings"] = json.loads(row["settings"])
-    row["partnerships"], row["seating"] = _seating(row.get("game") or games.DEFAULT, row["variant"], row["partners"])
+    game = row.get("game") or games.ORIGINAL
+    row["partnerships"], row["seating"] = _seating(game, row["variant"], row["partners"])
+    row["variant_text"] = variant_text(game, row["variant"])
     return row
+
+
+def variant_text(game: str, variant: dict) -> str:
+    """The variant as the CLI names it (the game's short form), or its preset where the game is
+    not installed here."""
+    try:
+        return str(games.game(game).variant(variant))
+    except (games.GameError, ValueError, TypeError):
+        return str(variant.get("preset", "?"))
 
 
 def _seating(game: str, variant: dict, partners: str) -> tuple[bool, str]:
@@ -215,7 +227,7 @@ def isolation(db: sqlite_utils.Database, tid: int) -> dict:
             "sandboxes": {mode: n for mode, n, _ in rows}}
 
 
-_UNRATED = {"elo": 0.0, "ci_low": None, "ci_high": None, "los_next": None, "flags": [], "more_than": None,
+_UNRATED: dict[str, Any] = {"elo": 0.0, "ci_low": None, "ci_high": None, "los_next": None, "flags": [], "more_than": None,
             "less_than": None}
 
 
@@ -460,7 +472,7 @@ def board_outcomes(db: sqlite_utils.Database, tid: int) -> list[dict]:
                        rooms=None, score=None)
         else:
             pair = rooms[b["match_no"], b["board_no"]]
-            row.update(rooms=pair, score=board_score(pair))
+            row.update(rooms=pair, score=None if None in pair else board_score(pair))  # type: ignore[arg-type]
         out.append(row)
     return out
 

@@ -215,6 +215,7 @@ def add_bot(
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [name, version, command, rel, "folder" if source.is_dir() else "file", str(source.resolve()), sha, _now()],
         ).lastrowid
+    assert bot_id is not None
     return get_bot(db, bot_id)
 
 

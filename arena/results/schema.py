@@ -30,7 +30,6 @@ from arena.errors import ArenaError
 DEFAULT_DB = Path("results") / "arena.db"
 MIGRATION_SET = "zwicker-arena"
 STATUSES = ("created", "running", "interrupted", "finished", "failed")
-FORMATS = ("deal", "game", "session")
 PARTNERS = ("clone", "mixed")
 BUSY_TIMEOUT_MS = 30_000
 BT_METHOD = "bradley-terry-map"
@@ -530,8 +529,27 @@ def _m0011_deal_carry(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE deals ADD COLUMN carry TEXT")
 
 
-@migrations(name="0012_sprt_faults")
-def _m0012_sprt_faults(db: sqlite_utils.Database) -> None:
+@migrations(name="0012_formats_from_games")
+def _m0012_formats_from_games(db: sqlite_utils.Database) -> None:
+    """A board's format is whichever its game names (`games.api.Info.formats`, checked when a
+    tournament is stored), not a fixed list: the CHECK on tournaments.format goes."""
+    for name in {**VIEWS, **GROUP_VIEWS}:
+        db.execute(f"DROP VIEW IF EXISTS {name}")
+    (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'tournaments'").fetchone()
+    freed = re.sub(r"format TEXT NOT NULL CHECK \(format IN \([^)]*\)\)", "format TEXT NOT NULL", sql)
+    columns = ", ".join(r[1] for r in db.execute("PRAGMA table_info(tournaments)"))
+    db.execute(re.sub(r'^CREATE TABLE "?tournaments"?', "CREATE TABLE tournaments_new", freed))
+    db.execute(f"INSERT INTO tournaments_new ({columns}) SELECT {columns} FROM tournaments")
+    db.execute("DROP TABLE tournaments")
+    db.execute("ALTER TABLE tournaments_new RENAME TO tournaments")
+    for name, view in {**VIEWS, **GROUP_VIEWS}.items():
+        db.execute(f"CREATE VIEW {name} AS {view}")
+    if db.execute("PRAGMA foreign_key_check").fetchone() is not None:
+        raise sqlite3.IntegrityError("FOREIGN KEY constraint failed after rebuilding tournaments")
+
+
+@migrations(name="0013_sprt_faults")
+def _m0013_sprt_faults(db: sqlite_utils.Database) -> None:
     """An SPRT test may stop for faults: `max_faults`, the share of its tables that may end in a
     fault before it stops without a verdict (NULL: never; tests stored before never did), and
     the verdict 'faults' (the table is rebuilt: SQLite cannot change a CHECK in place)."""
@@ -652,7 +670,7 @@ def _make_folder(path: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ArenaError(f"cannot create the arena database {path}: {exc.strerror.lower()} "
+        raise ArenaError(f"cannot create the arena database {path}: {(exc.strerror or str(exc)).lower()} "
                          f"({exc.filename})") from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ArenaError(f"cannot create the arena database {path}: {folder} is not writable for you")

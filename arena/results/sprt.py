@@ -54,7 +54,7 @@ def pentanomial(scores: Iterable[float]) -> tuple[int, int, int, int, int]:
         if s not in SCORES:
             raise ValueError(f"a board scores 0, 0.5, 1, 1.5 or 2, not {s}")
         counts[int(2 * s)] += 1
-    return tuple(counts)
+    return counts[0], counts[1], counts[2], counts[3], counts[4]
 
 
 def room_elo_to_score(elo: float) -> float:

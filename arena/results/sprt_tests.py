@@ -25,7 +25,9 @@ def create(db: sqlite_utils.Database, tid: int, *, new_bot: int, old_bot: int, e
             " created, max_faults) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [tid, new_bot, old_bot, elo0, elo1, alpha, beta, max_boards, batch, _now(), max_faults],
         )
-    return get(db, tid)
+    found = get(db, tid)
+    assert found is not None
+    return found
 
 
 def get(db: sqlite_utils.Database, tid: int) -> dict | None:

@@ -23,7 +23,6 @@ from arena.results.read import BOOTSTRAP, _match, compute_ratings, finished_boar
 from arena.results.schema import (
     BT_METHOD,
     db_path,
-    FORMATS,
     PARTNERS,
     STATUSES,
     TableAlreadyRecorded,
@@ -51,8 +50,12 @@ def create_tournament(
         raise ArenaError("a tournament needs a name")
     if not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ArenaError(f"seed must be an integer in 0 .. 2**64-1, got {seed!r}")
-    if format not in FORMATS:
-        raise ArenaError(f"unknown format {format!r} (known: {', '.join(FORMATS)})")
+    try:
+        formats = games.game(game).info.formats
+    except games.GameError as exc:
+        raise ArenaError(str(exc)) from None
+    if format not in formats:
+        raise ArenaError(f"unknown format {format!r} (the game's: {', '.join(formats)})")
     if partners not in PARTNERS:
         raise ArenaError(f"unknown partners {partners!r} (known: {', '.join(PARTNERS)})")
     if not isinstance(boards, int) or boards < 1:
@@ -74,6 +77,7 @@ def create_tournament(
             " status, created, game) VALUES (?, ?, ?, ?, ?, ?, ?, 'created', ?, ?)",
             [name, str(seed), _dumps(variant), format, partners, boards, _dumps(settings), _now(), game],
         ).lastrowid
+        assert tid is not None
         for bot_id in bot_ids:
             db.execute("INSERT INTO tournament_bots VALUES (?, ?)", [tid, bot_id])
         _add_matches(db, tid, matches, 1)
@@ -237,7 +241,7 @@ def record_table(
     tid: int,
     match_no: int,
     board_no: int,
-    swapped: bool,
+    swapped: int,
     board_seed: int,
     table: dict,
 ) -> int:
@@ -262,6 +266,7 @@ def record_table(
                     _dumps(list(table["points"])),
                 ],
             ).lastrowid
+            assert table_id is not None
             db.conn.executemany(
                 "INSERT INTO seats (table_id, seat, bot_id, announced_name, announced_version, status, detail, stderr_tail,"
                 " moves, think_ms_total, think_ms_max) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -23,7 +23,6 @@ processes.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 import shutil
@@ -51,7 +50,7 @@ from arena.results import live, ratings, read, registry, write
 from arena.results.lock import run_lock
 from arena.results.registry import default_name
 from arena.results.schema import db_path, open_db
-from arena.results.schema import FORMATS, PARTNERS
+from arena.results.schema import PARTNERS
 from arena.tournaments.commands import FOLDER_ENTRY_POINTS, bot_command  # noqa: F401  (also as runner.*)
 from arena.tournaments import swiss
 from arena.tournaments.schedule import groups, pairings, rooms
@@ -79,7 +78,7 @@ class Settings:
     def __post_init__(self) -> None:
         g = check_game(self.game)
         try:
-            sides = g.layout(g.variant(self.variant)).num_sides
+            g.layout(g.variant(self.variant))
         except (games.GameError, ValueError, TypeError) as exc:
             raise ArenaError(f"--variant: {exc}") from None
         alone = not teams(g)  # every seat its own side: matches of k entrants

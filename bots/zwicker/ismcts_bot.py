@@ -15,7 +15,6 @@ It needs pyspiel, which no sandbox shows a bot: play it with `--sandbox none`.
 import argparse
 import os
 import sys
-import time
 from random import Random
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # botkit, even under python -I

@@ -29,7 +29,7 @@ __version__ = "1.0"
 
 __all__ = [
     "PACK", "PASS", "PLAY", "PRESETS", "SCHLECKEN", "SUITS", "TITSCHEN", "WELLI", "Attempt", "Board",
-    "DealResult", "IllegalMove", "Move", "PositionError", "State", "VariantError", "EngineError",
+    "DealResult", "IllegalMove", "Move", "PositionError", "State", "Variant", "VariantError", "EngineError",
     "attempt_seed", "card_move", "deal", "deal_seed", "forfeit_result", "from_dict", "observe",
     "parse_move", "position_text", "shuffle", "to_dict", "variant",
 ]

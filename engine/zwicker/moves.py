@@ -202,7 +202,6 @@ def legal_moves(state: Any, cap: int | None = None) -> tuple[list[Move], dict[tu
         return [], {}, True
     seat = state.to_move
     hand = state.hands[seat]
-    table = state.table
     values = rules.values
     # A code held twice (two packs, grupp's wild jokers) still makes each move once.
     hand_cards = hand if rules.unique_codes else tuple(dict.fromkeys(hand))

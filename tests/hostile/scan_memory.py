@@ -25,7 +25,7 @@ def scan():
         start, end = (int(x, 16) for x in fields[0].split("-"))
         # Its own readable memory that is no file's (a file's page past its end would be SIGBUS):
         # the heap, the stack and anonymous mappings, where a freed request would lie.
-        if "r" not in fields[1] or (len(fields) > 5 and not fields[5] in ("[heap]", "[stack]")):
+        if "r" not in fields[1] or (len(fields) > 5 and fields[5] not in ("[heap]", "[stack]")):
             continue
         data = ctypes.string_at(start, end - start)
         for match in pattern.finditer(data):
