@@ -67,6 +67,8 @@ def play(
     bank_ms: int = typer.Option(10000, "--bank-ms", help="Time bank per seat and table, in milliseconds."),
     handshake_ms: int = typer.Option(10000, "--handshake-ms", help="Start-up and handshake limit, in ms."),
     tempo: str = typer.Option("free", "--tempo", help='"free": the table goes on as soon as a bot replies; "fixed": each reply is released one move limit after its act, so that no bot learns from the clock how long another thought (docs/hostile.md).'),
+    fair: bool = typer.Option(False, "--fair", help="Fixed tempo: no bot learns from the clock how long "
+                              "another thought (README, Running tournaments)."),
     as_json: bool = typer.Option(False, "--json", help="Print the whole match (every move) as JSON."),
     db: Path = typer.Option(None, "--db", help=DB_HELP, show_default=False),
 ) -> None:
@@ -88,7 +90,7 @@ def play(
 
     v, entrants = _table(variant, game, players, bots)
     commands = {spec: _command(spec, db) for spec in dict.fromkeys(bots)}  # each bot once, its copy shared
-    tc = _time_control(move_ms, bank_ms, handshake_ms, tempo)
+    tc = _time_control(move_ms, bank_ms, handshake_ms, "fixed" if fair else tempo)
     sandbox = sandbox or _default_sandbox()
     if len(entrants) == 2:
         result = trio.run(lambda: play_match(*(commands[e] for e in entrants), boards=boards, seed=seed, variant=v,

@@ -4,6 +4,7 @@ arena.tournaments.sprt and arena.results.read."""
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import textwrap
@@ -38,6 +39,9 @@ def sprt_cmd(
                                                    "boards (default: no limit).", show_default=False)] = None,
     batch: Annotated[int, typer.Option("--batch", help="Boards per batch (the bots are started once a batch).")]
     = sprt_run.BATCH,
+    max_faults: Annotated[float, typer.Option("--max-faults", help="Stop without a verdict once more than this share "
+                                              "of the tables ended in a fault (a forfeit scores the cards, not the "
+                                              "play); 1: never.")] = sprt_run.MAX_FAULTS,
     name: Annotated[str | None, typer.Option("--name", help="The test's name (default: sprt-NEW@v-OLD@v); run "
                                              "the same command again to resume it.", show_default=False)] = None,
     variant: Annotated[str | None, typer.Option("--variant", help=VARIANT_HELP, show_default=False)] = None,
@@ -51,6 +55,8 @@ def sprt_cmd(
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
     tempo: Annotated[str, typer.Option("--tempo", help='"free": the table goes on as soon as a bot replies; "fixed": each reply is released one move limit after its act, so that no bot learns from the clock how long another thought (docs/hostile.md).')] = "free",
+    fair: Annotated[bool, typer.Option("--fair", help="Fixed tempo, and as many tables at once as memory allows "
+                                       "(README, Running tournaments).")] = False,
     sandbox: SandboxOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No line per board: only the verdict block.")] = False,
     db: DbOption = None,
@@ -74,7 +80,7 @@ def sprt_cmd(
         raise ArenaError(f"sprt: {exc}") from None
     mode = resolve_mode(sandbox)
     try:
-        time_control = TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000, tempo=tempo)
+        time_control = TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000, tempo="fixed" if fair else tempo)
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
     settings = runner.Settings(variant=runner.with_players(runner.parse_variant(
@@ -83,27 +89,42 @@ def sprt_cmd(
                                time_control=time_control)
     with _open(db, create=True) as database:
         tid = sprt_run.prepare(database, name, new, old, test, max_boards=max_boards, batch=batch,
-                               settings=settings, sandbox=mode)
+                               settings=settings, sandbox=mode, max_faults=max_faults)
         with open(os.devnull, "w") if quiet else nullcontext() as sink:
             report = sprt_run.Report(sink or (typer.get_text_stream("stderr") if as_json else None))
-            result = trio.run(lambda: sprt_run.run(database, tid, sandbox=mode, report=report))
+            tables = None
+            if fair:
+                from arena.process.scheduler import fair_tables
+
+                tables = fair_tables(runner.check_game(game).variant(settings.variant).players)
+            result = trio.run(lambda: sprt_run.run(database, tid, sandbox=mode, report=report, concurrency=tables))
     if as_json:
         _json(result)
         return
     counts = " ".join(str(c) for c in result["counts"])
-    elo, low, high = (f"{x + 0.0:+.1f}" for x in estimate(result["counts"]))  # (+inf where the interval is open)
+    elo = elo_text(result["counts"])
     typer.echo(f"{result['said']}, after {result['boards']} boards (LLR {result['llr']:+.2f}, bounds "
                f"[{result['lower']:+.2f}, {result['upper']:+.2f}]; {result['played']} played).")
     if result.get("seats"):  # one bot a seat: NEW and OLD alternate
         lost, _, drawn, _, won = result["counts"]
         typer.echo(f"boards {result['new']} won, drew, lost against {result['old']}: {won} {drawn} {lost}; Elo per "
-                   f"board: {elo} [{low}, {high}]")
+                   f"board: {elo}")
         scale = BOARD_SCALE
     else:
         typer.echo(f"boards scoring 0, 1/2, 1, 3/2, 2: {counts}; room Elo of {result['new']} over {result['old']}: "
-                   f"{elo} [{low}, {high}]")
+                   f"{elo}")
         scale = ROOM_SCALE
+    typer.echo(present.fault_line(result["faults"]))
     typer.echo(textwrap.fill(scale.format(name=shlex.quote(result["name"])), 100, break_on_hyphens=False))
+
+
+def elo_text(counts: list[int]) -> str:
+    """NEW's Elo with its interval, `+12.3 [-4.5, +29.0]`; a record all at one end has no
+    estimate, only a bound: `> +166.2` (every board won), `< -166.2`."""
+    elo, low, high = estimate(counts)
+    if math.isinf(elo):
+        return f"> {low:+.1f}" if elo > 0 else f"< {high:+.1f}"
+    return "{:+.1f} [{:+.1f}, {:+.1f}]".format(*(x + 0.0 for x in (elo, low, high)))
 
 
 ROOM_SCALE = ("Scale: room Elo, the logistic Elo of NEW's result in one room (win 1, draw 1/2, loss 0), from "

@@ -372,6 +372,7 @@ class Launch:
     request: dict | None = None  # mode "fork": what the fork server needs instead (arena.process.forkserver)
     pass_fds: tuple[int, ...] = ()  # kept open in the child
     namespace: PidNamespace | None = None  # mode "bwrap": how to see the whole sandbox gone
+    group: cgroups.BotGroup | None = None  # the bot's cgroups, if any (its freezer: arena.process.scheduler)
 
 
 class PidNamespace:
@@ -384,6 +385,18 @@ class PidNamespace:
         self._read, self.write_fd = os.pipe()  # bwrap writes one JSON record, then closes its end
         os.set_blocking(self._read, False)
         self._init: tuple[int, str] | None = None  # (the init's pid, "pid:[inode]") once read
+
+    async def known(self) -> tuple[int, str] | None:
+        """(the init's pid, "pid:[inode]") once bwrap has said, or None if it exited first
+        (the arena's copy of `write_fd` must be closed by then)."""
+        if self._init is None:
+            await trio.lowlevel.wait_readable(self._read)
+            try:
+                info = json.loads(os.read(self._read, 1 << 16))
+                self._init = int(info["child-pid"]), f"pid:[{int(info['pid-namespace'])}]"
+            except (OSError, ValueError, KeyError, TypeError):
+                return None
+        return self._init
 
     async def gone(self, patience: float) -> bool:
         """True once the namespace's init has exited (waiting up to `patience` seconds for it);
@@ -472,7 +485,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         request = fork_request(argv, source, in_process, limits, uid, tag_env, binds)
         request["cgroups"] = group.procs_files() if group is not None else []
         request["usr"] = usr
-        yield Launch(argv, str(cmd.workdir), {}, uid, request=request)
+        yield Launch(argv, str(cmd.workdir), {}, uid, request=request, group=group)
         return
     source = None
     if mode == "bwrap":
@@ -503,10 +516,10 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         try:
             with _filter_fd() as fd:
                 extra += ["--info-fd", str(namespace.write_fd), "--seccomp", str(fd)]
-                shell, prlimit = _rlimits(limits, uid, extra_processes=2)  # by the shell: bwrap's bounded too
+                shell, prlimit = _rlimits(limits, uid, extra_processes=2, own_namespace=True)  # bwrap's bounded too
                 full = (death_with_arena(uid, join + shell) + _bwrap_argv(source, cmd.workdir, uid, limits.tmp_bytes, extra)
                         + prlimit + argv)
-                yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd, fd), namespace=namespace)
+                yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd, fd), namespace=namespace, group=group)
         finally:
             namespace.close()
         return
@@ -519,7 +532,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         # the arena dies, its bots die with it. The parent is the trio thread, see arena.process.
         shell, prlimit = _rlimits(limits, uid)
         full = death_with_arena(uid, join + shell) + prlimit + argv
-        yield Launch(full, str(cmd.workdir), env, uid)
+        yield Launch(full, str(cmd.workdir), env, uid, group=group)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -553,7 +566,8 @@ def death_with_arena(uid: int | None = None, then: str = "") -> list[str]:
             f'[ "$PPID" = {os.getpid()} ] || exit 111; {then}exec "$@"', "zwicker-bot"]
 
 
-def _rlimits(limits: Limits, uid: int | None, extra_processes: int = 0) -> tuple[str, list[str]]:
+def _rlimits(limits: Limits, uid: int | None, extra_processes: int = 0,
+             own_namespace: bool = False) -> tuple[str, list[str]]:
     """The resource limits as (shell for the guard, `death_with_arena`; a prlimit command line):
     one of them empty. The guard shell's own `ulimit` where /bin/sh is dash and every limit is a
     whole number of its units: one exec less per bot than prlimit, about 1 ms of CPU
@@ -561,15 +575,20 @@ def _rlimits(limits: Limits, uid: int | None, extra_processes: int = 0) -> tuple
     is the pipe size: hence dash only).
 
     RLIMIT_NPROC counts every task of the real uid: with a throw-away uid that is the bot alone
-    (and `extra_processes`, bwrap's own two); running as the arena's user, the arena's tasks too.
+    (and `extra_processes`, bwrap's own two); running as the arena's user, the arena's tasks too,
+    and every other bot's. So with `own_namespace` (bwrap as an ordinary user) it is set inside
+    the bot's user namespace instead, where the kernel (5.14 and later) counts the bot's own
+    tasks only (the second item: a shell's `ulimit -p` before the bot's program).
     SIGXCPU comes at the soft CPU limit, SIGKILL one second later for a bot that ignores it."""
-    nproc = limits.processes + extra_processes + (0 if uid is not None else _tasks_of(os.getuid()))
+    own = own_namespace and uid is None and _kernel() >= (5, 14)
+    nproc = limits.processes + extra_processes + (0 if uid is not None or own else _tasks_of(os.getuid()))
     cpu = (limits.cpu_seconds, limits.cpu_seconds + 1)
     if _sh_is_dash() and not limits.file_bytes % 512 and not limits.memory_bytes % 1024:
         limit = (("-S -t", cpu[0]), ("-H -t", cpu[1]), ("-v", limits.memory_bytes // 1024),
                  ("-f", limits.file_bytes // 512), ("-n", limits.open_files), ("-p", nproc), ("-c", 0))
-        return (" && ".join(f"ulimit {option} {value}" for option, value in limit)
-                + " || { echo 'arena: the resource limits could not be set' >&2; exit 112; }; "), []
+        inside = ["/bin/sh", "-c", f'ulimit -p {nproc} || exit 112; exec "$@"', "zwicker-bot"] if own else []
+        return (" && ".join(f"ulimit {option} {value}" for option, value in limit if not (own and option == "-p"))
+                + " || { echo 'arena: the resource limits could not be set' >&2; exit 112; }; "), inside
     return "", ["prlimit", f"--as={limits.memory_bytes}", f"--cpu={cpu[0]}:{cpu[1]}", f"--fsize={limits.file_bytes}",
                 f"--nofile={limits.open_files}", f"--nproc={nproc}", "--core=0", "--"]
 

@@ -23,6 +23,8 @@ from arena.results.read import ISOLATING
 NONE = "–"
 WITHOUT_WHOLE_BOT_LIMITS = "without whole-bot limits"
 """What a stored sandbox label (arena.process.modes.label) says when a run had no writable cgroups."""
+NOT_FROZEN = "not frozen off their turn"
+"""What a stored sandbox label says when its bots could not be frozen while others moved."""
 """A cell with nothing in it yet (a bot that has not played)."""
 
 COLUMNS = [("rank", "rank", True), ("bot", "bot", False), ("elo", "elo", True), ("interval", None, True),
@@ -125,12 +127,17 @@ def notes(doc: dict) -> list[str]:
     elif "separated" in doc["pool_flags"]:
         lines.append(f"Separated: a group of bots won (or lost) every board against the rest ({groups}); only the "
                      "prior sets the gaps between groups (\"separated\": outside the largest group).")
+    if doc.get("faults") is not None:
+        lines.append(fault_line(doc["faults"]))
     if any(r["fault_flag"] for r in rows):
         lines.append("!: faulted in more than 10% of its tables.")
     for label in doc.get("sandbox_labels") or []:
         if WITHOUT_WHOLE_BOT_LIMITS in label:
-            lines.append(f"sandbox {label}: each bot process had its own memory, process and CPU limits, but a bot "
+            lines.append(f"sandbox {label.split(' (' + NOT_FROZEN)[0]}: each bot process had its own memory, process and CPU limits, but a bot "
                          "with all it started was not bounded as a whole.")
+        if NOT_FROZEN in label:
+            lines.append(f"sandbox {label.split(' (')[0]}: bots were {NOT_FROZEN} (arena.process.scheduler): a bot "
+                         "could run, and think, while others moved.")
     iso = doc.get("isolation")
     if iso and iso["unisolated"]:
         modes = ", ".join(m for m in iso["sandboxes"] if m not in ISOLATING)
@@ -138,6 +145,15 @@ def notes(doc: dict) -> list[str]:
         lines.append(f"not isolated: {iso['unisolated']} of {iso['tables']} tables ran in sandbox {modes}, "
                      f"where {who} can talk to each other: these results are not fair play.")
     return lines
+
+
+def fault_line(faults: dict) -> str:
+    """How many tables ended in a fault, and whose (`read.fault_tables`): said even when none did."""
+    tables, faulted = faults["tables"], faults["faulted"]
+    if not faulted:
+        return f"Faults: none in {tables} table{'s' * (tables != 1)}."
+    whose = ", ".join(f"{bot} {n}" for bot, n in faults["by_bot"].items())
+    return f"Faults: {faulted} of {tables} tables ended in a fault ({100 * faulted / tables:.1f}%): {whose}."
 
 
 def table(doc: dict) -> dict[str, Any]:
