@@ -47,6 +47,8 @@ def serve_cmd(
     submit_limit: Annotated[int, typer.Option(help="Submissions an author may make per --submit-window.")] = 10,
     submit_window: Annotated[float, typer.Option(help="Seconds the --submit-limit counts over.")] = 3600.0,
     move_ms: Annotated[float, typer.Option(help="Milliseconds per move before the bank is drawn on.")] = 1000.0,
+    fair: Annotated[bool, typer.Option("--fair/--free", help="The fair setting (README, Running tournaments): "
+                                       "every reply released one move limit after its act; --free: at once.")] = True,
     name: LeagueOption = store.DEFAULT_NAME,
     quiet: Annotated[bool, typer.Option("--quiet", help="No line per match started, room stored and fit made.")] = False,
 ) -> None:
@@ -82,7 +84,7 @@ def serve_cmd(
                                cluster=cluster, name=name,
                                boards=boards, limits=archive.Limits(max_bytes, max_files),
                                rate=RateLimit(submit_limit, submit_window),
-                               time_control=TimeControl(move_s=move_ms / 1000), on_ready=ready,
+                               time_control=TimeControl(move_s=move_ms / 1000, tempo="fixed" if fair else "free"), on_ready=ready,
                                log=None if quiet else log))
     except KeyboardInterrupt:
         pass
