@@ -239,3 +239,23 @@ async def test_a_table_the_machine_would_not_start_is_played_again_then_stored_a
     await rooms.play_room(job, v, rooms.Room(0, 0, (1, 2, 1, 2), (0,)), store)
     assert starts.read_text().count("started") == 2 * (1 + rooms.ARENA_REPLAYS)  # two seats of it, each time
     assert len(stored) == 1 and stored[0]["forfeit"]["arena"] is True
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_honest_bots_beside_one_that_spins_children_after_its_handshake_have_no_fault(hostile, mode, freezing):
+    """The spinner's 30 children run only in its own turns: its opponents, two tables of them
+    at once, play every move in time."""
+    spinner = BotCommand.from_spec(str(hostile / "spin_children.py"))
+    results = []
+
+    async def one(k: int) -> None:
+        results.append(await play_table([spinner, RANDOM, spinner, RANDOM], variant="jensen",
+                                        plan=FixedDeals([(11 + k, k)]), sandbox=mode,
+                                        time_control=TimeControl(move_s=2, bank_s=2), table_id=f"t{k}"))
+
+    async with forking.serving(mode), trio.open_nursery() as nursery:
+        for k in range(2):
+            nursery.start_soon(one, k)
+    for result in results:
+        assert result.ok, result.forfeit
+        assert [result.seats[s].status for s in (1, 3)] == ["ok", "ok"]
