@@ -199,3 +199,38 @@ def _get(url: str) -> tuple[int, bytes]:
 
     with urllib.request.urlopen(url, timeout=60) as r:
         return r.status, r.read()
+
+
+def test_the_bundle_runs_the_modules_as_a_browser_would(browser, tmp_path):
+    """arena/report/bundle.py on modules of its forms (named imports, renamed ones, export lists,
+    declarations), run in Chromium as a classic script; forms it cannot take are refused."""
+    from arena.errors import ArenaError
+    from arena.report import bundle
+
+    (tmp_path / "a.js").write_text('export const A = 2;\nexport function twice(x) { return A * x; }\n')
+    (tmp_path / "b.js").write_text('import { twice as double, A } from "./a.js";\nconst B = double(A) + 1;\n'
+                                   'function inner() { return B; }\nexport { B, inner as b };\n')
+    (tmp_path / "main.js").write_text('import { B, b } from "./b.js";\nimport { A } from "./a.js";\n'
+                                      'window.OUT = [A, B, b(), window.ZA_VIEWERS.g.replay(3)];\n')
+    viewer = tmp_path / "viewer.js"
+    viewer.write_text("export function replay(x) { return x + 1; }\n")
+    script = bundle.bundle(tmp_path, "main.js", {"g": viewer})
+    context = browser.new_context()
+    p = context.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        p.set_content("<!doctype html><title>t</title>")
+        p.add_script_tag(content=script)
+        assert p.evaluate("window.OUT") == [2, 5, 5, 4] and not errors, errors
+    finally:
+        context.close()
+    (tmp_path / "c.js").write_text('import { x } from "./d.js";\nexport const y = 1;\n')
+    (tmp_path / "d.js").write_text('import { y } from "./c.js";\nexport const x = 1;\n')
+    with pytest.raises(ArenaError, match="circle"):
+        bundle.bundle(tmp_path, "c.js", {})
+    (tmp_path / "e.js").write_text("export default function () {}\n")
+    with pytest.raises(ArenaError, match="cannot take"):
+        bundle.bundle(tmp_path, "e.js", {})
+    with pytest.raises(ArenaError, match="imports nothing"):
+        bundle.bundle(tmp_path, "a.js", {"g": tmp_path / "b.js"})

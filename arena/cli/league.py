@@ -46,6 +46,7 @@ def serve_cmd(
     max_files: Annotated[int, typer.Option(help="Most files and folders in a bot.")] = archive.Limits.max_files,
     submit_limit: Annotated[int, typer.Option(help="Submissions an author may make per --submit-window.")] = 10,
     submit_window: Annotated[float, typer.Option(help="Seconds the --submit-limit counts over.")] = 3600.0,
+    code_limit: Annotated[int, typer.Option(help="Downloads of their own bots' code an author may make per hour.")] = 30,
     move_ms: Annotated[float, typer.Option(help="Milliseconds per move before the bank is drawn on.")] = 1000.0,
     fair: Annotated[bool, typer.Option("--fair/--free", help="The fair setting (README, Running tournaments): "
                                        "every reply released one move limit after its act; --free: at once.")] = True,
@@ -58,8 +59,8 @@ def serve_cmd(
 
     Example: arena league serve --db league.db --port 8018 --boards 8
     """
-    if submit_limit < 1 or submit_window <= 0:
-        raise ArenaError("--submit-limit must be at least 1 and --submit-window above 0")
+    if submit_limit < 1 or submit_window <= 0 or code_limit < 1:
+        raise ArenaError("--submit-limit and --code-limit must be at least 1 and --submit-window above 0")
     if max_bytes < 1 or max_files < 1:
         raise ArenaError("--max-bytes and --max-files must be at least 1")
     if cluster is not None:
@@ -84,7 +85,9 @@ def serve_cmd(
                                cluster=cluster, name=name,
                                boards=boards, limits=archive.Limits(max_bytes, max_files),
                                rate=RateLimit(submit_limit, submit_window),
-                               time_control=TimeControl(move_s=move_ms / 1000, tempo="fixed" if fair else "free"), on_ready=ready,
+                               code_rate=RateLimit(code_limit, 3600.0, "code"),
+                               time_control=TimeControl(move_s=move_ms / 1000, tempo="fixed" if fair else "free"),
+                               on_ready=ready,
                                log=None if quiet else log))
     except KeyboardInterrupt:
         pass
