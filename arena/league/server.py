@@ -69,7 +69,8 @@ class League:
             v = names.get(bot)
             return f"{v['name']}@{v['version']}" if v else str(bot)
 
-        return [{"match_no": m.match_no, "a": label(m.a), "b": label(m.b), "boards": m.boards, "tables": m.tables,
+        return [{"match_no": m.match_no, "a": label(m.a), "b": " v ".join(map(label, m.bots[1:])),
+                 "entrants": [label(b) for b in m.bots], "boards": m.boards, "tables": m.tables,
                  "resumed": m.resumed} for m in sorted(self.ladder.playing.values(), key=lambda m: m.match_no)]
 
     def waiting(self) -> list[str]:
@@ -333,7 +334,8 @@ def status_document(db: Any, tid: int, ladder: Ladder | None = None) -> dict:
     active = store.active_bots(db)
     unfinished = store.unfinished_matches(db, tid, t["boards"])
     done = read.done_tables(db, tid)
-    in_play = [{"match_no": m["match_no"], "a": label(m["a"]), "b": label(m["b"]), "boards": t["boards"],
+    in_play = [{"match_no": m["match_no"], "a": label(m["a"]), "b": " v ".join(map(label, m["bots"][1:])),
+                "entrants": [label(b) for b in m["bots"]], "boards": t["boards"],
                 "tables": sum(1 for (no, _b, _s) in done if no == m["match_no"])} for m in unfinished]
     first = ladder.first if ladder is not None else 2
     return {
@@ -347,14 +349,16 @@ def status_document(db: Any, tid: int, ladder: Ladder | None = None) -> dict:
 
 async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrency: int | None = None,
                 sandbox: str = "auto", cluster: str | None = None,
-                name: str = store.DEFAULT_NAME, boards: int = 8, limits: archive.Limits = archive.Limits(),
+                name: str = store.DEFAULT_NAME, boards: int = 8, game: str | None = None,
+                variant: dict | None = None, limits: archive.Limits = archive.Limits(),
                 rate: RateLimit | None = None, time_control: TimeControl = TimeControl(),
                 on_ready: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> None:
-    """Play the ladder and serve its pages until SIGINT or SIGTERM. With `cluster`, the ladder's
-    rooms play on its workers (each resolves `sandbox` itself); submissions are checked here."""
+    """Play the ladder and serve its pages until SIGINT or SIGTERM. The league is made on first
+    use for `game` (None: the default) and its `variant` (None: the game's own). With
+    `cluster`, the ladder's rooms play on its workers (each resolves `sandbox` itself); submissions are checked here."""
     db = schema.open_db(db_path)
     try:
-        t = store.league_tournament(db, name, boards=boards)
+        t = store.league_tournament(db, name, boards=boards, game=game, variant=variant)
         mode = resolve_mode(sandbox)
         league: League
         ladder = Ladder(db, t["id"], sandbox=mode if cluster is None else sandbox, concurrency=concurrency,
