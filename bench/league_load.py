@@ -6,11 +6,13 @@ Starts `arena league serve` (a subprocess, a fresh database in a temporary folde
 bundled bots submitted, then alternates quiet and loaded phases of `--phase` seconds each,
 `--rounds` times. In a loaded phase `--spectators` threads each ask for the league page once a
 second (a browser's tab polls every three) and `--authors` authors each submit a new version of
-their bot every `--submit-every` seconds (each one is checked in the sandbox: four tables). The
+their bot every `--submit-every` seconds (each one is checked in the sandbox: four tables), and
+`--pullers` authors each download their own large bot (`--big-mb` of incompressible data, the
+code endpoint packs it afresh every time) back to back. The
 ladder's speed is the deals stored per second in each phase (counted in the database); the
 pages' latency is the median and 95th percentile of every request of the loaded phases. Run by hand:
 
-    .venv/bin/python bench/league_load.py [--spectators 50] [--authors 5] [--phase 20] [--rounds 3]
+    .venv/bin/python bench/league_load.py [--spectators 50] [--authors 5] [--pullers 1] [--phase 20] [--rounds 3]
 
 Record the figures, with machine and date, in bench/README.md.
 """
@@ -65,24 +67,32 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--submit-every", type=float, default=10.0)
     ap.add_argument("--boards", type=int, default=4)
+    ap.add_argument("--pullers", type=int, default=1)
+    ap.add_argument("--big-mb", type=float, default=9.5)
     args = ap.parse_args()
 
     folder = Path(tempfile.mkdtemp(prefix="league-bench-"))
     folder.chmod(0o755)
     db = folder / "league.db"
     tokens = []
-    for k in range(max(args.authors, POOL)):  # the first POOL submit the ladder's starting bots
+    for k in range(max(args.authors, POOL, args.pullers)):  # the first POOL submit the ladder's starting bots
         out = subprocess.run([*ARENA, "league", "author", "add", f"author{k}", "--db", str(db)],
                              capture_output=True, text=True, check=True, cwd=ROOT)
         tokens.append(out.stdout.strip().splitlines()[-1])
     server = subprocess.Popen([*ARENA, "league", "serve", "--db", str(db), "--port", "0", "--quiet",
-                               "--boards", str(args.boards), "--submit-limit", "100000"],
+                               "--boards", str(args.boards), "--submit-limit", "100000",
+                               "--code-limit", "100000", "--max-bytes", str(int(args.big_mb * 2**20) + 2**20)],
                               stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         url = server.stdout.readline().split("serving on ")[1].split()[0]
         sources = ["random_bot.py", "first_bot.py", "greedy_bot.py", "heuristic_bot.py", "sweeper_bot.py"]
         for k, token in enumerate(tokens):
             client.submit(url, token, f"bot{k}", make_bot(folder / f"bot{k}", sources[k % len(sources)]))
+        for k in range(args.pullers):  # each puller's large bot: the ladder's bot with a model beside it
+            big = make_bot(folder / f"big{k}", sources[k % len(sources)])
+            (big / "model.bin").write_bytes(os.urandom(int(args.big_mb * 2**20)))
+            (big / "model.bin").chmod(0o644)
+            client.submit(url, tokens[k], f"big{k}", big)
         time.sleep(args.phase / 2)  # the new versions' first matches, before measuring
 
         latencies: list[float] = []
@@ -116,6 +126,18 @@ def main() -> None:
                 with lock:
                     submissions.append(time.perf_counter() - start)
 
+        pulls: list[float] = []
+
+        def puller(k: int, stop: threading.Event) -> None:
+            request = urllib.request.Request(f"{url}/api/bots/big{k}/code",
+                                             headers={"Authorization": f"Bearer {tokens[k]}"})
+            while not stop.is_set():
+                start = time.perf_counter()
+                with urllib.request.urlopen(request, timeout=120) as r:
+                    r.read()
+                with lock:
+                    pulls.append(time.perf_counter() - start)
+
         speeds: dict[str, list[float]] = {"quiet": [], "loaded": []}
         for _round in range(args.rounds):
             for phase in ("quiet", "loaded"):
@@ -124,6 +146,7 @@ def main() -> None:
                 if phase == "loaded":
                     threads = [threading.Thread(target=spectator, args=(stop,)) for _ in range(args.spectators)]
                     threads += [threading.Thread(target=author, args=(k, stop)) for k in range(args.authors)]
+                    threads += [threading.Thread(target=puller, args=(k, stop)) for k in range(args.pullers)]
                 d0, t0 = deals(db), time.monotonic()
                 for t in threads:
                     t.start()
@@ -148,6 +171,9 @@ def main() -> None:
     if submissions:
         print(f"submissions: {len(submissions)} by {args.authors} authors, median {statistics.median(submissions):.2f} s"
               f" (check included), max {max(submissions):.2f} s")
+    if pulls:
+        print(f"code downloads: {len(pulls)} of a {args.big_mb} MB bot by {args.pullers} authors, median "
+              f"{statistics.median(pulls):.2f} s, max {max(pulls):.2f} s")
     print(f"ladder: {quiet:.1f} deals/s quiet, {loaded:.1f} loaded: ratio {loaded / quiet:.2f} "
           f"({args.rounds} rounds of {args.phase:.0f} s each, interleaved)")
 

@@ -159,8 +159,11 @@ def test_a_kit_reads_every_msgpack_format_and_answers_each_act(language, kit_hom
     assert len(moves) == 6 and all(m["type"] == "move" and 0 <= m["index"] < len(legal) for m in moves), moves
     assert len({m["index"] for m in moves}) > 1, "the same move six times: is the generator seeded?"
     assert f"kit-{language}: seat 2 of a zwicker table" in done.stderr.decode()
+    again = subprocess.run(shlex.split(kit.run), input=data, capture_output=True, timeout=60, cwd=folder)
+    assert list(msgpack.Unpacker(io.BytesIO(again.stdout), raw=False)) == replies, "the same seed played differently"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("language", list(KITS_BY_NAME))
 def test_a_registered_kit_passes_bot_check_at_every_game(language, game, registry):
@@ -174,6 +177,7 @@ def test_a_registered_kit_passes_bot_check_at_every_game(language, game, registr
     assert f"as 'kit-{language}' version '1'" in result.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", list(KITS_BY_NAME))
 def test_a_kit_passes_bot_check_as_an_ordinary_user(language, kit_home):
     """The installed program run by uid nobody, as an author without root would (the tests

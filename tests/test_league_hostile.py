@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_league import BOTS, Server, add_author, make_bot, stored
+from tests.test_league import BOTS, Server, add_author, arena, make_bot, stored
 
 AUTHORS = ("mallory", "trent", "peggy", "victor")
 
@@ -28,7 +28,7 @@ def league(tmp_path_factory):
     folder.chmod(0o755)
     db = folder / "league.db"
     tokens = {name: add_author(db, name) for name in AUTHORS}
-    server = Server(db, "--submit-limit", "1000")
+    server = Server(db, "--submit-limit", "1000", "--code-limit", "3")
     yield {"server": server, "db": db, "tokens": tokens, "folder": folder}
     server.stop()
 
@@ -154,6 +154,74 @@ def test_a_good_bot_is_still_taken(league):
 
     code, answer = post(s.url, t["peggy"], "fine", archive.pack(bot))
     assert code == 201 and answer["summary"] == "stored fine@1 (conformant)", answer
+
+
+def test_code_downloads_are_limited_and_only_the_authors_own_versions(league):
+    """The organiser registering another version under an author's name (the command the CLI
+    suggests) does not make it the author's: their code endpoint serves their versions only."""
+    s, t, db = league["server"], league["tokens"], league["db"]
+    bot = make_bot(league["folder"] / "mine", BOTS / "zwicker" / "greedy_bot.py")
+    from arena.league import archive
+
+    code, answer = post(s.url, t["victor"], "mine", archive.pack(bot))
+    assert code == 201, answer
+    organisers = make_bot(league["folder"] / "organisers", BOTS / "zwicker" / "random_bot.py")
+    for name in ("mine", "Mine", "m1ne"):
+        out = arena("bot", "add", str(organisers), "--name", name, "--new-version", "--no-check", "--db", str(db))
+        assert out.returncode == 2 and out.stderr.strip() == "arena: error: the name 'mine' belongs to the league " \
+            "author 'victor' (their bot, their versions): choose another --name", out.stderr
+    from arena.results import registry, schema
+
+    conn = schema.open_db(db)  # as an older arena let the organiser do
+    try:
+        assert registry.add_bot(conn, organisers, name="mine", new_version=True)["version"] == 2
+    finally:
+        conn.close()
+    code, body = s.get("/api/bots/mine/code", t["victor"])
+    assert code == 200
+    with tarfile.open(fileobj=io.BytesIO(body)) as tar:
+        assert tar.extractfile("mine/bot.py").read() == (bot / "bot.py").read_bytes()
+    assert s.get("/api/bots/mine/code?version=2", t["victor"])[0] == 404
+    assert s.get("/api/bots/mine/code?version=99999999999999999999", t["victor"])[0] == 400
+    for _ in range(2):  # the second and third of three an hour (a refusal does not count)
+        assert s.get("/api/bots/mine/code?version=1", t["victor"])[0] == 200
+    code, body = s.get("/api/bots/mine/code", t["victor"])
+    assert code == 429 and json.loads(body)["error"].startswith("too many code downloads: wait "), body
+    assert s.get("/api/me", t["victor"])[0] == 200
+
+
+def test_the_submission_limit_survives_a_restart(tmp_path):
+    tmp_path.chmod(0o755)
+    db = tmp_path / "league.db"
+    token = add_author(db, "quick")
+    for attempt in range(2):
+        server = Server(db, "--submit-limit", "1")
+        try:
+            code, answer = post(server.url, token, "quick", b"not an archive")
+            assert code == (400 if attempt == 0 else 429), answer
+        finally:
+            server.stop()
+
+
+@pytest.mark.parametrize("name, words", [
+    ("Rnd", "reads as 'rnd', a bot's name already"), ("r-n-d", "reads as 'rnd'"), ("rnd_", "reads as 'rnd'"),
+    ("admin", "is reserved (it reads as 'admin')"), ("Organiser", "is reserved"), ("RANDOM", "is reserved"),
+    ("1eague", "is reserved (it reads as 'league')"), ("rand0m", "is reserved"),
+])
+def test_a_name_that_reads_as_another_or_a_reserved_word_is_403(league, name, words):
+    s, t, db = league["server"], league["tokens"], league["db"]
+    if not any(line == "submitted: rnd@1 by trent" for line in s.lines):
+        from arena.league import archive
+
+        code, answer = post(s.url, t["trent"], "rnd", archive.pack(make_bot(league["folder"] / "rnd", BOTS / "zwicker"
+                                                                            / "random_bot.py")))
+        assert code == 201, answer
+        s.wait_for(lambda line: line == "submitted: rnd@1 by trent")
+    before = stored(db)
+    code, answer = post(s.url, t["peggy"], name, b"never read")
+    assert code == 403 and answer["error"].startswith(f"the name '{name}' ") and words in answer["error"] and \
+        answer["error"].endswith(": choose another --name"), answer
+    assert stored(db) == before
 
 
 def raw(url: str, request: bytes) -> bytes:

@@ -150,6 +150,8 @@ def reply(**fields):
     ({"type": "ready", "name": b"a"}, False),
     ({"type": "ready", "name": " "}, False),
     ({"type": "ready", "name": "a", "games": "zwicker"}, False),
+    ({"type": "ready", "name": "a", "games": [""]}, False),
+    ({"type": "ready", "name": "a", "games": ["g"] * 33}, False),
 ])
 def test_the_arena_accepts_and_refuses_replies_as_the_table_says(message, ok):
     if ok:

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,175 @@ def test_an_interpreter_the_sandbox_cannot_show_is_named_in_the_error(open_dir):
     assert view.unseen_interpreter(str(other), str(open_dir)) is None  # in the bot's own folder: shown
     proc = check(str(bot), open_dir, None)
     assert proc.returncode == 2 and "/opt/nowhere/bin/perl, which is not installed" in proc.stderr, proc.stderr
+
+
+def registered(db: Path, *args: str, cwd: Path, user: int | None = None) -> subprocess.CompletedProcess:
+    argv = [str(ARENA), *args, "--db", str(db)]
+    if user is not None:
+        argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *argv]
+    return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=600, env={**os.environ, "HOME": str(cwd)})
+
+
+@pytest.fixture
+def folder_bot(open_dir):
+    """A bot of two files: `bot` (its entry point) runs the other, which nothing names."""
+    needs("perl")
+    folder = open_dir / "duo"
+    folder.mkdir()
+    shutil.copy(BOTS / "first.pl", folder / "moves.pl")
+    (folder / "bot").write_text("#!/usr/bin/perl\ndo './moves.pl' or die($@ || \"moves.pl: $!\");\n")
+    for path in (folder, folder / "bot"):
+        path.chmod(0o755)
+    (folder / "moves.pl").chmod(0o644)
+    return folder
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_folder_is_checked_and_played_whole_and_so_is_the_bot_registered_from_it(open_dir, folder_bot, user):
+    conformant(check(str(folder_bot), open_dir, user), "perl-first")
+    home = open_dir / "home"
+    home.mkdir()
+    if user is not None:
+        os.chown(home, user, user)
+    db = home / "arena.db"
+    proc = registered(db, "bot", "add", str(folder_bot), cwd=open_dir, user=user)
+    assert proc.returncode == 0, proc.stderr
+    proc = registered(db, "bot", "check", "duo", "--deals", "1", cwd=open_dir, user=user)
+    assert proc.returncode == 0 and "conformant" in proc.stdout, (proc.stdout, proc.stderr)
+    proc = registered(db, "play", "duo", str(ROOT / "bots" / "zwicker" / "random_bot.py"), "--boards", "1", "--seed", "1",
+                      cwd=open_dir, user=user)
+    assert proc.returncode == 0 and "fault" not in proc.stdout.lower().replace("0 faults", ""), (proc.stdout, proc.stderr)
+
+
+def test_a_refusal_lists_the_bots_of_the_database_it_looked_in(open_dir, folder_bot):
+    db = open_dir / "arena.db"
+    assert registered(db, "bot", "add", str(folder_bot), "--no-check", cwd=open_dir).returncode == 0
+    proc = registered(db, "bot", "check", "nosuch", cwd=open_dir)
+    assert proc.returncode == 2 and f"nor a bot registered in {db} (known: duo)" in proc.stderr, proc.stderr
+    proc = registered(db, "bot", "check", "./no/such/bot.pl", cwd=open_dir)
+    assert proc.returncode == 2 and "(known: duo)" in proc.stderr, proc.stderr
+    proc = registered(open_dir / "elsewhere.db", "bot", "check", "nosuch", cwd=open_dir)
+    assert proc.returncode == 2 and f"no database at {open_dir / 'elsewhere.db'}" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_bot_that_runs_out_of_address_space_is_told_the_limit_and_its_size(bots, user):
+    (bots / "greedy.pl").write_text("#!/usr/bin/perl\nmy $x = 'x' x (1536 * 1024 * 1024);\nprint length $x;\n")
+    (bots / "greedy.pl").chmod(0o755)
+    proc = check("./greedy.pl", bots, user)
+    assert proc.returncode == 1 and "Out of memory" in proc.stdout, proc.stdout
+    assert "limit: the bot met the sandbox's limit of 1 GiB of address space" in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_jvm_that_cannot_start_in_the_limits_is_told_which_and_how_big(bots, user):
+    """The JVM's defaults (a heap of a quarter of the machine's memory, 1 GiB of class space, a
+    thread per core for the collector and the compilers) do not fit in the sandbox's limits."""
+    needs("java")
+    proc = check("java Bot.java", bots, user)
+    assert proc.returncode == 1 and "\nlimit: " in proc.stdout and "1 GiB of address space" in proc.stdout, proc.stdout
+
+
+def test_a_long_trace_shows_its_head_its_last_cause_and_its_tail():
+    from arena.play.match import stderr_cause, stderr_excerpt
+
+    trace = ['Exception in thread "main" java.lang.InternalError: Error loading java.security file',
+             *[f"\tat frame{k}(Source.java:{k})" for k in range(20)],
+             "Caused by: java.io.FileNotFoundException: /usr/lib/jvm/conf/security/java.security",
+             *[f"\tat deeper{k}(Source.java:{k})" for k in range(20)]]
+    shown = "\n".join(stderr_excerpt("\n".join(trace)))
+    assert "java.lang.InternalError: Error loading java.security file" in shown
+    assert "Caused by: java.io.FileNotFoundException" in shown and "deeper19" in shown and "frame10" not in shown
+    assert stderr_cause("\n".join(trace)).startswith("Caused by: java.io.FileNotFoundException")
+    assert stderr_cause("\n".join(trace[:10])).startswith("Exception in thread")
+    assert stderr_cause("Traceback (most recent call last):\n  File x\nValueError: bad") == "ValueError: bad"
+
+
+@pytest.fixture
+def own_shm(monkeypatch):
+    """A folder on /dev/shm standing for it: the view's copies made and swept there only."""
+    from arena.process import sandbox
+
+    if sandbox._fs_type("/dev/shm") != "tmpfs":
+        pytest.skip("no tmpfs at /dev/shm: the view is bound path by path, no copy")
+    folder = Path(tempfile.mkdtemp(prefix="zwicker-test-shm-", dir="/dev/shm"))
+    monkeypatch.setattr(sandbox, "SHM", str(folder))
+    sandbox.usr_copy.cache_clear()
+    yield folder
+    sandbox.usr_copy.cache_clear()
+    for path, fd in list(sandbox._held.items()):
+        if path.startswith(str(folder)):
+            os.close(fd)
+            del sandbox._held[path]
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_copy_of_the_view_no_arena_holds_is_swept_and_one_held_stays(own_shm):
+    from arena.process import sandbox
+
+    def copy(name: str, mark: bool = True) -> Path:
+        folder = own_shm / f"{sandbox.USR_COPY_PREFIX}{name}"
+        (folder / "usr" / "bin").mkdir(parents=True)
+        if mark:
+            (folder / sandbox.HELD_MARK).touch()
+        (own_shm / f"{sandbox.USR_COPY_PREFIX}link{name}").symlink_to(folder.name)
+        return folder
+
+    unused, held, legacy = copy("unused"), copy("held"), copy("legacy", mark=False)
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+                               "fcntl.flock(fd, fcntl.LOCK_SH); print('held', flush=True); sys.stdin.read()", str(held)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        assert sandbox.sweep_usr_copies() == [str(unused)]
+        assert not unused.exists() and held.is_dir() and legacy.is_dir()
+        assert not os.path.lexists(own_shm / f"{sandbox.USR_COPY_PREFIX}linkunused")  # its link went with it
+    finally:
+        holder.stdin.close()
+        holder.stdout.close()
+        holder.wait()
+    assert sandbox.sweep_usr_copies() == [str(held)]  # its arena is gone
+    assert legacy.is_dir()  # made by an arena that takes no locks: left alone
+
+
+def test_the_views_copies_stay_within_their_bound_and_a_runtime_past_it_is_one_clear_error(own_shm, monkeypatch):
+    from arena.process import sandbox
+
+    needs("ruby")
+    copy = sandbox.usr_copy()
+    assert copy is not None and copy.startswith(str(own_shm)) and (Path(copy).parent / sandbox.HELD_MARK).exists()
+    assert sandbox.sweep_usr_copies() == []  # this process holds it
+    used = sandbox.shm_used()
+    monkeypatch.setenv(sandbox.SHM_BOUND_VAR, str(used + (1 << 20)))
+    with pytest.raises(ValueError, match=f"more than {(used >> 20) + 1} MiB .* {sandbox.SHM_BOUND_VAR} raises the bound"):
+        sandbox._program_in_usr(shutil.which("ruby"))
+    monkeypatch.delenv(sandbox.SHM_BOUND_VAR)
+    assert sandbox._program_in_usr(shutil.which("ruby")) == []
+    assert sandbox.shm_used() > used
+    monkeypatch.setenv(sandbox.SHM_BOUND_VAR, "1")
+    sandbox.usr_copy.cache_clear()
+    assert sandbox.usr_copy() == copy  # the copy there is still used; a new one would not be made
+
+
+LICENSE = "/usr/share/common-licenses/GPL-3"
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_file_outside_the_view_is_named_with_the_setting_that_adds_it(bots, user):
+    if not os.path.isfile(LICENSE):
+        pytest.skip(f"{LICENSE} is not on this machine (Debian's base-files has it)")
+    needs("perl")
+    source = (bots / "first.pl").read_text().replace(
+        "binmode STDIN;", f"open(my $f, '<', '{LICENSE}') or die \"cannot open {LICENSE}: $!\\n\";\nbinmode STDIN;", 1)
+    (bots / "reader.pl").write_text(source)
+    (bots / "reader.pl").chmod(0o755)
+    proc = check("./reader.pl", bots, user)
+    assert proc.returncode == 1, proc.stdout
+    assert (f"outside the sandbox's view of /usr: {LICENSE} (on this machine, not shown to bots): the organiser "
+            f"adds it with {view.EXTRA_VAR}={LICENSE}") in proc.stdout, proc.stdout
+    argv = [str(ARENA), "bot", "check", "./reader.pl", "--deals", "1"]
+    if user is not None:
+        argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *argv]
+    added = subprocess.run(argv, capture_output=True, text=True, cwd=bots, timeout=600,
+                           env={**os.environ, "HOME": str(bots), view.EXTRA_VAR: LICENSE})
+    conformant(added, "perl-first")

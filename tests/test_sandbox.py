@@ -900,6 +900,8 @@ def test_without_writable_cgroups_the_sandbox_names_the_missing_limits(monkeypat
     if cgroups.available():  # as root: the same machine without them
         assert modes.label("fork") == "fork"
         monkeypatch.setattr(cgroups, "available", lambda: False)
-    for mode in ("fork", "bwrap", "rlimit"):
+    for mode in ("fork", "bwrap"):
         assert modes.label(mode) == f"{mode} (without whole-bot limits: no writable cgroups here, only each process's own)"
-    assert modes.label("none") == "none"
+    assert modes.label("rlimit") == (f"rlimit (without whole-bot limits: no writable cgroups here, only each "
+                                     f"process's own) ({modes.NOT_FROZEN})")  # and no PID namespace to stop
+    assert modes.label("none") == f"none ({modes.NOT_FROZEN})"

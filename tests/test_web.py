@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from engine import zwicker
 from arena.cli import _register, app
 from arena.errors import ArenaError
 from arena.report import frames, pages
 from arena.report.server import STATIC, PageCache
 from arena.report.site import data_file, report_shell, write_site
 from arena.results import read, registry, schema, web_queries, write
+from engine import zwicker
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"
@@ -207,7 +207,7 @@ def server(played):
     assert "Traceback" not in srv.close()
 
 
-def get(srv: "Served", path: str, host: str = "127.0.0.1", accept: str | None = None) -> tuple[int, Any, bytes]:
+def get(srv: Served, path: str, host: str = "127.0.0.1", accept: str | None = None) -> tuple[int, Any, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
     conn.request("GET", path, headers={"Host": f"{host}:{srv.port}", **({"Accept": accept} if accept else {})})
     r = conn.getresponse()
@@ -346,7 +346,7 @@ def test_the_report_is_a_folder_of_scripts(played, tmp_path):
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert {data_file(f"deal/{d}") for d in deal_ids} <= files
     text = (out / data_file("t/1")).read_text()
-    m = re.fullmatch(r'ZA_DATA\("t/1", (.*)\);\n', text, re.S)
+    m = re.fullmatch(r'ZA_DATA\("t/1", (.*)\);\n', text, re.DOTALL)
     assert m and json.loads(m[1])["standings"] == json.loads(json.dumps(standings))
     # nothing refers outside the folder (the SVG namespace is a name, not a fetch)
     for name in files:
@@ -520,7 +520,7 @@ def test_no_page_holds_a_local_path(played, tmp_path):
     for path in out.rglob("*.js"):
         text = path.read_text()
         assert not any(f in text for f in folders), (path, [f for f in folders if f in text])
-    bot_page = json.loads(re.fullmatch(r'ZA_DATA\("t/1/bot/1", (.*)\);\n', (out / data_file("t/1/bot/1")).read_text(), re.S)[1])
+    bot_page = json.loads(re.fullmatch(r'ZA_DATA\("t/1/bot/1", (.*)\);\n', (out / data_file("t/1/bot/1")).read_text(), re.DOTALL)[1])
     assert bot_page["bot"]["file"] == "random_bot.py" and "source" not in bot_page["bot"]
     ro = web_queries.open_readonly(played)
     hide = web_queries._local_paths(ro)

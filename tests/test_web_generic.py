@@ -17,7 +17,7 @@ import games
 from arena.report.server import STATIC
 from arena.report.site import write_site
 from arena.results import schema
-from tests.test_web_browser import ARGS, CHROMIUM, WAIT_MS, Server, shot, sync_api  # noqa: F401
+from tests.test_web_browser import ARGS, CHROMIUM, WAIT_MS, Server, shot, sync_api
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "openspiel:hearts"
@@ -151,7 +151,8 @@ def test_a_table_in_play_without_a_viewer_shows_its_seats_and_moves_and_no_hand(
     import shutil
 
     from arena.play import live
-    from arena.results import live as published, write
+    from arena.results import live as published
+    from arena.results import write
     from arena.results.lock import run_lock
 
     db_path = tmp_path / "a.db"
@@ -198,3 +199,38 @@ def _get(url: str) -> tuple[int, bytes]:
 
     with urllib.request.urlopen(url, timeout=60) as r:
         return r.status, r.read()
+
+
+def test_the_bundle_runs_the_modules_as_a_browser_would(browser, tmp_path):
+    """arena/report/bundle.py on modules of its forms (named imports, renamed ones, export lists,
+    declarations), run in Chromium as a classic script; forms it cannot take are refused."""
+    from arena.errors import ArenaError
+    from arena.report import bundle
+
+    (tmp_path / "a.js").write_text('export const A = 2;\nexport function twice(x) { return A * x; }\n')
+    (tmp_path / "b.js").write_text('import { twice as double, A } from "./a.js";\nconst B = double(A) + 1;\n'
+                                   'function inner() { return B; }\nexport { B, inner as b };\n')
+    (tmp_path / "main.js").write_text('import { B, b } from "./b.js";\nimport { A } from "./a.js";\n'
+                                      'window.OUT = [A, B, b(), window.ZA_VIEWERS.g.replay(3)];\n')
+    viewer = tmp_path / "viewer.js"
+    viewer.write_text("export function replay(x) { return x + 1; }\n")
+    script = bundle.bundle(tmp_path, "main.js", {"g": viewer})
+    context = browser.new_context()
+    p = context.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        p.set_content("<!doctype html><title>t</title>")
+        p.add_script_tag(content=script)
+        assert p.evaluate("window.OUT") == [2, 5, 5, 4] and not errors, errors
+    finally:
+        context.close()
+    (tmp_path / "c.js").write_text('import { x } from "./d.js";\nexport const y = 1;\n')
+    (tmp_path / "d.js").write_text('import { y } from "./c.js";\nexport const x = 1;\n')
+    with pytest.raises(ArenaError, match="circle"):
+        bundle.bundle(tmp_path, "c.js", {})
+    (tmp_path / "e.js").write_text("export default function () {}\n")
+    with pytest.raises(ArenaError, match="cannot take"):
+        bundle.bundle(tmp_path, "e.js", {})
+    with pytest.raises(ArenaError, match="imports nothing"):
+        bundle.bundle(tmp_path, "a.js", {"g": tmp_path / "b.js"})

@@ -45,7 +45,7 @@ async def test_standings_and_the_page_say_when_bots_ran_without_whole_bot_limits
     with trio.fail_after(120):  # a guard against a hang, not a timing assertion
         await runner.run(db, tid, concurrency=2, processes=1, sandbox="rlimit", limits=SMALL)
 
-    label = f"rlimit ({modes.NO_WHOLE_BOT_LIMITS})" if not cgroups_here else "rlimit"
+    label = f"rlimit ({modes.NO_WHOLE_BOT_LIMITS}) ({modes.NOT_FROZEN})" if not cgroups_here else "rlimit"
     assert read.get_tournament(db, tid)["settings"]["sandbox_labels"] == [label]
     line = (f"sandbox rlimit ({modes.NO_WHOLE_BOT_LIMITS}): each bot process had its own memory, process and CPU "
             "limits, but a bot with all it started was not bounded as a whole.")

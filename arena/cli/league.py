@@ -46,6 +46,7 @@ def serve_cmd(
     max_files: Annotated[int, typer.Option(help="Most files and folders in a bot.")] = archive.Limits.max_files,
     submit_limit: Annotated[int, typer.Option(help="Submissions an author may make per --submit-window.")] = 10,
     submit_window: Annotated[float, typer.Option(help="Seconds the --submit-limit counts over.")] = 3600.0,
+    code_limit: Annotated[int, typer.Option(help="Downloads of their own bots' code an author may make per hour.")] = 30,
     move_ms: Annotated[float, typer.Option(help="Milliseconds per move before the bank is drawn on.")] = 1000.0,
     name: LeagueOption = store.DEFAULT_NAME,
     game: Annotated[str | None, typer.Option("--game", help=GAME_HELP + " Fixed when the league is made.",
@@ -66,8 +67,8 @@ def serve_cmd(
     rules = None
     if game is not None or variant is not None or players is not None:
         rules = runner.with_players(runner.parse_variant(variant, game), game, players)
-    if submit_limit < 1 or submit_window <= 0:
-        raise ArenaError("--submit-limit must be at least 1 and --submit-window above 0")
+    if submit_limit < 1 or submit_window <= 0 or code_limit < 1:
+        raise ArenaError("--submit-limit and --code-limit must be at least 1 and --submit-window above 0")
     if max_bytes < 1 or max_files < 1:
         raise ArenaError("--max-bytes and --max-files must be at least 1")
     if cluster is not None:
@@ -92,6 +93,7 @@ def serve_cmd(
                                cluster=cluster, name=name, game=game, variant=rules,
                                boards=boards, limits=archive.Limits(max_bytes, max_files),
                                rate=RateLimit(submit_limit, submit_window),
+                               code_rate=RateLimit(code_limit, 3600.0, "code"),
                                time_control=TimeControl(move_s=move_ms / 1000), on_ready=ready,
                                log=None if quiet else log))
     except KeyboardInterrupt:

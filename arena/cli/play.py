@@ -52,7 +52,7 @@ DB_HELP = "The database registered names are looked up in (default: $ARENA_DB, e
 @app.command("play")
 def play(
     bots: list[str] = typer.Argument(..., help="The bots, A then B (for a game of more sides, one per side): "
-                                     "each a registered name, a .py/.js/.mjs/.cjs script, an executable, "
+                                     "each a registered name, a folder, a .py/.js/.mjs/.cjs script, an executable, "
                                      "or a command string.", show_default=False),
     boards: int = typer.Option(8, "--boards", "-n", help="Boards to play; each is played at one table per side."),
     seed: int | None = typer.Option(None, "--seed", help="Master seed: board k is dealt from deal_seed(seed, k) "
@@ -67,6 +67,8 @@ def play(
     bank_ms: int = typer.Option(10000, "--bank-ms", help="Time bank per seat and table, in milliseconds."),
     handshake_ms: int = typer.Option(10000, "--handshake-ms", help="Start-up and handshake limit, in ms."),
     tempo: str = typer.Option("free", "--tempo", help='"free": the table goes on as soon as a bot replies; "fixed": each reply is released one move limit after its act, so that no bot learns from the clock how long another thought (docs/hostile.md).'),
+    fair: bool = typer.Option(False, "--fair", help="Fixed tempo: no bot learns from the clock how long "
+                              "another thought (README, Running tournaments)."),
     as_json: bool = typer.Option(False, "--json", help="Print the whole match (every move) as JSON."),
     db: Path = typer.Option(None, "--db", help=DB_HELP, show_default=False),
 ) -> None:
@@ -88,7 +90,7 @@ def play(
 
     v, entrants = _table(variant, game, players, bots)
     commands = {spec: _command(spec, db) for spec in dict.fromkeys(bots)}  # each bot once, its copy shared
-    tc = _time_control(move_ms, bank_ms, handshake_ms, tempo)
+    tc = _time_control(move_ms, bank_ms, handshake_ms, "fixed" if fair else tempo)
     sandbox = sandbox or _default_sandbox()
     if len(entrants) == 2:
         result = trio.run(lambda: play_match(*(commands[e] for e in entrants), boards=boards, seed=seed, variant=v,
@@ -149,8 +151,8 @@ def board_summary(margins: list[int], name: str = "", unit: str = "points") -> s
 
 @bot_app.command("check")
 def check(
-    bot: str = typer.Argument(..., help="The bot: a registered name, a .py/.js/.mjs/.cjs script, an executable, "
-                              "or a command string."),
+    bot: str = typer.Argument(..., help="The bot: a registered name, a folder (as bot add takes it), a "
+                              ".py/.js/.mjs/.cjs script, an executable, or a command string."),
     deals: int = typer.Option(2, "--deals", help="Deals to play in each seat position."),
     seed: int = typer.Option(0, "--seed", help="Master seed of the deals."),
     variant: str = typer.Option(None, "--variant", help=VARIANT_HELP, show_default=False),

@@ -106,6 +106,11 @@ def bot_add(
     from arena.tournaments.runner import register_bot
 
     with _open(db, create=True) as d:
+        from arena.league.store import league_owner
+
+        if (owned := league_owner(d, name or registry.default_name(Path(path)))) is not None:
+            raise ArenaError(f"the name '{owned[0]}' belongs to the league author '{owned[1]}' (their bot, their "
+                             "versions): choose another --name")
         before = {b["id"] for b in registry.list_bots(d)}
         bot = register_bot(d, path, name=name, command=command, new_version=new_version, check=not no_check,
                            sandbox=resolve_mode(sandbox) if not no_check else "none", game=game)

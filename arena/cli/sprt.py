@@ -51,6 +51,8 @@ def sprt_cmd(
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
     tempo: Annotated[str, typer.Option("--tempo", help='"free": the table goes on as soon as a bot replies; "fixed": each reply is released one move limit after its act, so that no bot learns from the clock how long another thought (docs/hostile.md).')] = "free",
+    fair: Annotated[bool, typer.Option("--fair", help="Fixed tempo, and as many tables at once as memory allows "
+                                       "(README, Running tournaments).")] = False,
     sandbox: SandboxOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No line per board: only the verdict block.")] = False,
     db: DbOption = None,
@@ -74,7 +76,7 @@ def sprt_cmd(
         raise ArenaError(f"sprt: {exc}") from None
     mode = resolve_mode(sandbox)
     try:
-        time_control = TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000, tempo=tempo)
+        time_control = TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000, tempo="fixed" if fair else tempo)
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
     settings = runner.Settings(variant=runner.with_players(runner.parse_variant(
@@ -86,7 +88,12 @@ def sprt_cmd(
                                settings=settings, sandbox=mode)
         with open(os.devnull, "w") if quiet else nullcontext() as sink:
             report = sprt_run.Report(sink or (typer.get_text_stream("stderr") if as_json else None))
-            result = trio.run(lambda: sprt_run.run(database, tid, sandbox=mode, report=report))
+            tables = None
+            if fair:
+                from arena.process.scheduler import fair_tables
+
+                tables = fair_tables(runner.check_game(game).variant(settings.variant).players)
+            result = trio.run(lambda: sprt_run.run(database, tid, sandbox=mode, report=report, concurrency=tables))
     if as_json:
         _json(result)
         return

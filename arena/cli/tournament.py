@@ -15,6 +15,7 @@ import trio
 import typer
 
 import games
+
 from arena.cli import FORMAT_HELP, GAME_HELP, PLAYERS_HELP, VARIANT_HELP, app, echo, echo_json, tournament_app
 from arena.cli.results import DbOption, _open, standings_text
 from arena.errors import ArenaError, leaves
@@ -68,6 +69,9 @@ def tournament_run(
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
     tempo: Annotated[str, typer.Option("--tempo", help='"free": the table goes on as soon as a bot replies; "fixed": each reply is released one move limit after its act, so that no bot learns from the clock how long another thought (docs/hostile.md).')] = "free",
+    fair: Annotated[bool, typer.Option("--fair", help="Fixed tempo, and as many tables at once as memory allows "
+                                       "in one arena process (a frozen bot costs no CPU): no bot learns anything "
+                                       "from the clock (README, Running tournaments).")] = False,
     elo_k: Annotated[str | None, typer.Option("--elo-k", hidden=True)] = None,
     sandbox: SandboxOption = None,
     cluster: Annotated[str | None, typer.Option(
@@ -103,6 +107,12 @@ def tournament_run(
         raise ArenaError(f"--processes must be at least 1, got {processes}")
     if report_every < 0:
         raise ArenaError(f"--report-every must be 0 or more, got {report_every}")
+    if fair:
+        if _given(ctx, "tempo") and tempo != "fixed":
+            raise ArenaError("--fair plays the fixed tempo: leave --tempo out")
+        if processes is not None and processes > 1:
+            raise ArenaError("--fair plays in one arena process (docs/hostile.md, Scheduling): leave --processes out")
+        tempo, processes = "fixed", 1
     with _open(db, create=True) as database:
         _refuse_a_league(database, resume if resume is not None else name)
         if resume is not None:
@@ -128,9 +138,13 @@ def tournament_run(
                                    time_control=_time_control(move_ms, bank_ms, tempo))
             tid = runner.prepare(database, name, specs, settings, sandbox=mode)
         t = read.get_tournament(database, tid)
+        if fair and concurrency is None:
+            from arena.process.scheduler import fair_tables
+
+            concurrency = fair_tables(games.game(t["game"]).variant(t["variant"]).players)
         finished = t["status"] == "finished" and t["boards_done"] == t["boards_total"]
         if not quiet:
-            echo(_header(t, mode))
+            echo(_header(t, mode) + (f"\nfair: fixed tempo, {concurrency} tables at once" if fair else ""))
             if finished:
                 echo(f"tournament '{t['name']}' is finished: nothing to play", err=True)
         progress = None

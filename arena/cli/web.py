@@ -62,6 +62,8 @@ def report_cmd(
         out = output if output is not None else Path("results") / f"report-{_safe(name)}"
         counts = write_site(d, name, out, show_stderr=show_stderr)
     typer.echo(f"wrote {out / 'index.html'} ({counts['pages']} pages, {counts['deals']} deals)")
+    if "viewer_skipped" in counts:
+        typer.echo(f"(the game's viewer is left out, its deals drawn as text: {counts['viewer_skipped']})", err=True)
 
 
 def _safe(name: str) -> str:

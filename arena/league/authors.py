@@ -31,7 +31,7 @@ def token_hash(token: str) -> str:
 
 def add_author(db: sqlite_utils.Database, name: str) -> tuple[dict, str]:
     """A new author and their token (shown once: only its hash is kept)."""
-    if not _BOT_NAME.match(name):
+    if not _BOT_NAME.fullmatch(name) or len(name) > 64:
         raise ArenaError(f"bad author name {name!r}: use letters, digits and . _ + - (start with a letter or digit)")
     if db.execute("SELECT 1 FROM league_authors WHERE name = ?", [name]).fetchone():
         raise ArenaError(f"there is an author '{name}' already ('arena league author revoke {name}' ends their token)")

@@ -13,12 +13,15 @@ rebuilt when the ratings change, so spectators cost the database nothing.
 from __future__ import annotations
 
 import signal
+import sqlite3
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+import sqlite_utils
 import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve as hypercorn_serve
@@ -35,26 +38,56 @@ from arena.league.submissions import RateLimit, Refused, Submissions, author_of
 from arena.play.table import TimeControl
 from arena.process import forking
 from arena.process.modes import resolve_mode
-from arena.results import read, registry, schema
+from arena.results import read, schema
 
 HOST = "127.0.0.1"
+CODE_LIMIT = 30  # code downloads an author may make per hour
 REPORT_STATIC = Path(__file__).resolve().parents[1] / "report" / "static"
 STATIC = Path(__file__).resolve().parent / "static"
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self';"
           " base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 
+class Reads:
+    """Database reads in worker threads (trio.to_thread), never on the event loop: each thread
+    opens its own connection on first use (a connection stays in its thread), at most `limit`
+    at once. `__call__(fn, *args)` runs `fn(db, *args)` there."""
+
+    def __init__(self, path: Path, limit: int = 4) -> None:
+        self.path = path
+        self.limiter = trio.CapacityLimiter(limit)
+        self._local = threading.local()
+
+    def _db(self) -> Any:
+        db = getattr(self._local, "db", None)
+        if db is None:  # SQLite's own open only: a Python open() and close() of the file in this process
+            # would drop the process's locks on it (POSIX), and another process could then delete the WAL
+            conn = sqlite3.connect(f"{Path(self.path).resolve().as_uri()}?mode=ro", uri=True)
+            conn.execute(f"PRAGMA busy_timeout = {schema.BUSY_TIMEOUT_MS}")
+            db = self._local.db = sqlite_utils.Database(conn)
+        return db
+
+    async def __call__(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await trio.to_thread.run_sync(lambda: fn(self._db(), *args), limiter=self.limiter)
+
+
 @dataclass
 class League:
-    """What the app's handlers share: the database, the league, the ladder, the submissions."""
+    """What the app's handlers share: the database (the loop's connection, for the writes), the
+    readers' threads, the league, the ladder, the submissions."""
 
     db: Any
     tid: int
     ladder: Ladder
     submissions: Submissions
+    reads: Reads
     doc: dict = field(default_factory=dict)
     standings: dict | None = None
     version: int = 0
+    changes: int = 0  # bumped by every submission and retirement: the names and waiting list change
+    code_rate: RateLimit = field(default_factory=lambda: RateLimit(CODE_LIMIT, 3600.0, "code"))
+    packing: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(1))  # bots packed at once
+    _lists: tuple[tuple, dict, list[int]] | None = None
     _page: tuple[tuple, str] | None = None
 
     def refresh(self, fitted: dict) -> None:
@@ -62,26 +95,44 @@ class League:
         self.doc, self.standings = fitted["league"], fitted["standings"]
         self.version += 1
 
-    def playing(self) -> list[dict]:
-        names = store.versions_of(self.db) if self.ladder.playing else {}
+    async def lists(self) -> tuple[list[dict], list[str]]:
+        """What plays and which bots wait for their first matches, read again (off the loop)
+        only when a fit, a submission or a match started may have changed them."""
+        key = (self.version, self.changes, tuple(sorted(self.ladder.playing)))
+        if self._lists is None or self._lists[0] != key:
+            names, waiting = await self.reads(_names_and_waiting, self.tid, self.ladder.first)
+            self._lists = (key, names, waiting)
+        _key, names, waiting = self._lists
 
         def label(bot: int) -> str:
             v = names.get(bot)
             return f"{v['name']}@{v['version']}" if v else str(bot)
 
-        return [{"match_no": m.match_no, "a": label(m.a), "b": " v ".join(map(label, m.bots[1:])),
-                 "entrants": [label(b) for b in m.bots], "boards": m.boards, "tables": m.tables,
-                 "resumed": m.resumed} for m in sorted(self.ladder.playing.values(), key=lambda m: m.match_no)]
+        playing = [{"match_no": m.match_no, "a": label(m.a), "b": " v ".join(map(label, m.bots[1:])),
+                    "entrants": [label(b) for b in m.bots], "boards": m.boards,
+                    "tables": m.tables, "resumed": m.resumed}
+                   for m in sorted(self.ladder.playing.values(), key=lambda m: m.match_no)]
+        return playing, [label(b) for b in waiting if b in names]
 
-    def waiting(self) -> list[str]:
-        names = store.versions_of(self.db)
-        return [f"{names[b]['name']}@{names[b]['version']}" for b in self.ladder.waiting() if b in names]
-
-    def page(self) -> str:
-        key = (self.version, self.ladder.rooms, tuple((m.match_no, m.tables) for m in self.ladder.playing.values()))
+    async def page(self) -> str:
+        playing, waiting = await self.lists()
+        key = (self.version, self.ladder.rooms, tuple((m["match_no"], m["tables"]) for m in playing), tuple(waiting))
         if self._page is None or self._page[0] != key:
-            self._page = (key, pages.league_page(self.doc, self.playing(), self.waiting()))
+            self._page = (key, pages.league_page(self.doc, playing, waiting))
         return self._page[1]
+
+
+def _names_and_waiting(db: Any, tid: int, first: int) -> tuple[dict, list[int]]:
+    _pairs, matches_of = store.pair_counts(db, tid)
+    return store.versions_of(db), [b["id"] for b in store.active_bots(db) if matches_of.get(b["id"], 0) < first]
+
+
+def _id(request: Request, key: str) -> int:
+    """A number in the path: digits, within SQLite's integers, else 404 (never a 500)."""
+    value = request.path_params[key]
+    if not (value.isascii() and value.isdigit() and len(value) <= 18):
+        raise HTTPException(404, f"no such {'match' if key == 'no' else 'deal'} in this league")
+    return int(value)
 
 
 def _token(request: Request) -> str | None:
@@ -106,15 +157,15 @@ def make_app(league: League) -> Any:
 
     async def index(request: Request) -> Response:
         if request.query_params.get("part") == "main":
-            return HTMLResponse(pages.league_main(league.doc, league.playing(), league.waiting()))
-        return HTMLResponse(league.page())
+            return HTMLResponse(pages.league_main(league.doc, *(await league.lists())))
+        return HTMLResponse(await league.page())
 
     async def author(request: Request) -> Response:
         return HTMLResponse(pages.author_page())
 
     async def match(request: Request) -> Response:
         try:
-            detail = read.match_detail(db, league.tid, int(request.path_params["no"]))
+            detail = await league.reads(read.match_detail, league.tid, _id(request, "no"))
         except ArenaError as exc:
             return HTMLResponse(pages._e(str(exc)), status_code=404)
         for b in detail["boards"]:  # the public view: which bot faulted and how, never what it printed
@@ -123,27 +174,21 @@ def make_app(league: League) -> Any:
                     f.pop("stderr", None)
         return HTMLResponse(pages.match_page(league.doc.get("league", "league"), detail))
 
-    def _league_deal(deal_id: int) -> bool:
-        row = db.execute("SELECT m.tournament_id FROM deals d JOIN board_tables t ON t.id = d.table_id"
-                         " JOIN matches m ON m.id = t.match_id WHERE d.id = ?", [deal_id]).fetchone()
-        return row is not None and row[0] == league.tid
-
     async def replay_html(request: Request) -> Response:
-        deal_id = int(request.path_params["deal"])
-        if not _league_deal(deal_id):
+        page = await league.reads(_replay_page, league.tid, _id(request, "deal"))
+        if page is None:
             return HTMLResponse("no such deal in this league", status_code=404)
-        return HTMLResponse(pages.replay_page(db, deal_id))
+        return HTMLResponse(page)
 
     async def deal_json(request: Request) -> Response:
-        from arena.results import replay
-
-        deal_id = int(request.path_params["deal"])
-        if not _league_deal(deal_id):
+        doc = await league.reads(_deal_document, league.tid, _id(request, "deal"))
+        if doc is None:
             return _json({"error": "no such deal in this league"}, 404)
-        return _json(replay.document(db, deal_id))
+        return _json(doc)
 
     async def api_league(request: Request) -> Response:
-        return _json({**league.doc, "playing": league.playing(), "waiting": league.waiting(),
+        playing, waiting = await league.lists()
+        return _json({**league.doc, "playing": playing, "waiting": waiting,
                       "version": league.version, "rooms_stored": league.ladder.rooms})
 
     async def api_standings(request: Request) -> Response:
@@ -152,14 +197,14 @@ def make_app(league: League) -> Any:
         return _json(league.standings)
 
     async def api_status(request: Request) -> Response:
-        return _json(status_document(db, league.tid, league.ladder))
+        return _json(await league.reads(status_document, league.tid, league.ladder.first))
 
     async def api_me(request: Request) -> Response:
         try:
             who = author_of(db, _token(request))
         except Refused as exc:
             return _refusal(exc)
-        return _json(store.author_view(db, league.tid, who))
+        return _json(await league.reads(store.author_view, league.tid, who))
 
     def _own(request: Request) -> tuple[dict, str]:
         who = author_of(db, _token(request))
@@ -176,20 +221,25 @@ def make_app(league: League) -> Any:
             who, name = _own(request)
         except Refused as exc:
             return _refusal(exc)
-        mine = next(b for b in store.author_view(db, league.tid, who)["bots"] if b["name"] == name)
+        view = await league.reads(store.author_view, league.tid, who)
+        mine = next(b for b in view["bots"] if b["name"] == name)
         return _json({"bot": name, "versions": [{"version": v["version"], "check_text": v["check_text"],
                                                   "faults": v["faults"]} for v in mine["versions"]]})
 
     async def bot_code(request: Request) -> Response:
         try:
-            _who, name = _own(request)
-            spec = name + (f"@{request.query_params['version']}" if "version" in request.query_params else "")
-            bot = registry.get_bot(db, spec)
+            who, name = _own(request)
+            version = request.query_params.get("version")
+            if version is not None and not (version.isdigit() and len(version) <= 9):
+                raise Refused(400, f"bad version {version[:20]!r}: a version is a number")
+            bot = await league.reads(store.own_version, who, name, None if version is None else int(version))
+            if bot is None:
+                raise Refused(404, f"no version {version} of your bot '{name}'" if version else
+                              f"no version of your bot '{name}' is stored")
+            league.code_rate.admit(db, who["id"], "code downloads")
         except Refused as exc:
             return _refusal(exc)
-        except ArenaError as exc:
-            return _json({"error": str(exc)}, 404)
-        data = archive.pack(Path(bot["path"]))
+        data = await trio.to_thread.run_sync(archive.pack, Path(bot["path"]), limiter=league.packing)
         return Response(data, media_type="application/gzip", headers={
             "Content-Disposition": f'attachment; filename="{bot["name"]}-{bot["version"]}.tar.gz"'})
 
@@ -224,6 +274,7 @@ def make_app(league: League) -> Any:
             league.ladder.log(f"submitted: {result['bot']} by {who['name']}")
         elif result["state"] == "active again":
             league.ladder.log(f"active again: {result['bot']} by {who['name']}")
+        league.changes += 1
         league.ladder.poke()  # a match for it, and the pages drawn again
         return _json(result, 201 if result["new"] else 200)
 
@@ -234,6 +285,7 @@ def make_app(league: League) -> Any:
             return _refusal(exc)
         store.retire(db, who, name)
         league.ladder.log(f"retired: {name} by {who['name']}")
+        league.changes += 1
         league.ladder.poke()
         return _json({"bot": name, "retired": True})
 
@@ -247,11 +299,11 @@ def make_app(league: League) -> Any:
         return FileResponse(STATIC / name, media_type="text/javascript")
 
     routes = [
-        Route("/", index), Route("/author", author), Route("/match/{no:int}", match),
-        Route("/replay/{deal:int}", replay_html),
+        Route("/", index), Route("/author", author), Route("/match/{no}", match),
+        Route("/replay/{deal}", replay_html),
         Route("/static/style.css", style), Route("/static/{name}", script),
         Route("/api/league", api_league), Route("/api/standings", api_standings), Route("/api/status", api_status),
-        Route("/api/deals/{deal:int}", deal_json), Route("/api/me", api_me),
+        Route("/api/deals/{deal}", deal_json), Route("/api/me", api_me),
         Route("/api/bots/{name}/stderr", bot_stderr), Route("/api/bots/{name}/code", bot_code),
         Route("/api/bots/{name}/retire", retire, methods=["POST"]),
         Route("/api/submit", submit, methods=["POST"]),
@@ -320,9 +372,25 @@ def _single_file(filename: str, data: bytes) -> bytes:
     return buffer.getvalue()
 
 
-def status_document(db: Any, tid: int, ladder: Ladder | None = None) -> dict:
-    """What plays and what waits: from the ladder when asked in the server, else from the
-    database (unfinished matches: in play if the server runs, else to be resumed)."""
+def _replay_page(db: Any, tid: int, deal_id: int) -> str | None:
+    return pages.replay_page(db, deal_id) if _league_deal(db, tid, deal_id) else None
+
+
+def _deal_document(db: Any, tid: int, deal_id: int) -> dict | None:
+    from arena.results import replay
+
+    return replay.document(db, deal_id) if _league_deal(db, tid, deal_id) else None
+
+
+def _league_deal(db: Any, tid: int, deal_id: int) -> bool:
+    row = db.execute("SELECT m.tournament_id FROM deals d JOIN board_tables t ON t.id = d.table_id"
+                     " JOIN matches m ON m.id = t.match_id WHERE d.id = ?", [deal_id]).fetchone()
+    return row is not None and row[0] == tid
+
+
+def status_document(db: Any, tid: int, first: int = 2) -> dict:
+    """What plays and what waits, from the database (unfinished matches: in play if the server
+    runs, else to be resumed); `first`: the matches a new version waits for (the ladder's)."""
     t = read.get_tournament(db, tid)
     names = store.versions_of(db)
 
@@ -337,7 +405,6 @@ def status_document(db: Any, tid: int, ladder: Ladder | None = None) -> dict:
     in_play = [{"match_no": m["match_no"], "a": label(m["a"]), "b": " v ".join(map(label, m["bots"][1:])),
                 "entrants": [label(b) for b in m["bots"]], "boards": t["boards"],
                 "tables": sum(1 for (no, _b, _s) in done if no == m["match_no"])} for m in unfinished]
-    first = ladder.first if ladder is not None else 2
     return {
         "league": t["name"], "status": t["status"], "matches": t["matches"], "boards_done": t["boards_done"],
         "boards_per_match": t["boards"], "playing": in_play if t["status"] == "running" else [],
@@ -351,7 +418,7 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
                 sandbox: str = "auto", cluster: str | None = None,
                 name: str = store.DEFAULT_NAME, boards: int = 8, game: str | None = None,
                 variant: dict | None = None, limits: archive.Limits = archive.Limits(),
-                rate: RateLimit | None = None, time_control: TimeControl = TimeControl(),
+                rate: RateLimit | None = None, code_rate: RateLimit | None = None, time_control: TimeControl = TimeControl(),
                 on_ready: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> None:
     """Play the ladder and serve its pages until SIGINT or SIGTERM. The league is made on first
     use for `game` (None: the default) and its `variant` (None: the game's own). With
@@ -364,7 +431,9 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
         ladder = Ladder(db, t["id"], sandbox=mode if cluster is None else sandbox, concurrency=concurrency,
                         time_control=time_control, on_rated=lambda fitted: league.refresh(fitted), log=log,
                         cluster=cluster)
-        league = League(db, t["id"], ladder, Submissions(db, t["id"], mode, limits, rate or RateLimit()))
+        store.ensure_tables(db)
+        league = League(db, t["id"], ladder, Submissions(db, t["id"], mode, limits, rate or RateLimit()),
+                        Reads(db_path), code_rate=code_rate or RateLimit(CODE_LIMIT, 3600.0, "code"))
         league.doc = pages.empty_document(t)  # until the first fit, a moment after the start
         config = Config()
         config.bind = [f"{host}:{port}"]

@@ -21,6 +21,7 @@ import sqlite_utils
 
 import games
 from arena.errors import ArenaError
+from arena.league import names
 from arena.play import seeds
 from arena.results import read, registry, write
 from arena.results.schema import _db_folder, _dumps, _now
@@ -39,6 +40,15 @@ def writing(db: sqlite_utils.Database) -> Iterator[None]:
     except BaseException:
         db.conn.rollback()
         raise
+    db.conn.commit()
+
+
+def ensure_tables(db: sqlite_utils.Database) -> None:
+    """The league's tables beyond migration 0008: `league_rate` (each author's submissions and
+    code downloads, for the rate limits, kept across restarts)."""
+    db.execute("CREATE TABLE IF NOT EXISTS league_rate (author_id INTEGER NOT NULL, kind TEXT NOT NULL,"
+               " at REAL NOT NULL)")
+    db.execute("CREATE INDEX IF NOT EXISTS league_rate_author ON league_rate (author_id, kind, at)")
     db.conn.commit()
 
 
@@ -120,13 +130,31 @@ class NameTaken(ArenaError):
 
 
 def name_taken(db: sqlite_utils.Database, author: dict, name: str) -> str | None:
-    """Why `author` may not submit under `name`, in one line, or None if they may."""
+    """Why `author` may not submit under `name`, in one line, or None if they may: another's
+    name, a reserved one, or one that reads as a stored name spelled otherwise (arena.league.names)."""
     found = owner(db, name)
-    if found is None or found["author_id"] == author["id"]:
+    if found is not None and found["author_id"] == author["id"]:
         return None
-    if found["author_id"] is None:
+    if found is not None and found["author_id"] is None:
         return f"the name '{name}' is taken by a bot the organiser registered: choose another --name"
-    return f"the name '{name}' belongs to another author: choose another --name"
+    if found is not None:
+        return f"the name '{name}' belongs to another author: choose another --name"
+    if (word := names.reserved(name)) is not None:
+        return f"the name '{name}' is reserved (it reads as '{word}'): choose another --name"
+    if (other := names.look_alike(db, name)) is not None:
+        return f"the name '{name}' reads as '{other}', a bot's name already: choose another --name"
+    return None
+
+
+def league_owner(db: sqlite_utils.Database, name: str) -> tuple[str, str] | None:
+    """The league name that `name` is or reads as, and its author: (name, author), or None.
+    The organiser's `arena bot add` refuses such a name, which would be a version of the author's bot."""
+    key = names.skeleton(name)
+    for other, author in db.execute("SELECT b.name, a.name FROM league_bots b JOIN league_authors a"
+                                    " ON a.id = b.author_id"):
+        if names.skeleton(other) == key:
+            return other, author
+    return None
 
 
 def store_version(db: sqlite_utils.Database, tid: int, author: dict, path, name: str, check: dict,
@@ -153,6 +181,16 @@ def store_version(db: sqlite_utils.Database, tid: int, author: dict, path, name:
             shutil.rmtree(copy, ignore_errors=True)
         raise
     return registry.get_bot(db, bot["id"])
+
+
+def own_version(db: sqlite_utils.Database, author: dict, name: str, version: int | None) -> dict | None:
+    """The author's own league version of `name` (the last submitted, without `version`), or
+    None: a version under that name that the organiser registered, or another's, is never theirs."""
+    where = "AND b.version = ?" if version is not None else ""
+    row = db.execute(f"SELECT b.id FROM bots b JOIN league_versions lv ON lv.bot_id = b.id WHERE b.name = ?"
+                     f" AND lv.author_id = ? AND b.removed IS NULL {where} {_LAST_SUBMITTED}",
+                     [name, author["id"], *([version] if version is not None else [])]).fetchone()
+    return None if row is None else registry.get_bot(db, row[0])
 
 
 def current_version(db: sqlite_utils.Database, name: str) -> int | None:

@@ -12,7 +12,6 @@ submitted last is what they want played.
 
 from __future__ import annotations
 
-import collections
 import json
 import shutil
 import tempfile
@@ -44,32 +43,44 @@ class Refused(ArenaError):
 
 @dataclass
 class RateLimit:
-    """At most `count` submissions per author in any `window` seconds (kept in memory: a
-    restarted server starts counting again). Every authenticated attempt counts, refused or not,
-    since a refused one may have cost a check."""
+    """At most `count` uses of `kind` (submissions, code downloads) per author in any `window`
+    seconds, counted in the database (`league_rate`), so a restarted server remembers them.
+    Every authenticated submission counts, refused or not, since a refused one may have cost a
+    check."""
 
     count: int = 10
     window: float = 3600.0
-    clock: Any = time.monotonic
-    _seen: dict[int, collections.deque] = field(default_factory=dict)
+    kind: str = "submit"
+    clock: Any = time.time
 
-    def wait(self, author_id: int) -> float:
-        """Seconds until the author may submit again (0: now), without counting."""
-        seen = self._seen.setdefault(author_id, collections.deque())
+    def wait(self, db: sqlite_utils.Database, author_id: int) -> float:
+        """Seconds until the author may go again (0: now), without counting."""
         now = self.clock()
-        while seen and seen[0] <= now - self.window:
-            seen.popleft()
-        return 0.0 if len(seen) < self.count else seen[0] + self.window - now
+        rows = db.execute("SELECT at FROM league_rate WHERE author_id = ? AND kind = ? AND at > ? ORDER BY at",
+                          [author_id, self.kind, now - self.window]).fetchall()
+        return 0.0 if len(rows) < self.count else max(rows[-self.count][0] + self.window - now, 0.001)
 
-    def take(self, author_id: int) -> None:
-        self._seen.setdefault(author_id, collections.deque()).append(self.clock())
+    def take(self, db: sqlite_utils.Database, author_id: int) -> None:
+        now = self.clock()
+        with store.writing(db):
+            db.execute("INSERT INTO league_rate (author_id, kind, at) VALUES (?, ?, ?)", [author_id, self.kind, now])
+            db.execute("DELETE FROM league_rate WHERE author_id = ? AND kind = ? AND at <= ?",
+                       [author_id, self.kind, now - self.window])
+
+    def admit(self, db: sqlite_utils.Database, author_id: int, what: str) -> None:
+        """Count one use, or refuse it (429 with the wait)."""
+        wait = self.wait(db, author_id)
+        if wait > 0:
+            raise Refused(429, f"too many {what}: wait {int(wait) + 1} s (at most {self.count} "
+                               f"in {int(self.window)} s)", retry_after=int(wait) + 1)
+        self.take(db, author_id)
 
 
 def check_name(name: str | None) -> str:
     name = (name or "").strip()
     if not name:
         raise Refused(400, "a submission needs a bot name (--name)")
-    if not _BOT_NAME.match(name) or len(name) > 64:
+    if not _BOT_NAME.fullmatch(name) or len(name) > 64:
         raise Refused(400, f"bad bot name {name!r}: use up to 64 letters, digits and . _ + - (start with a letter or digit)")
     if name.isdigit():
         raise Refused(400, f"bad bot name {name!r}: a name of digits only reads as a bot id")
@@ -104,11 +115,7 @@ class Submissions:
         author = author_of(self.db, token)
         name = check_name(name)
         may_use(self.db, author, name)
-        wait = self.rate.wait(author["id"])
-        if wait > 0:
-            raise Refused(429, f"too many submissions: wait {int(wait) + 1} s (at most {self.rate.count} "
-                               f"in {int(self.rate.window)} s)", retry_after=int(wait) + 1)
-        self.rate.take(author["id"])
+        self.rate.admit(self.db, author["id"], "submissions")
         return author, name
 
     async def submit(self, author: dict, name: str, data: bytes) -> dict:

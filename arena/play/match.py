@@ -10,6 +10,7 @@ has its own processes. No database is needed; the CLI only prints what comes bac
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import statistics
 import sys
@@ -26,7 +27,7 @@ from arena.errors import visible
 from arena.play.room import GamePlan, RoomPlan
 from arena.play.stats import t975
 from arena.play.table import FixedDeals, TableResult, TimeControl, play_table
-from arena.process.command import BotCommand, Limits
+from arena.process.command import BotCommand, Limits, limit_met
 from arena.process.modes import label, resolve_mode
 
 RANDOM_BOT = games.RANDOM_BOT
@@ -55,6 +56,14 @@ def private_copy(cmd: BotCommand) -> Iterator[BotCommand]:
         folder.chmod(0o755)
         argv = list(cmd.argv)
         own = cmd.workdir.resolve()
+        if cmd.whole:  # a registered bot's stored folder, or a folder given as the bot: all of it
+            from arena.results import registry
+
+            copy = registry.store_copy(own, folder / "copy")
+            moved = [str(copy / Path(arg).relative_to(own)) if Path(arg).is_absolute() and Path(arg).is_relative_to(own)
+                     else arg for arg in argv]
+            yield dataclasses.replace(cmd, argv=tuple(moved), workdir=copy)
+            return
         for k, arg in enumerate(argv):
             path = Path(arg).expanduser()
             named = k > 0 or cmd.kind == "exec"  # an interpreter or a command's program is no bot file
@@ -421,6 +430,7 @@ class CheckResult:
     positions: list[int]
     sandbox: str = "none"  # the confinement the bot was checked in
     game: str = games.DEFAULT
+    unseen: list[str] = field(default_factory=list)  # files under /usr it named that its view lacks
 
     @property
     def conformant(self) -> bool:
@@ -455,7 +465,52 @@ async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
             tables.append(await play_table(seats, variant=v, plan=plan, time_control=time_control,
                                            sandbox=sandbox, limits=limits, match_id="check",
                                            table_id=f"seat{seat}", bot_seed=table_bot_seed(seed, 0, seat), game=g))
-    return CheckResult(str(bot), tables, list(range(v.players)), sandbox, g.info.name)
+    result = CheckResult(str(bot), tables, list(range(v.players)), sandbox, g.info.name)
+    if not result.conformant and sandbox in ("fork", "bwrap"):
+        result.unseen = _unseen(bot, tables)
+    return result
+
+
+def _unseen(bot: BotCommand, tables: list[TableResult]) -> list[str]:
+    """The files under /usr the bot's words name that its sandbox's view lacks (process.view)."""
+    from arena.process import sandbox as confinement, view
+
+    said = "\n".join(f"{t.seats[seat].detail}\n{t.seats[seat].stderr}" for seat, t in enumerate(tables))
+    program = shutil.which(bot.argv[0]) or bot.argv[0]
+    shown = [*view.base(confinement.sandbox_python()), *(view.for_program(program) if os.path.isabs(program) else ())]
+    return view.unseen(said, shown)
+
+
+STDERR_HEAD, STDERR_TAIL = 6, 6
+
+
+def stderr_cause(stderr: str) -> str:
+    """The line of a failed bot's stderr most likely to say why: a trace's last "Caused by:",
+    else, where the last line is a JVM's stack frame, its first exception line, else the last."""
+    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    caused = [line for line in lines if line.startswith("Caused by:")]
+    if caused:
+        return caused[-1]
+    if lines[-1].startswith("at ") or lines[-1].startswith("..."):
+        return next((line for line in lines if "Exception" in line or "Error" in line), lines[-1])
+    return lines[-1]
+
+
+def stderr_excerpt(stderr: str) -> list[str]:
+    """A failed bot's stderr as `bot check` shows it: all of it if short, else its first lines
+    (where a trace says why: a JVM's "Exception in thread ...") and its last, and the last
+    "Caused by:" line between them."""
+    lines = stderr.strip().splitlines()
+    if len(lines) <= STDERR_HEAD + STDERR_TAIL + 1:
+        return ["  its stderr:", *("    " + visible(line.expandtabs(4)) for line in lines)]
+    middle = lines[STDERR_HEAD:-STDERR_TAIL]
+    cause = [line for line in middle if line.lstrip().startswith("Caused by:")][-1:]
+    shown = lambda part: ["    " + visible(line.expandtabs(4)) for line in part]  # noqa: E731
+    return ["  its stderr begins with:", *shown(lines[:STDERR_HEAD]),
+            f"    ... ({len(middle)} lines" + (", of which the last cause:" if cause else "") + ")", *shown(cause),
+            "  and ends with:", *shown(lines[-STDERR_TAIL:])]
 
 
 def format_check(check: CheckResult) -> str:
@@ -475,9 +530,7 @@ def format_check(check: CheckResult) -> str:
             f = table.forfeit
             lines.append(f"  (a random bot at seat {f['seat']} failed: {f['status']}: {visible(f['detail'])})")
         if table.forfeit is not None and table.forfeit["seat"] == seat and s.stderr.strip():
-            tail = s.stderr.strip().splitlines()[-5:]
-            lines.append("  its stderr ends with:")
-            lines.extend("    " + visible(line) for line in tail)
+            lines.extend(stderr_excerpt(s.stderr))
     times = check.reply_times()
     if times:
         lines.append(f"reply times: median {statistics.median(times):.2f} ms, max {max(times):.2f} ms "
@@ -487,9 +540,17 @@ def format_check(check: CheckResult) -> str:
     if first is not None:  # the one line that says it, whatever the seats above say
         table, seat = first
         s = table.seats[seat]
-        tail = s.stderr.strip().splitlines()[-1:] if s.stderr.strip() else []
+        why = stderr_cause(s.stderr)
         lines.append(f"fails as a {check.game} bot at seat {seat}: {s.status}: {visible(s.detail)}"
-                     + (f"; its stderr ends with: {visible(tail[0][:200])}" if tail else ""))
+                     + (f"; its stderr says: {visible(why[:200])}" if why else ""))
+        said = [f"{t.seats[p].detail}\n{t.seats[p].stderr}" for t, p in zip(check.tables, check.positions)]
+        if hint := limit_met("\n".join(said)):
+            lines.append(f"limit: {hint}")
+        if check.unseen:
+            from arena.process.view import EXTRA_VAR
+
+            lines.append(f"outside the sandbox's view of /usr: {', '.join(check.unseen[:3])} (on this machine, not "
+                         f"shown to bots): the organiser adds it with {EXTRA_VAR}={':'.join(check.unseen)}")
     lines.append("conformant: the bot speaks protocol version 1" if check.conformant
                  else "NOT conformant: see the fault above")
     return "\n".join(lines)

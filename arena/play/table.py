@@ -178,6 +178,7 @@ class _Table:
         self.wall_start = time.perf_counter()
         self.on_deal: Callable[[TableResult], Awaitable[None]] | None = None  # hears each finished deal
         self.sandbox: str | None = None  # the mode its bots run in, for its results (play_table sets it)
+        self.bots: list[BotProcess | None] = [None] * n  # each seat's process, lent a core per request
 
     def record_fault(self, seat: int, exc: BotFault) -> None:
         if self.fault is None:
@@ -207,9 +208,17 @@ class _Table:
             hello = messages.hello(game=self.game.info.name, seat=seat, side=side, partners=partners, variant=describe,
                                    time_control=tc, match_id=self.match_id, table_id=self.table_id,
                                    seed=seat_seed(self.bot_seed, seat))
+            bot = self.bots[seat]
             try:
-                # A bot may write `ready` before it reads `hello`: that is no fault.
-                reply, _ = await conn.request(hello, "ready", deadline, limit_text, check_idle=False)
+                if bot is not None:  # its start-up and handshake on a core: its clock starts there
+                    await bot.resume()
+                try:
+                    # A bot may write `ready` before it reads `hello`: that is no fault.
+                    reply, _ = await conn.request(hello, "ready", deadline if bot is None else
+                                                  bot.resumed_at + self.tc.handshake_s, limit_text, check_idle=False)
+                finally:
+                    if bot is not None:
+                        await bot.pause()
             except BotFault as exc:
                 self.record_fault(seat, exc)
                 cancel.cancel()
@@ -222,7 +231,7 @@ class _Table:
                     f"{self.game.info.name}"))
                 cancel.cancel()
                 return
-            self.seats[seat].handshake_ms = (trio.current_time() - start) * 1000
+            self.seats[seat].handshake_ms = (trio.current_time() - (start if bot is None else bot.resumed_at)) * 1000
 
         async with trio.open_nursery() as nursery:
             for seat, conn in enumerate(self.conns):
@@ -304,6 +313,9 @@ class _Table:
         message = messages.pack_act(number=number, observation=state.observation(seat, moves=False),
                                     history=history, legal=legal, move_ms=self.move_ms, bank_ms=_ms(bank),
                                     complete=complete)
+        bot = self.bots[seat]
+        if bot is not None:
+            await bot.resume()  # the move clock starts with the bot thawed
         asked = trio.current_time()
         try:
             reply, elapsed = await self.conns[seat].request(message, "move", asked + self.tc.move_s + bank,
@@ -312,6 +324,9 @@ class _Table:
             move = _resolve(reply, legal, state)
         except BotFault as exc:
             raise _SeatFault(seat, exc) from None
+        finally:
+            if bot is not None:
+                await bot.pause()
         self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, elapsed - self.tc.move_s))
         if self.tc.tempo == "fixed":
             await trio.sleep_until(asked + self.tc.move_s)
@@ -456,17 +471,22 @@ async def play_table(seats: Sequence[BotCommand], *, variant: games.Variant | st
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(forking.serving(sandbox))  # the run's server, or one for this table
         start = trio.current_time()
-        bots = await stack.enter_async_context(open_bots(seats, sandbox, limits, grace=time_control.grace_s))
+        # Partners never run at once (nor two processes of one bot: open_bot adds the command)
+        sides = [frozenset({("side", id(table), table.layout.side_of(seat))}) for seat in range(len(seats))]
+        bots = await stack.enter_async_context(open_bots(seats, sandbox, limits, grace=time_control.grace_s,
+                                                         labels=sides))
         for seat, (cmd, bot) in enumerate(zip(seats, bots)):
             if isinstance(bot, OSError):
                 table.record_fault(seat, BotCrashed(f"could not start {cmd}: {bot}"))
             else:
                 table.conns[seat] = Connection(bot.stdin, bot.stdout)
+                table.bots[seat] = bot
         await table.run(start + time_control.handshake_s, turn)
         if table.fault is not None and isinstance(table.fault[1], BotCrashed):
             seat = table.fault[0]
             crashed = bots[seat]
             if isinstance(crashed, BotProcess):
+                await crashed.resume()  # thawed (with a core, as for its exit), it can be reaped
                 with trio.move_on_after(min(time_control.grace_s, 0.5)):
                     code = await crashed.wait()
                     table.fault = (seat, BotCrashed(f"{table.fault[1].detail}; exit status {code}"))

@@ -17,6 +17,10 @@ a group an administrator made and handed over with `chown -R`. Elsewhere (v1 wit
 delegation, a container without the controllers) bots keep only their per-process limits,
 which docs/hostile.md describes as the weaker case, and the sandbox's name says so
 (arena.process.modes.label).
+
+A bot's group also freezes it, with everything it started, while it does not hold a core
+(arena.process.scheduler): v1's `freezer` hierarchy (a group of its own, beside the others),
+v2's `cgroup.freeze` in the bot's one group (`BotGroup.freezer_files`).
 """
 
 from __future__ import annotations
@@ -148,10 +152,43 @@ def bases_in(root: Path, lines: list[str], euid: int, pid: int) -> dict[str, Pat
 BOTS, ARENA_LEAF = "bots", "arena"
 
 
+@functools.cache
+def _freezer_base() -> Path | None:
+    """Where the bots' freezer groups go in cgroup v1 (beside the other controllers' groups);
+    None where there is no v1 freezer hierarchy (v2 freezes in the bot's own group)."""
+    bases = _bases()
+    if bases is None or len(set(bases.values())) == 1:
+        return None
+    own = _own("freezer")
+    if own is None or not (ROOT / "freezer" / "cgroup.procs").exists():
+        return None
+    base = ROOT / "freezer" / own.lstrip("/") / _GROUP
+    try:
+        base.mkdir(exist_ok=True)
+        # An empty group kept frozen: the kernel switches its freezer on and off (a static key,
+        # about 0.5 ms) only when the first group freezes and the last thaws, not at every move.
+        (base / ANCHOR).mkdir(exist_ok=True)
+        (base / ANCHOR / "freezer.state").write_text("FROZEN")
+    except OSError:
+        return None
+    return base
+
+
+ANCHOR = "frozen-anchor"
+
+
+def can_freeze() -> bool:
+    """Can this arena freeze its bots by cgroups (v2, or v1 with a freezer hierarchy)?"""
+    bases = _bases() if available() else None
+    return bases is not None and (len(set(bases.values())) == 1 or _freezer_base() is not None)
+
+
 def arena_groups() -> list[Path]:
     """This arena's own groups (`zwicker-<pid>-<start time>`), one per hierarchy."""
     bases = _bases() or {}
-    return sorted({base.parent if base.name == BOTS else base for base in bases.values()})
+    freezer = _freezer_base()
+    return sorted({base.parent if base.name == BOTS else base for base in bases.values()}
+                  | ({freezer} if freezer is not None else set()))
 
 
 def available() -> bool:
@@ -167,6 +204,13 @@ class BotGroup:
         name = f"bot-{secrets.token_hex(6)}"
         self.folders = sorted({base / name for base in bases.values()})
         v1 = len(set(bases.values())) > 1
+        freezer = _freezer_base()
+        if freezer is not None:
+            self.folders.append(freezer / name)
+        # (the state file to write, the file that says when the freeze is complete, v1)
+        self.freezer_files: tuple[Path, Path, bool] | None = (
+            (freezer / name / "freezer.state",) * 2 + (True,) if freezer is not None
+            else None if v1 else (bases["cpu"] / name / "cgroup.freeze", bases["cpu"] / name / "cgroup.events", False))
         for folder in self.folders:
             folder.mkdir(parents=True)  # the arena's own group too, if a sweep took it
         memory, pids, cpu = (bases[c] / name for c in CONTROLLERS)
@@ -187,7 +231,9 @@ class BotGroup:
         return [str(folder / "cgroup.procs") for folder in self.folders]
 
     def remove(self) -> None:
-        """Kill whatever is still in the groups, then remove them."""
+        """Kill whatever is still in the groups, then remove them (thawed first: a process in a
+        frozen v1 group does not die of SIGKILL until it is thawed)."""
+        thaw(self.freezer_files)
         for folder in self.folders:
             for _ in range(100):
                 try:
@@ -202,6 +248,15 @@ class BotGroup:
                         except ProcessLookupError:
                             pass
                     time.sleep(0.005)  # killed processes leave their group a moment later
+
+
+def thaw(files: tuple[Path, Path, bool] | None) -> None:
+    """Thaw a bot's freezer group (`BotGroup.freezer_files`), if it still exists."""
+    if files is not None:
+        try:
+            files[0].write_text("THAWED" if files[2] else "0")
+        except OSError:
+            pass
 
 
 def sweep_stale() -> list[str]:
@@ -225,7 +280,10 @@ def _sweep_in(parent: Path, removed: list[str]) -> None:
 def _remove_tree(group: Path, removed: list[str]) -> None:
     """Remove `group` and the groups in it, deepest first (a live shard's group is kept)."""
     _sweep_in(group, removed)
-    for folder in [*group.glob(f"{BOTS}/bot-*"), *group.glob("bot-*"), group / BOTS, group / ARENA_LEAF, group]:
+    for state in group.glob("bot-*/freezer.state"):  # a dead arena's frozen bots: thawed, they die
+        thaw((state, state, True))
+    for folder in [*group.glob(f"{BOTS}/bot-*"), *group.glob("bot-*"), group / BOTS, group / ARENA_LEAF, group / ANCHOR,
+                   group]:
         try:
             folder.rmdir()  # refused while processes (or live groups) are in it
             removed.append(str(folder))

@@ -7,6 +7,7 @@ and kills bots, so none of those needs to import another to know them.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shlex
 import shutil
@@ -90,6 +91,43 @@ class Limits:
                 raise ValueError(f"limit {name} must be a positive integer, got {value!r}")
 
 
+_THREADS = re.compile(r"pthread_create failed|Failed to start (the native )?thread|unable to create native thread|"
+                      r"failed to create new OS thread|can't start new thread|failed to spawn thread|"
+                      r"Resource temporarily unavailable|\[os,thread\]|newosproc|EAGAIN", re.IGNORECASE)
+_MEMORY = re.compile(r"Cannot allocate memory|insufficient memory|Could not (allocate|reserve)|out of memory|"
+                     r"MemoryError|Failed to reserve|ENOMEM|bad_alloc|memory allocation of \d+ bytes failed|"
+                     r"Java heap space|mmap failed|failed to map", re.IGNORECASE)
+
+
+def _size(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} bytes"
+
+
+def limit_met(text: str, limits: Limits | None = None) -> str | None:
+    """Which of the sandbox's limits a bot's own words (its stderr, a fault's detail) say it met,
+    with its size and what to do, or None: threads (RLIMIT_NPROC counts them) or address space
+    (RLIMIT_AS counts what a program reserves, not what it touches)."""
+    limits = limits or Limits()
+    memory = _size(limits.memory_bytes)
+    if _MEMORY.search(text):
+        return (f"the bot met the sandbox's limit of {memory} of address space (what a program reserves counts, "
+                f"not only what it touches): reserve less (the JVM: -Xmx256m -XX:CompressedClassSpaceSize=64m "
+                f"-XX:+UseSerialGC; Go: GOMEMLIMIT; docs/runtimes.md has each runtime's flags)")
+    if "Could not create the Java Virtual Machine" in text and "Unrecognized" not in text:  # (its cause went to stdout)
+        return (f"the JVM could not start within the sandbox's limits: {memory} of address space and "
+                f"{limits.processes} processes and threads; its defaults (a heap of a quarter of the machine's memory, "
+                f"1 GiB of class space, threads per core) do not fit: env MALLOC_ARENA_MAX=2 java -Xmx256m "
+                f"-XX:CompressedClassSpaceSize=64m -XX:+UseSerialGC do (docs/runtimes.md)")
+    if _THREADS.search(text):
+        return (f"the bot could not start a thread: its limit is {limits.processes} processes and threads, and each "
+                f"thread's stack takes some of its {memory} of address space: start fewer (the JVM: -XX:+UseSerialGC "
+                f"-XX:CICompilerCount=2 -Xss512k and a smaller -Xmx; Go: GOMAXPROCS=2; docs/runtimes.md)")
+    return None
+
+
 NODE_SUFFIXES = (".js", ".mjs", ".cjs")
 
 
@@ -102,12 +140,16 @@ class BotCommand:
     """How to start a bot: its argv, and its own folder (the cwd; readable inside the sandbox).
 
     `kind` is "python", "node", "exec" or "command"; for "python" the sandbox may swap the
-    interpreter (argv[0]) for one readable by an unprivileged user.
+    interpreter (argv[0]) for one readable by an unprivileged user. `whole`: the folder is the
+    bot's own (a registered bot's stored copy, a folder given as the bot), so that a command that
+    copies a bot to run it (`arena play`, `bot check`) copies all of it, not only the files its
+    command names.
     """
 
     argv: tuple[str, ...]
     workdir: Path
     kind: str = "command"
+    whole: bool = False
 
     @classmethod
     def from_spec(cls, spec: str) -> BotCommand:

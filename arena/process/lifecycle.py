@@ -15,6 +15,11 @@ The trio thread lives as long as every bot it started, so the signal only fires 
 itself dies, which is exactly when we want it.
 
 Every bot runs under the SCHED_BATCH scheduling policy (`batch_policy`), the arena under its own.
+
+A bot runs only while it holds a core of the run's move scheduler (arena.process.scheduler):
+`open_bot` starts it holding one and freezes it once started; `BotProcess.resume` and `pause`
+lend it a core for its handshake and each `act`, and the shut-down holds one while the bot
+exits after `bye`.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import fcntl
 import os
 import shutil
 import signal
@@ -34,7 +40,7 @@ from pathlib import Path
 
 import trio
 
-from arena.process import cgroups, command, forking, modes, runtime
+from arena.process import cgroups, command, forking, modes, runtime, scheduler
 from arena.process.command import (
     GRACE_SECONDS,
     OWNER,
@@ -50,6 +56,7 @@ from arena.process.sandbox import Launch, PidNamespace, uids_handed_out
 from arena.process.sandbox import prepared as sandbox_launch
 
 _serial = 0  # this process's bots, numbered
+F_SETPIPE_SZ, PIPE_BYTES = 1031, 1 << 20
 
 
 class BotProcess:
@@ -65,6 +72,8 @@ class BotProcess:
         self.tag = tag
         self.uid = uid  # the throw-away uid the bot runs as, or None when it runs as the arena's user
         self.pid = child.pid
+        with contextlib.suppress(OSError):  # room for the deals sent while it is frozen
+            fcntl.fcntl(stdin, F_SETPIPE_SZ, PIPE_BYTES)
         self.stdin = trio.lowlevel.FdStream(stdin)
         self.stdout = trio.lowlevel.FdStream(stdout)
         self._stderr = trio.lowlevel.FdStream(stderr)
@@ -72,6 +81,37 @@ class BotProcess:
         self._pidfd = child.pidfd
         self._namespace: PidNamespace | None = None  # bwrap's: once gone, so is all the bot started
         self._shut = False
+        self.labels: frozenset[object] = frozenset()  # what no bot running beside it may hold (scheduler)
+        self.freezer: scheduler.Freezer | None = None  # None: it cannot be frozen here
+        self.holds_core = False
+        self.scheduled = False  # does it take turns for the cores at all (open_bot's labels)?
+        self.resumed_at = 0.0  # trio's clock when it was last given a core
+
+    async def resume(self) -> None:
+        """Wait for a core of the run's scheduler, then thaw the bot (no-op if it holds one)."""
+        if not self.scheduled:
+            self.resumed_at = trio.current_time()
+            return
+        if self.holds_core:
+            return
+        await scheduler.current().acquire(self.labels)
+        self.holds_core = True
+        if self.freezer is not None:
+            self.freezer.thaw()
+        self.resumed_at = trio.current_time()
+
+    async def pause(self) -> None:
+        """Freeze the bot (it is killed if that fails) and give its core back; shielded."""
+        if not self.holds_core:
+            return
+        with trio.CancelScope(shield=True):
+            try:
+                if self.freezer is not None and self.returncode is None and not await scheduler.wait_frozen(self.freezer):
+                    self.freezer.thaw()  # a process in a frozen v1 group would not die of SIGKILL
+                    self._child.kill()
+            finally:
+                self.holds_core = False
+                scheduler.current().release(self.labels)
 
     @property
     def returncode(self) -> int | None:
@@ -158,11 +198,15 @@ class _BoundedLog:
 
 @asynccontextmanager
 async def open_bot(
-    cmd: BotCommand, sandbox: str = "none", limits: Limits | None = None, *, grace: float = GRACE_SECONDS
+    cmd: BotCommand, sandbox: str = "none", limits: Limits | None = None, *, grace: float = GRACE_SECONDS,
+    labels: frozenset[object] | None = None
 ) -> AsyncIterator[BotProcess]:
     """Start `cmd` confined by `sandbox` ("bwrap", "rlimit", "none"); kill it and all it started on exit.
 
-    `grace` is how long the bot may take to exit by itself once its stdin is closed.
+    `grace` is how long the bot may take to exit by itself once its stdin is closed. With
+    `labels`, the bot is scheduled: it starts holding a core of the run's scheduler with
+    `labels` (and `cmd` itself as one) and is frozen once started, `BotProcess.resume` thaws
+    it; without, it runs freely (a bot checked on its own, tests).
     """
     global _serial
     limits = limits or Limits()
@@ -171,27 +215,24 @@ async def open_bot(
     async with AsyncExitStack() as stack:
         launch = await stack.enter_async_context(
             sandbox_launch(cmd, modes.resolve_mode(sandbox), limits, {TAG_VAR: tag, OWNER_VAR: OWNER}))
-        if launch.request is not None:
-            bot = await _start_forked(stack, launch, tag, limits)
-        else:
-            watchdog(launch.uid)  # before the spawn: an arena killed during it leaves nothing either
-            with batch_policy():
-                popen = subprocess.Popen(  # synchronous on purpose, see the module docstring
-                    launch.argv,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    cwd=launch.cwd,
-                    env=launch.env,
-                    start_new_session=True,
-                    close_fds=True,
-                    pass_fds=launch.pass_fds,
-                )
-            bot = BotProcess(_Child(popen), _take_fd(popen.stdin), _take_fd(popen.stdout), _take_fd(popen.stderr),
-                             tag, limits, launch.uid)
-            bot._namespace = launch.namespace
+        if labels is not None:
+            labels = labels | {cmd}
+            await scheduler.current().acquire(labels)
+        started = False
+        try:
+            bot = await _spawn(stack, launch, tag, limits)
+            started = True
+        finally:
+            if not started and labels is not None:
+                scheduler.current().release(labels)
+        if labels is not None:
+            bot.labels, bot.holds_core, bot.scheduled = labels, True, True
         try:
             async with beside(bot._drain_stderr, lambda: _shut_down(bot, grace)):
+                if labels is not None:
+                    with trio.CancelScope(shield=True):
+                        bot.freezer = await _freezer(bot, launch)
+                    await bot.pause()
                 yield bot
         finally:
             with trio.CancelScope(shield=True):
@@ -199,11 +240,53 @@ async def open_bot(
                 for stream in (bot.stdin, bot.stdout, bot._stderr):
                     await stream.aclose()
                 os.close(bot._pidfd)
+                if bot.freezer is not None:
+                    bot.freezer.close()
+
+
+async def _spawn(stack: AsyncExitStack, launch: Launch, tag: str, limits: Limits) -> BotProcess:
+    if launch.request is not None:
+        return await _start_forked(stack, launch, tag, limits)
+    watchdog(launch.uid)  # before the spawn: an arena killed during it leaves nothing either
+    with batch_policy():
+        popen = subprocess.Popen(  # synchronous on purpose, see the module docstring
+            launch.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=launch.cwd,
+            env=launch.env,
+            start_new_session=True,
+            close_fds=True,
+            pass_fds=launch.pass_fds,
+        )
+    bot = BotProcess(_Child(popen), _take_fd(popen.stdin), _take_fd(popen.stdout), _take_fd(popen.stderr),
+                     tag, limits, launch.uid)
+    bot._namespace = launch.namespace
+    if launch.namespace is not None:  # bwrap has its copy: the pipe ends if bwrap does
+        os.close(launch.namespace.write_fd)
+        launch.namespace.write_fd = -1
+    return bot
+
+
+async def _freezer(bot: BotProcess, launch: Launch) -> scheduler.Freezer | None:
+    """How `bot` is frozen: its cgroup freezer, else its PID namespace's processes stopped
+    (fork, bwrap), else not at all."""
+    if launch.group is not None and launch.group.freezer_files is not None:
+        return scheduler.CgroupFreezer(launch.group.freezer_files)
+    if launch.request is not None:
+        return scheduler.namespace_freezer(scheduler.pidfd_pid(bot._pidfd))
+    if launch.namespace is not None:
+        with trio.move_on_after(scheduler.FREEZE_PATIENCE_S):
+            init = await launch.namespace.known()
+            return None if init is None else scheduler.SignalFreezer(*init)
+    return None
 
 
 @asynccontextmanager
 async def open_bots(
-    cmds: Sequence[BotCommand], sandbox: str = "none", limits: Limits | None = None, *, grace: float = GRACE_SECONDS
+    cmds: Sequence[BotCommand], sandbox: str = "none", limits: Limits | None = None, *, grace: float = GRACE_SECONDS,
+    labels: Sequence[frozenset[object]] | None = None
 ) -> AsyncIterator[list[BotProcess | OSError]]:
     """`open_bot` for a table's bots at once: they start side by side and shut down side by side.
 
@@ -221,7 +304,8 @@ async def open_bots(
 
     async def hold(i: int, cmd: BotCommand) -> None:
         try:
-            async with open_bot(cmd, sandbox, limits, grace=grace) as bot:
+            async with open_bot(cmd, sandbox, limits, grace=grace,
+                                labels=labels[i] if labels is not None else frozenset()) as bot:
                 settle(i, bot)
                 await release.wait()
         except OSError as exc:
@@ -302,9 +386,27 @@ async def _start_forked(stack: AsyncExitStack, launch: Launch, tag: str, limits:
 
 
 async def _shut_down(bot: BotProcess, grace: float) -> None:
-    """Close stdin, wait briefly for a clean exit, then kill the bot and all it started, and reap."""
+    """Close stdin, wait briefly for a clean exit, then kill the bot and all it started, and reap.
+
+    The bot holds a core meanwhile (it exits as it runs); a cancelled run's bots do not wait for one."""
     if bot._shut:
         return
+    try:
+        try:
+            await bot.resume()
+        except trio.Cancelled:
+            if bot.freezer is not None:
+                bot.freezer.thaw()  # no core (a cancelled run): thawed only to die
+            bot._child.kill()
+            raise
+        await _close_and_reap(bot, grace)
+    finally:
+        if bot.holds_core:
+            bot.holds_core = False
+            scheduler.current().release(bot.labels)
+
+
+async def _close_and_reap(bot: BotProcess, grace: float) -> None:
     try:
         await bot.stdin.aclose()
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import sys
 
-from arena.process import cgroups, forking, sandbox
+from arena.process import cgroups, forking, sandbox, scheduler
 
 _checked: set[str] = set()  # modes whose trial the arena process that started this one passed
 
@@ -53,13 +53,18 @@ def default_mode() -> str:
 
 
 NO_WHOLE_BOT_LIMITS = "without whole-bot limits: no writable cgroups here, only each process's own"
+NOT_FROZEN = "not frozen off their turn: bots took turns for the cores, but ran between them"
 
 
 def label(mode: str) -> str:
     """`mode` as the run's header and `bot check` name it: with a note where a bot's memory,
     processes and CPU share are not bounded for the bot with all its children (no writable
     cgroups: an ordinary user, or a container without them), as rlimit's warning says what
-    rlimit lacks."""
+    rlimit lacks; and where bots cannot be frozen while others move (arena.process.scheduler:
+    rlimit without cgroups, none)."""
+    text = mode
     if mode != "none" and not cgroups.available():
-        return f"{mode} ({NO_WHOLE_BOT_LIMITS})"
-    return mode
+        text += f" ({NO_WHOLE_BOT_LIMITS})"
+    if not scheduler.can_freeze(mode):
+        text += f" ({NOT_FROZEN})"
+    return text

@@ -30,6 +30,7 @@ environment (`runtime`), so no system package is needed.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import hashlib
 import json
@@ -144,9 +145,12 @@ SHM = "/dev/shm"
 @functools.cache
 def usr_copy() -> str | None:
     """bwrap's and fork's /usr: the view copied into a folder on the machine's tmpfs (/dev/shm),
-    whose pages are memory and cannot be evicted; None where there is no tmpfs there (bwrap then
-    binds each path of the view, about 130 ms more per bot). One copy per view and user, made by
-    the first arena that needs it (about 1 s, 130 MiB) and kept for the next ones.
+    whose pages are memory and cannot be evicted; None where there is no tmpfs there, or where a
+    new copy would take /dev/shm's copies past `shm_bound()` (bwrap then binds each path of the
+    view, about 130 ms more per bot). One copy per view and user, made by the first arena that
+    needs it (about 1 s, 130 MiB), shared by the arenas that use the same view, and removed by the
+    first arena to start once none uses it (`sweep_usr_copies`): each arena holds a shared lock
+    on the copy it uses for as long as it runs.
 
     A bind's source shows in the bot's /proc/self/mountinfo, so the copy's folder has a random
     name; a link beside it, named by a hash of the user and the view's paths with their sizes and
@@ -155,26 +159,130 @@ def usr_copy() -> str | None:
     try:
         if _fs_type(SHM) != "tmpfs":
             return None
+        sweep_usr_copies()
         layout = usr_layout()
         stamps = [(entry, _stamp(entry[1])) for entry in layout]
         key = hashlib.sha256(json.dumps([os.geteuid(), stamps]).encode()).hexdigest()[:16]
         link = Path(SHM) / f"{USR_COPY_PREFIX}{key}"
-        if link.is_symlink() and link.lstat().st_uid == os.geteuid() and not link.exists():
-            link.unlink()  # its copy was removed by hand: make a new one
-        if not os.path.lexists(link):
-            building = Path(tempfile.mkdtemp(prefix=USR_COPY_PREFIX, dir=SHM))
-            try:
-                view.copy_to(layout, str(building / "usr"))
-                building.chmod(0o755)
-                os.symlink(building.name, link)  # whole or not at all
-            except OSError:
-                shutil.rmtree(building, ignore_errors=True)  # another arena may have won the race
-        return _trusted_copy(link)
+        for _ in range(3):  # (a sweep may take the copy between finding it and locking it)
+            if link.is_symlink() and link.lstat().st_uid == os.geteuid() and not link.exists():
+                link.unlink()  # its copy was removed: make a new one
+            if not os.path.lexists(link):
+                if shm_used() + _layout_bytes(layout) > shm_bound():
+                    return None
+                building = Path(tempfile.mkdtemp(prefix=USR_COPY_PREFIX, dir=SHM))
+                _hold(building)
+                try:
+                    view.copy_to(layout, str(building / "usr"))
+                    (building / HELD_MARK).touch()
+                    building.chmod(0o755)
+                    os.symlink(building.name, link)  # whole or not at all
+                except OSError:
+                    shutil.rmtree(building, ignore_errors=True)  # another arena may have won the race
+            copy = _trusted_copy(link)
+            if copy is None:
+                return None
+            _hold(Path(copy).parent)
+            if _trusted_copy(link) == copy and os.path.isdir(copy):
+                return copy
+        return None
     except OSError:
         return None
 
 
 USR_COPY_PREFIX = "zwicker-usr-"
+SHM_BOUND_VAR = "ZWICKER_SANDBOX_SHM_BYTES"
+SHM_BOUND = 2 << 30
+"""What the view's copies of one user may hold on /dev/shm at most, by default (a view with
+Python, Java, Perl, Ruby and Node.js is about 600 MiB here: bench/README.md)."""
+HELD_MARK = "held"  # in a copy's folder: the arenas that use it hold a lock on it
+_held: dict[str, int] = {}  # copy folder -> an open descriptor holding a shared lock on it
+
+
+def shm_bound() -> int:
+    """The bound on this user's copies of the view on /dev/shm (`SHM_BOUND_VAR` sets it, in bytes)."""
+    text = os.environ.get(SHM_BOUND_VAR, "").strip()
+    return int(text) if text.isdigit() else SHM_BOUND
+
+
+def _hold(folder: Path) -> None:
+    """A shared lock on `folder` (a copy of the view) for as long as this process runs: a sweep
+    removes only copies no arena holds."""
+    if str(folder) in _held:
+        return
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fcntl.flock(fd, fcntl.LOCK_SH)  # waits while a sweep removes it (then it is gone: made anew)
+    _held[str(folder)] = fd
+
+
+def _copies() -> list[Path]:
+    """This user's copies of the view on /dev/shm (folders, not their links)."""
+    out = []
+    for path in Path(SHM).glob(f"{USR_COPY_PREFIX}*"):
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
+            out.append(path)
+    return out
+
+
+def shm_used() -> int:
+    """Bytes this user's copies of the view hold on /dev/shm."""
+    total = 0
+    for copy in _copies():
+        for here, _, names in os.walk(copy):
+            for name in names:
+                try:
+                    total += os.lstat(os.path.join(here, name)).st_blocks * 512
+                except OSError:
+                    pass
+    return total
+
+
+def _layout_bytes(layout: list[tuple[str, str, str]]) -> int:
+    """What copying these paths of the view takes."""
+    total = 0
+    for kind, path, source in layout:
+        if kind == "link":
+            continue
+        here = source or path
+        if kind == "dir":
+            total += sum(os.lstat(os.path.join(d, n)).st_size for d, _, names in os.walk(here) for n in names)
+        else:
+            total += os.path.getsize(here)
+    return total
+
+
+def sweep_usr_copies() -> list[str]:
+    """Remove this user's copies of the view that no arena holds (a changed view's, a dead
+    arena's), and the links that led to them."""
+    removed = []
+    for copy in _copies():
+        if str(copy) in _held or not (copy / HELD_MARK).exists():
+            continue  # (without the mark: made by an arena that takes no locks, which may use it still)
+        try:
+            fd = os.open(copy, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # an arena uses it
+        try:
+            shutil.rmtree(copy, ignore_errors=True)
+            removed.append(str(copy))
+        finally:
+            os.close(fd)
+    for link in Path(SHM).glob(f"{USR_COPY_PREFIX}*"):
+        try:
+            if link.is_symlink() and link.lstat().st_uid == os.geteuid() and not link.exists():
+                link.unlink()
+        except OSError:
+            pass
+    return removed
 
 
 def _trusted_copy(link: Path) -> str | None:
@@ -221,6 +329,10 @@ def _program_in_usr(program: str) -> list[tuple[str, str, str]]:
         return extra
     missing = [entry for entry in extra if not os.path.lexists(os.path.join(copy, os.path.relpath(entry[1], "/usr")))]
     if missing:
+        need = _layout_bytes(missing)
+        if shm_used() + need > shm_bound():
+            raise ValueError(f"the sandbox's copies of /usr would hold more than {shm_bound() >> 20} MiB on {SHM} with "
+                             f"{program}'s runtime ({need >> 20} MiB more): {SHM_BOUND_VAR} raises the bound")
         view.copy_to(missing, copy)
     return []
 
@@ -260,6 +372,7 @@ class Launch:
     request: dict | None = None  # mode "fork": what the fork server needs instead (arena.process.forkserver)
     pass_fds: tuple[int, ...] = ()  # kept open in the child
     namespace: PidNamespace | None = None  # mode "bwrap": how to see the whole sandbox gone
+    group: cgroups.BotGroup | None = None  # the bot's cgroups, if any (its freezer: arena.process.scheduler)
 
 
 class PidNamespace:
@@ -272,6 +385,18 @@ class PidNamespace:
         self._read, self.write_fd = os.pipe()  # bwrap writes one JSON record, then closes its end
         os.set_blocking(self._read, False)
         self._init: tuple[int, str] | None = None  # (the init's pid, "pid:[inode]") once read
+
+    async def known(self) -> tuple[int, str] | None:
+        """(the init's pid, "pid:[inode]") once bwrap has said, or None if it exited first
+        (the arena's copy of `write_fd` must be closed by then)."""
+        if self._init is None:
+            await trio.lowlevel.wait_readable(self._read)
+            try:
+                info = json.loads(os.read(self._read, 1 << 16))
+                self._init = int(info["child-pid"]), f"pid:[{int(info['pid-namespace'])}]"
+            except (OSError, ValueError, KeyError, TypeError):
+                return None
+        return self._init
 
     async def gone(self, patience: float) -> bool:
         """True once the namespace's init has exited (waiting up to `patience` seconds for it);
@@ -360,7 +485,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         request = fork_request(argv, source, in_process, limits, uid, tag_env, binds)
         request["cgroups"] = group.procs_files() if group is not None else []
         request["usr"] = usr
-        yield Launch(argv, str(cmd.workdir), {}, uid, request=request)
+        yield Launch(argv, str(cmd.workdir), {}, uid, request=request, group=group)
         return
     source = None
     if mode == "bwrap":
@@ -391,10 +516,10 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         try:
             with _filter_fd() as fd:
                 extra += ["--info-fd", str(namespace.write_fd), "--seccomp", str(fd)]
-                shell, prlimit = _rlimits(limits, uid, extra_processes=2)  # by the shell: bwrap's bounded too
+                shell, prlimit = _rlimits(limits, uid, extra_processes=2, own_namespace=True)  # bwrap's bounded too
                 full = (death_with_arena(uid, join + shell) + _bwrap_argv(source, cmd.workdir, uid, limits.tmp_bytes, extra)
                         + prlimit + argv)
-                yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd, fd), namespace=namespace)
+                yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd, fd), namespace=namespace, group=group)
         finally:
             namespace.close()
         return
@@ -407,7 +532,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         # the arena dies, its bots die with it. The parent is the trio thread, see arena.process.
         shell, prlimit = _rlimits(limits, uid)
         full = death_with_arena(uid, join + shell) + prlimit + argv
-        yield Launch(full, str(cmd.workdir), env, uid)
+        yield Launch(full, str(cmd.workdir), env, uid, group=group)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -441,7 +566,8 @@ def death_with_arena(uid: int | None = None, then: str = "") -> list[str]:
             f'[ "$PPID" = {os.getpid()} ] || exit 111; {then}exec "$@"', "zwicker-bot"]
 
 
-def _rlimits(limits: Limits, uid: int | None, extra_processes: int = 0) -> tuple[str, list[str]]:
+def _rlimits(limits: Limits, uid: int | None, extra_processes: int = 0,
+             own_namespace: bool = False) -> tuple[str, list[str]]:
     """The resource limits as (shell for the guard, `death_with_arena`; a prlimit command line):
     one of them empty. The guard shell's own `ulimit` where /bin/sh is dash and every limit is a
     whole number of its units: one exec less per bot than prlimit, about 1 ms of CPU
@@ -449,15 +575,20 @@ def _rlimits(limits: Limits, uid: int | None, extra_processes: int = 0) -> tuple
     is the pipe size: hence dash only).
 
     RLIMIT_NPROC counts every task of the real uid: with a throw-away uid that is the bot alone
-    (and `extra_processes`, bwrap's own two); running as the arena's user, the arena's tasks too.
+    (and `extra_processes`, bwrap's own two); running as the arena's user, the arena's tasks too,
+    and every other bot's. So with `own_namespace` (bwrap as an ordinary user) it is set inside
+    the bot's user namespace instead, where the kernel (5.14 and later) counts the bot's own
+    tasks only (the second item: a shell's `ulimit -p` before the bot's program).
     SIGXCPU comes at the soft CPU limit, SIGKILL one second later for a bot that ignores it."""
-    nproc = limits.processes + extra_processes + (0 if uid is not None else _tasks_of(os.getuid()))
+    own = own_namespace and uid is None and _kernel() >= (5, 14)
+    nproc = limits.processes + extra_processes + (0 if uid is not None or own else _tasks_of(os.getuid()))
     cpu = (limits.cpu_seconds, limits.cpu_seconds + 1)
     if _sh_is_dash() and not limits.file_bytes % 512 and not limits.memory_bytes % 1024:
         limit = (("-S -t", cpu[0]), ("-H -t", cpu[1]), ("-v", limits.memory_bytes // 1024),
                  ("-f", limits.file_bytes // 512), ("-n", limits.open_files), ("-p", nproc), ("-c", 0))
-        return (" && ".join(f"ulimit {option} {value}" for option, value in limit)
-                + " || { echo 'arena: the resource limits could not be set' >&2; exit 112; }; "), []
+        inside = ["/bin/sh", "-c", f'ulimit -p {nproc} || exit 112; exec "$@"', "zwicker-bot"] if own else []
+        return (" && ".join(f"ulimit {option} {value}" for option, value in limit if not (own and option == "-p"))
+                + " || { echo 'arena: the resource limits could not be set' >&2; exit 112; }; "), inside
     return "", ["prlimit", f"--as={limits.memory_bytes}", f"--cpu={cpu[0]}:{cpu[1]}", f"--fsize={limits.file_bytes}",
                 f"--nofile={limits.open_files}", f"--nproc={nproc}", "--core=0", "--"]
 

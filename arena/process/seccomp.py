@@ -68,6 +68,10 @@ FADVISE_REFUSED = (POSIX_FADV_WILLNEED, POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE)
 MADV_WILLNEED, MADV_COLD, MADV_PAGEOUT, MADV_POPULATE_READ, MADV_POPULATE_WRITE, MADV_COLLAPSE = 3, 20, 21, 22, 23, 25
 MADVISE_REFUSED = (MADV_WILLNEED, MADV_COLD, MADV_PAGEOUT, MADV_POPULATE_READ, MADV_POPULATE_WRITE, MADV_COLLAPSE)
 RWF_NOWAIT = 0x8
+SIGCONT = 18
+SIGNAL_ARGUMENT = (("kill", 1), ("tkill", 1), ("tgkill", 2), ("rt_sigqueueinfo", 1), ("rt_tgsigqueueinfo", 2),
+                   ("pidfd_send_signal", 1))
+"""Where each call that sends a signal takes the signal's number."""
 MAP_SHARED, MAP_ANONYMOUS = 0x01, 0x20  # (MAP_SHARED_VALIDATE, 0x03, has MAP_SHARED's bit)
 
 
@@ -101,6 +105,9 @@ def program() -> bytes:
         f.add_rule(refuse, "madvise", sc.Arg(2, sc.EQ, advice))
     for name in ("preadv2", "pwritev2"):  # (fd, iov, iovcnt, pos_l, pos_h, flags)
         f.add_rule(refuse, name, sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
+    # SIGCONT: a bot's frozen processes (stopped: arena.process.scheduler) stay stopped.
+    for name, position in SIGNAL_ARGUMENT:
+        f.add_rule(refuse, name, sc.Arg(position, sc.EQ, SIGCONT))
     shared_anonymous = MAP_SHARED | MAP_ANONYMOUS  # mmap(addr, len, prot, flags, fd, off)
     f.add_rule(refuse, "mmap", sc.Arg(3, sc.MASKED_EQ, shared_anonymous, shared_anonymous))
     f.add_rule(refuse, "unshare", sc.Arg(0, sc.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER))

@@ -36,6 +36,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -385,6 +386,30 @@ def unseen_interpreter(program: str, folder: str) -> str | None:
             return (f"its #! line names {path}, which lies outside /usr (all of the machine the sandbox shows "
                     "a bot): install that runtime under /usr, or name one there")
     return None
+
+
+_PATH = re.compile(r"(/usr/[\w.+@:-]+(?:/[\w.+@:-]+)*)")
+_PERL_MISSING = re.compile(r"Can't locate (\S+) in @INC")
+
+
+def unseen(text: str, shown: Iterable[str]) -> list[str]:
+    """The files a bot's words (its stderr) name that are on this machine under /usr but not in
+    its view `shown`: named by path, or (perl's "Can't locate X.pm in @INC") found in perl's @INC."""
+    folders = tuple(shown)
+    covered = lambda path: any(path == p or path.startswith(p + "/") for p in folders)  # noqa: E731
+    named = _PATH.findall(text)
+    for module in _PERL_MISSING.findall(text):
+        perl = shutil.which("perl", path=":".join(SCRIPT_PATH))
+        for folder in _asked_folders(perl, "perl") if perl else ():
+            if os.path.exists(os.path.join(folder, module)):
+                named.append(os.path.join(folder, module))
+                break
+    out: list[str] = []
+    for path in named:
+        path = path.rstrip(".:")
+        if os.path.exists(path) and not covered(path) and not covered(_real_under_usr(path)) and path not in out:
+            out.append(path)
+    return out
 
 
 def _shown_from(path: str) -> str:

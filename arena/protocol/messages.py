@@ -9,6 +9,7 @@ the small constructors below, so their shape lives next to the parser of the rep
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -101,8 +102,10 @@ class Decoder:
         stdout), or a struct sent as an array (Rust's rmp-serde `to_vec`)."""
         text = self._text_at(start)
         if text:
+            jvm = (" (a JVM's own log goes to stdout: -Xlog:all=warning:stderr sends it to stderr)"
+                   if re.match(r"\[\d+\.\d+s\]\[", text) else "")
             return (f"; its bytes read as text ({text!r}): did the bot print to stdout? stdout carries only "
-                    "protocol messages, logs go to stderr")
+                    f"protocol messages, logs go to stderr{jvm}")
         if isinstance(obj, list):
             return ("; a struct sent as an array? messages are maps with named fields (Rust's rmp-serde: "
                     "to_vec_named, not to_vec; protocol.md, \"msgpack libraries\")")

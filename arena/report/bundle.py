@@ -2,7 +2,8 @@
 from a page opened from disk (file://), but it runs a script.
 
 The modules keep to a small form that makes this exact: imports on top, each
-`import { a, b as c } from "./x.js";`, and exports as `export function|const|let|class NAME`.
+`import { a, b as c } from "./x.js";`, and exports as `export function|const|let|class NAME` or
+`export { a, b as c };`.
 Each module becomes a function run once, in dependency order, whose result is its exports;
 each game viewer given (a module that imports nothing) becomes `window.ZA_VIEWERS[game]`,
 where the app looks first. The entry module runs last.
@@ -16,10 +17,11 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 
-IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([\w.-]+\.js)";[ \t]*\n', re.M)
-EXPORT = re.compile(r"^export (?=(?:async )?function\b|const\b|let\b|class\b)", re.M)
-EXPORTED = re.compile(r"^export (?:async )?(?:function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)", re.M)
-STRAY = re.compile(r"^\s*(?:import\s+[^(\s]|export\s)", re.M)
+IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([\w.-]+\.js)";[ \t]*\n', re.MULTILINE)
+EXPORT = re.compile(r"^export (?=(?:async )?function\b|const\b|let\b|class\b)", re.MULTILINE)
+EXPORTED = re.compile(r"^export (?:async )?(?:function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)", re.MULTILINE)
+EXPORT_LIST = re.compile(r"^export \{([^}]*)\};?[ \t]*\n", re.MULTILINE)
+STRAY = re.compile(r"^\s*(?:import\s+[^(\s]|export\s)", re.MULTILINE)
 
 
 def _module(name: str, text: str) -> str:
@@ -28,12 +30,16 @@ def _module(name: str, text: str) -> str:
     for names, source in IMPORT.findall(text):
         parts = [n.strip() for n in names.split(",") if n.strip()]
         lines.append("const { " + ", ".join(p.replace(" as ", ": ") for p in parts) + " } = M[" + json.dumps(source) + "];")
-    body = EXPORT.sub("", IMPORT.sub("", text))
+    body = EXPORT_LIST.sub("", EXPORT.sub("", IMPORT.sub("", text)))
     if STRAY.search(body):
         raise ArenaError(f"{name}: an import or export the report's bundle cannot take (see arena/report/bundle.py)")
-    exports = EXPORTED.findall(text)
+    exports = [f"{e}: {e}" for e in EXPORTED.findall(text)]
+    for listed in EXPORT_LIST.findall(text):  # export { a, b as c };
+        for part in (p.strip() for p in listed.split(",") if p.strip()):
+            local, _, public = part.partition(" as ")
+            exports.append(f"{(public or local).strip()}: {local.strip()}")
     return ("(function () {\n" + "\n".join(lines) + "\n" + body
-            + "\nreturn { " + ", ".join(f"{e}: {e}" for e in exports) + " };\n})()")
+            + "\nreturn { " + ", ".join(exports) + " };\n})()")
 
 
 def bundle(folder: Path, entry: str, viewers: dict[str, Path]) -> str:

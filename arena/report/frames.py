@@ -39,7 +39,9 @@ def deal_frames(doc: dict[str, Any], carry: Any = None) -> dict[str, Any]:
         except games.IllegalMove as exc:
             raise ArenaError(f"deal {doc['deal_id']}: stored move {k + 1} does not replay: {exc}") from None
         frame = _frame(after, state, move, viewer is None)
-        frame["move"] = {"seat": record["seat"], "text": str(move), **(frame.get("move") or {}), "ms": record.get("ms")}
+        given = frame.get("move")  # the game's own account of the move, if a dict
+        frame["move"] = {"seat": record["seat"], "text": str(move), **(given if isinstance(given, dict) else {}),
+                         "ms": record.get("ms")}
         frames.append(frame)
         state = after
     _withhold(frames)

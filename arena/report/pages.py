@@ -22,7 +22,6 @@ from typing import Any
 import sqlite_utils
 
 import games
-
 from arena.errors import ArenaError
 from arena.report import views
 from arena.report.frames import deal_page
@@ -80,7 +79,7 @@ def _variant_text(variant: dict, game: str | None = None) -> str:
         return str(variant.get("preset", "?"))
 
 
-def tournaments(db: sqlite_utils.Database, r: "Reads | None" = None, only: int | None = None) -> dict[str, Any]:
+def tournaments(db: sqlite_utils.Database, r: Reads | None = None, only: int | None = None) -> dict[str, Any]:
     """Every tournament (or the one of id `only`) with its leader (rank 1 of its standings, as
     `arena standings` gives it)."""
     r = r if r is not None else Reads(db)

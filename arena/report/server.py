@@ -33,7 +33,8 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from arena.errors import ArenaError
-from arena.report import app as web, pages, views
+from arena.report import app as web
+from arena.report import pages, views
 from arena.report.pages import page
 from arena.results import web_queries
 
@@ -213,14 +214,14 @@ class Results:
             tids = [t["id"] for t in page(db, "tournaments")["tournaments"]]
             self.version = web_queries.data_version(db)
         for key in ["tournaments", *(f"t/{tid}" for tid in reversed(tids[-PREBUILT:]))]:
-            self.cache.get(key, lambda key=key: self._build(key))
+            self.cache.get(key, partial(self._build, key))
 
     def _refresh(self, version: str) -> None:
         for key in self.cache.stale(version):
             if pages.is_deal(key):  # built once: a stored deal never changes
                 continue
             try:
-                self.cache.refresh(key, lambda key=key: self._build(key))
+                self.cache.refresh(key, partial(self._build, key))
             except ArenaError:  # a page that no longer exists: its viewer will be told
                 pass
             except Exception:  # a bug: shown, and the other pages still refreshed
@@ -314,7 +315,8 @@ def make_app(results: Results, host: str = HOST) -> Any:
         Route("/api/version", version), Route("/api/{key:path}", api),
         Route("/{key:path}", view),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _server_error})
+    handlers: dict[Any, Any] = {HTTPException: _http_error, Exception: _server_error}
+    app = Starlette(routes=routes, exception_handlers=handlers)
     return web.Guard(app, web.allowed_hosts(host))
 
 

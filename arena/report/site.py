@@ -18,10 +18,10 @@ from typing import Any
 
 import sqlite_utils
 
+from arena.errors import ArenaError
 from arena.report import bundle, pages, views
 from arena.report.server import STATIC, finite
 from arena.results import read, web_queries
-
 
 BUNDLE = "app.bundle.js"
 
@@ -47,15 +47,16 @@ def _script(key: str, value: Any) -> str:
 
 
 def write_site(db: sqlite_utils.Database, name: str, output: Path,
-               progress: Callable[[int, int], None] | None = None, *, show_stderr: bool = False) -> dict[str, int]:
-    """Write tournament `name`'s pages to `output`; returns counts of pages and deals written.
+               progress: Callable[[int, int], None] | None = None, *, show_stderr: bool = False) -> dict[str, Any]:
+    """Write tournament `name`'s pages to `output`; returns counts of pages and deals written
+    (and `viewer_skipped`: why the game's viewer was left out, the generic one drawing its deals).
     `show_stderr`: a league's bots' stderr too (see pages.page)."""
     with web_queries.snapshot(db):  # a tournament still running is written as one moment of it
         return _write(db, name, output, progress, show_stderr)
 
 
 def _write(db: sqlite_utils.Database, name: str, output: Path,
-           progress: Callable[[int, int], None] | None, show_stderr: bool) -> dict[str, int]:
+           progress: Callable[[int, int], None] | None, show_stderr: bool) -> dict[str, Any]:
     t = read.get_tournament(db, name)
     tid = t["id"]
     output.mkdir(parents=True, exist_ok=True)
@@ -67,8 +68,14 @@ def _write(db: sqlite_utils.Database, name: str, output: Path,
     # The app's modules and its game's viewer as one script (a page from disk runs no module).
     game = pages.game_name(t)
     viewer = views.viewer_file(game)
-    (output / "static" / BUNDLE).write_text(
-        bundle.bundle(STATIC, "app.js", {game: viewer} if viewer is not None else {}), encoding="utf-8")
+    skipped: str | None = None
+    try:
+        script = bundle.bundle(STATIC, "app.js", {game: viewer} if viewer is not None else {})
+    except ArenaError as exc:  # a viewer in a form the bundle cannot take: the generic viewer draws the game
+        if viewer is None:
+            raise
+        script, skipped = bundle.bundle(STATIC, "app.js", {}), str(exc)
+    (output / "static" / BUNDLE).write_text(script, encoding="utf-8")
     (output / "index.html").write_bytes(report_shell())
     # The report opens on its tournament (index.html without an address's #...).
     (output / "mode.js").write_text(f'window.ZA_MODE = "files";\nwindow.ZA_START = "t={tid}";\n', encoding="utf-8")
@@ -97,4 +104,4 @@ def _write(db: sqlite_utils.Database, name: str, output: Path,
         put(f"deal/{deal_id}")
         if progress is not None:
             progress(n, len(deal_ids))
-    return {"pages": written, "deals": len(deal_ids)}
+    return {"pages": written, "deals": len(deal_ids), **({"viewer_skipped": skipped} if skipped else {})}

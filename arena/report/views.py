@@ -14,7 +14,7 @@ from pathlib import Path
 
 import games
 
-GAME_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
+GAME_NAME = re.compile(r"[a-z0-9][a-z0-9_.:-]{0,63}")  # (an outside game: "package:name", say)
 
 
 def wanted(accept: str, fmt: str | None) -> str:

@@ -23,6 +23,8 @@ from arena.results.read import ISOLATING
 NONE = "–"
 WITHOUT_WHOLE_BOT_LIMITS = "without whole-bot limits"
 """What a stored sandbox label (arena.process.modes.label) says when a run had no writable cgroups."""
+NOT_FROZEN = "not frozen off their turn"
+"""What a stored sandbox label says when its bots could not be frozen while others moved."""
 """A cell with nothing in it yet (a bot that has not played)."""
 
 COLUMNS = [("rank", "rank", True), ("bot", "bot", False), ("elo", "elo", True), ("interval", None, True),
@@ -129,8 +131,11 @@ def notes(doc: dict) -> list[str]:
         lines.append("!: faulted in more than 10% of its tables.")
     for label in doc.get("sandbox_labels") or []:
         if WITHOUT_WHOLE_BOT_LIMITS in label:
-            lines.append(f"sandbox {label}: each bot process had its own memory, process and CPU limits, but a bot "
+            lines.append(f"sandbox {label.split(' (' + NOT_FROZEN)[0]}: each bot process had its own memory, process and CPU limits, but a bot "
                          "with all it started was not bounded as a whole.")
+        if NOT_FROZEN in label:
+            lines.append(f"sandbox {label.split(' (')[0]}: bots were {NOT_FROZEN} (arena.process.scheduler): a bot "
+                         "could run, and think, while others moved.")
     iso = doc.get("isolation")
     if iso and iso["unisolated"]:
         modes = ", ".join(m for m in iso["sandboxes"] if m not in ISOLATING)

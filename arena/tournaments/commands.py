@@ -16,7 +16,8 @@ FOLDER_ENTRY_POINTS = ("bot.py", "main.py", "bot.mjs", "main.mjs", "bot.js", "ma
 
 
 def bot_command(row: dict) -> BotCommand:
-    """How to run a registered bot: its stored copy, or its own command run in that copy's folder."""
+    """How to run a registered bot: its stored copy, or its own command run in that copy's folder
+    (all of it, `BotCommand.whole`, in every command that runs it)."""
     path = Path(row["path"])
     if not path.exists():
         raise ArenaError(f"the stored copy of bot {row['name']}@{row['version']} is missing: {path}")
@@ -24,14 +25,14 @@ def bot_command(row: dict) -> BotCommand:
     if row.get("command"):
         with _cwd(folder):
             cmd = BotCommand.from_spec(row["command"])
-        return dataclasses.replace(cmd, workdir=folder)
+        return dataclasses.replace(cmd, workdir=folder, whole=True)
     if path.is_dir():
         for entry in FOLDER_ENTRY_POINTS:
             if (path / entry).is_file():
-                return BotCommand.from_spec(str(path / entry))
+                return dataclasses.replace(BotCommand.from_spec(str(path / entry)), workdir=path.resolve(), whole=True)
         raise ArenaError(f"bot {row['name']} is a folder without {', '.join(FOLDER_ENTRY_POINTS)}: "
                          "register it with --command")
-    return BotCommand.from_spec(str(path))
+    return dataclasses.replace(BotCommand.from_spec(str(path)), whole=True)
 
 
 @contextmanager

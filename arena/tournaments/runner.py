@@ -189,17 +189,20 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str]) -> list[dict]:
 
 
 def command_for(spec: str, db_path: Path) -> BotCommand:
-    """A bot for `arena play` and `bot check`: a file or command string as given, else a name
-    registered in the database at `db_path` (name, name@version or id)."""
+    """A bot for `arena play` and `bot check`: a folder as `bot add` takes it (its bot.py, main.js,
+    ...; run from a copy of all of it), a file or command string as given, else a name registered
+    in the database at `db_path` (name, name@version or id; run from its whole stored folder)."""
     path = Path(spec).expanduser()
-    known: list[str] = []
-    if not path.exists() and db_path.exists() and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*(@\d+)?", spec):
+    if path.is_dir():
+        return candidate_command(path, None)
+    known: list[str] | None = None
+    if not path.exists() and db_path.exists():
         db = open_db(db_path, create=False, readonly=True)
         try:
-            found = registry.get_bot(db, spec)
+            known = sorted({b["name"] for b in registry.list_bots(db) if not b.get("disabled")})
+            found = registry.get_bot(db, spec) if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*(@\d+)?", spec) else None
         except ArenaError:
             found = None
-            known = sorted({b["name"] for b in registry.list_bots(db) if not b.get("disabled")})
         finally:
             db.close()
         if found is not None:
@@ -207,8 +210,11 @@ def command_for(spec: str, db_path: Path) -> BotCommand:
     try:
         return BotCommand.from_spec(spec)
     except ValueError as exc:
-        names = f"known: {', '.join(known)}" if known else "none registered yet"
-        raise ArenaError(f"{exc}, nor a bot registered in {db_path} ({names})") from None
+        if known is None:
+            where = f"no database at {db_path} (--db or ARENA_DB names one)"
+        else:
+            where = f"nor a bot registered in {db_path} ({'known: ' + ', '.join(known) if known else 'none registered yet'})"
+        raise ArenaError(f"{exc}, {where}") from None
 
 
 def candidate_command(path: Path, command: str | None) -> BotCommand:

@@ -161,9 +161,10 @@ def _test_of(row: dict) -> SPRT:
 
 
 async def run(db: sqlite_utils.Database, tid: int, *, sandbox: str = "none", limits: Limits | None = None,
-              report: Report | None = None) -> dict:
+              report: Report | None = None, concurrency: int | None = None) -> dict:
     """Play the test's boards a batch at a time until it decides (or reaches its board limit);
-    returns the stored test. A test decided already just says so."""
+    returns the stored test. A test decided already just says so. `concurrency`: tables at
+    once (default 2; the fair setting, `--fair`, plays as many as memory allows)."""
     row = sprt_tests.get(db, tid)
     if row is None:
         raise ArenaError(f"tournament {tid} is not an SPRT test")
@@ -191,7 +192,8 @@ async def run(db: sqlite_utils.Database, tid: int, *, sandbox: str = "none", lim
         if len(scores) >= t["boards"]:  # the stored boards are all played: the next batch
             target = len(scores) + batch
             sprt_tests.grow(db, tid, target if max_boards is None else min(target, max_boards))
-        await runner.run(db, tid, concurrency=2, processes=1, sandbox=sandbox, limits=limits, rate=False)
+        await runner.run(db, tid, concurrency=concurrency or 2, processes=1, sandbox=sandbox, limits=limits,
+                         rate=False)
         if len(sprt_tests.board_scores(db, tid)) <= len(scores):
             raise ArenaError(f"SPRT test '{row['name']}': a batch ended without a finished board")
     report.end()

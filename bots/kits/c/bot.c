@@ -22,7 +22,8 @@ static uint64_t random64(void) {  /* splitmix64 */
 /* The index in `legal` of the move to play (the game's forms: protocol.md sections 9, 17). */
 static uint32_t choose(mp observation, mp legal) {
     (void)observation;
-    return (uint32_t)(random64() % mp_len(legal));
+    uint32_t n = mp_len(legal);  /* never 0: a seat is asked only when it has a legal move */
+    return n ? (uint32_t)(random64() % n) : 0;
 }
 
 int main(void) {

@@ -1,0 +1,209 @@
+"""The move scheduler (arena/process/scheduler.py): cores lent by labels, and bots frozen with
+everything they started while they hold none, in each sandbox that can freeze, by the cgroup
+freezer (root here) and by stopping the bot's PID namespace (as an ordinary user has it)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from arena.play.table import FixedDeals, TimeControl, play_table
+from arena.process import cgroups, forking, sandbox, scheduler
+from arena.process.command import BotCommand
+from arena.process.lifecycle import open_bot
+
+ROOT = Path(__file__).resolve().parents[1]
+RANDOM = BotCommand.from_spec(str(ROOT / "bots" / "zwicker" / "random_bot.py"))
+needs_bwrap = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=f"bwrap: {sandbox.bwrap_problem()}")
+needs_fork = pytest.mark.skipif(forking.problem() is not None, reason=f"fork: {forking.problem()}")
+MODES = [pytest.param("fork", marks=needs_fork), pytest.param("bwrap", marks=needs_bwrap)]
+
+
+# -- lending cores ----------------------------------------------------------------------------
+
+async def test_no_more_bots_run_than_there_are_cores_and_no_two_share_a_label():
+    s = scheduler.Scheduler(2)
+    order = []
+
+    async def one(name: str, labels: set[str], go: trio.Event) -> None:
+        await s.acquire(frozenset(labels))
+        order.append(name)
+        await go.wait()
+        s.release(frozenset(labels))
+
+    gates = {name: trio.Event() for name in "abcd"}
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(one, "a", {"bot x", "side 0"}, gates["a"])
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(one, "b", {"bot x", "side 1"}, gates["b"])  # the same bot: waits for a
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(one, "c", {"bot y", "side 2"}, gates["c"])  # passes b: nothing of it is held
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(one, "d", {"bot z"}, gates["d"])  # no core free
+        await trio.testing.wait_all_tasks_blocked()
+        assert order == ["a", "c"] and s.running == 2
+        gates["a"].set()  # b (first in line, its label free now) before d
+        await trio.testing.wait_all_tasks_blocked()
+        assert order == ["a", "c", "b"] and s.running == 2
+        gates["c"].set()
+        await trio.testing.wait_all_tasks_blocked()
+        assert order == ["a", "c", "b", "d"]
+        gates["b"].set()
+        gates["d"].set()
+    assert s.running == 0 and s.running_peak == 2 and s.grants == 4
+
+
+async def test_a_waiter_cancelled_takes_no_core_and_one_granted_gives_it_back():
+    s = scheduler.Scheduler(1)
+    await s.acquire(frozenset({"x"}))
+    with trio.move_on_after(1) as scope:  # the autojump clock: no real wait
+        await s.acquire(frozenset({"y"}))
+    assert scope.cancelled_caught and s.running == 1
+    s.release(frozenset({"x"}))
+    assert s.running == 0
+    await s.acquire(frozenset({"x"}))  # the label was given back too
+    s.release(frozenset({"x"}))
+
+
+@pytest.fixture
+def autojump(autojump_clock):
+    return autojump_clock
+
+
+test_a_waiter_cancelled_takes_no_core_and_one_granted_gives_it_back = pytest.mark.usefixtures("autojump")(
+    test_a_waiter_cancelled_takes_no_core_and_one_granted_gives_it_back)
+
+
+# -- freezing real bots -----------------------------------------------------------------------
+
+@pytest.fixture(params=["cgroup", "signals"])
+def freezing(request, monkeypatch):
+    """Each way of freezing this machine offers: the cgroup freezer (root with cgroups), and
+    stopping the bot's PID namespace (what an ordinary user has)."""
+    if request.param == "cgroup":
+        if not cgroups.can_freeze():
+            pytest.skip("no writable cgroup freezer here")
+    else:
+        monkeypatch.setattr(cgroups, "_freezer_base", lambda: None)
+        monkeypatch.setattr(cgroups, "available", lambda: False)
+        monkeypatch.setattr(cgroups, "_bases", lambda: None)
+    return request.param
+
+
+def namespace_pids(namespace: str) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.readlink(f"/proc/{name}/ns/pid") == namespace:
+                    found.append(int(name))
+            except OSError:
+                pass
+    return found
+
+
+def cpu_ticks(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
+def states(pids: list[int]) -> set[str]:
+    found = set()
+    for pid in pids:
+        try:
+            found.add(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0])
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_bot_off_its_turn_is_frozen_with_the_children_it_spins(hostile, mode, freezing):
+    """The bot forks 30 children that leave its session and spin; once it gives its core back
+    none of them runs: stopped, and no CPU time while a whole table of other bots is played."""
+    cmd = BotCommand.from_spec(str(hostile / "spin_children.py"))
+    cmd = BotCommand((*cmd.argv, "--raw"), cmd.workdir, cmd.kind)
+    async with forking.serving(mode), open_bot(cmd, mode, labels=frozenset({"test"})) as bot:
+        assert bot.freezer is not None and not bot.holds_core
+        await bot.resume()
+        said = b""
+        while not said.endswith(b"done\n"):  # its 30 children spin
+            said += await bot.stdout.receive_some(100)
+        await bot.pause()
+        with trio.fail_after(60):  # a guard against a hang, not a timing assertion
+            while not bot.freezer.frozen():  # the freeze is pending at once, and done a moment later
+                await trio.lowlevel.checkpoint()
+        if isinstance(bot.freezer, scheduler.SignalFreezer):
+            pids = namespace_pids(bot.freezer.namespace)
+            assert len(pids) >= 31 and states(pids) <= set("TZ")
+        else:
+            assert freezing == "cgroup" and bot.freezer.frozen()
+            pids = [int(p) for p in (bot.freezer.folder / "cgroup.procs").read_text().split()]
+            assert len(pids) >= 31
+        before = cpu_ticks(pids)
+        result = await play_table([RANDOM] * 4, variant="jensen", plan=FixedDeals([(7, 0), (8, 1)]),
+                                  sandbox=mode, time_control=TimeControl(move_s=5))
+        assert result.ok
+        assert cpu_ticks(pids) == before
+        await bot.resume()  # thawed, it still works
+        await bot.stdin.send_all(b"x")
+
+
+# -- a bot's limits are its own ---------------------------------------------------------------
+
+THREADS_TOURNAMENT = """
+import json, sys, trio
+from pathlib import Path
+from arena.process import modes
+from arena.results import registry, schema
+from arena.tournaments import runner
+folder, bot = Path(sys.argv[1]), sys.argv[2]
+db = schema.open_db(folder / "t.db")
+names = [f"threads{k}" for k in range(4)]
+for name in names:
+    registry.add_bot(db, bot, name=name, store_dir=folder / "store")
+tid = runner.prepare(db, "threads", names, runner.Settings(boards=2, seed=2**60), sandbox="auto")
+trio.run(lambda: runner.run(db, tid, concurrency=4, sandbox=modes.resolve_mode(None)))
+rows = list(db.query("SELECT forfeit FROM board_tables"))
+print(json.dumps({"mode": modes.default_mode(), "tables": len(rows), "faults": [r["forfeit"] for r in rows if r["forfeit"]]}))
+"""
+
+
+def test_four_bots_of_twenty_threads_each_play_a_tournament_as_an_ordinary_user(open_dir):
+    """Each bot's process limit counts its own tasks only: as an ordinary user, four bots that
+    each start 20 threads (their limit: 32) play every table of a four-player tournament, two
+    rooms at once, without a fault (the limit used to count every task of the user)."""
+    import json
+    import subprocess
+    import sys
+
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        os.chown(open_dir, 65534, 65534)
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    out = subprocess.run([*prefix, sys.executable, "-c", THREADS_TOURNAMENT, str(open_dir),
+                          str(ROOT / "tests" / "data" / "threads_bot.py")],
+                         capture_output=True, text=True, cwd=ROOT, env={**os.environ, "HOME": str(open_dir)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    said = json.loads(out.stdout.splitlines()[-1])
+    if said["mode"] == "rlimit":
+        pytest.skip("no sandbox with namespaces for an ordinary user here: rlimit counts the user's tasks")
+    assert said["tables"] > 0 and said["faults"] == [], said
+
+
+async def test_a_cancelled_acquire_never_keeps_the_core():
+    s = scheduler.Scheduler(1)
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        await s.acquire(frozenset({"x"}))
+    assert s.running == 0
