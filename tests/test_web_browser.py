@@ -462,6 +462,7 @@ def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp
 
     with schema.open_db(db, create=False) as d:
         stored = sprt_tests.get(d, 1)
+        stored_played = len(sprt_tests.board_scores(d, 1))
     server = Server(db)
     try:
         page.goto(server.url + "#t=1")
@@ -470,6 +471,8 @@ def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "limit": "stopped at the board limit"}[stored["verdict"]]
         assert page.text_content("#sprt-verdict").startswith(verdict)
         assert f"\n{page.text_content('#sprt-verdict')}, after {stored['boards']} boards" in said  # the terminal's words
+        assert page.text_content("#sprt-faults") == f"Faults: none in {2 * stored_played} tables." and \
+            f"\n{page.text_content('#sprt-faults')}\n" in said
         points = page.get_attribute("#llr polyline.llr", "points").split()
         assert len(points) == stored["boards"] + 1
         assert page.locator("#llr line.bound-h1").count() == 1 and page.locator("#llr line.bound-h0").count() == 1
