@@ -82,9 +82,10 @@ class Settings:
         except (games.GameError, ValueError, TypeError) as exc:
             raise ArenaError(f"--variant: {exc}") from None
         if not two_teams(layout) and self.partners != "clone":
-            raise ArenaError("--partners mixed is for a table of two sides of two; here each match is one entrant "
-                             f"per side, its bot in all of the side's seats ({layout.players} players, "
-                             f"{layout.num_sides} sides)")
+            who = (f"{layout.num_sides} sides of {layout.players // layout.num_sides}, each match one bot a side in "
+                   "all of its seats" if layout.partnerships else f"every player plays alone ({layout.players} "
+                   "players, each match one bot a seat)")
+            raise ArenaError(f"--partners mixed is for a table of two sides of two; in {g.info.title} here {who}")
         if type(self.boards) is not int or self.boards < 1:
             raise ArenaError(f"--boards must be at least 1, got {self.boards!r}")
         if self.seed is not None and (type(self.seed) is not int or not 0 <= self.seed < 2**64):
