@@ -305,7 +305,7 @@ async def open_bots(
     async def hold(i: int, cmd: BotCommand) -> None:
         try:
             async with open_bot(cmd, sandbox, limits, grace=grace,
-                                labels=labels[i] if labels is not None else frozenset()) as bot:
+                                labels=labels[i] if labels is not None else None) as bot:
                 settle(i, bot)
                 await release.wait()
         except OSError as exc:
