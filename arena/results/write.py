@@ -124,6 +124,14 @@ def delete_tournament(db: sqlite_utils.Database, tid: int) -> None:
         Path(f"{path}.locks", str(tid)).unlink(missing_ok=True)
 
 
+def append_match(db: sqlite_utils.Database, tid: int, entrants: Sequence[Sequence[int]]) -> int:
+    """Append one match (two teams, or k entrants of one bot each) to the schedule; its number."""
+    with db.atomic():
+        (last,) = db.execute("SELECT COALESCE(MAX(match_no), 0) FROM matches WHERE tournament_id = ?", [tid]).fetchone()
+        _add_matches(db, tid, [entrants], last + 1)
+    return last + 1
+
+
 def add_round(db: sqlite_utils.Database, tid: int, matches: list[tuple[list[int], list[int]]], bye: int | None) -> None:
     """Append a drawn Swiss round to the schedule (match numbers run on) and note it in the
     settings' pairing plan, in one transaction: a round is stored whole or not at all."""
