@@ -254,7 +254,7 @@ async def test_honest_bots_beside_one_that_spins_children_after_its_handshake_ha
                                         time_control=TimeControl(move_s=2, bank_s=2), table_id=f"t{k}"))
 
     async with forking.serving(mode), trio.open_nursery() as nursery:
-        for k in range(2):
+        for k in range(2):  # while one table's spinner is on move, the other's honest bots may be
             nursery.start_soon(one, k)
     for result in results:
         assert result.ok, result.forfeit
