@@ -321,3 +321,16 @@ def test_a_jvm_log_on_stdout_is_named_with_the_flag_that_moves_it():
     decoder.feed(b"[0.027s][warning][os,thread] Failed to start thread\n")
     with pytest.raises(ProtocolError, match=r"did the bot print to stdout\?.*-Xlog:all=warning:stderr"):
         decoder.next()
+
+
+def test_matches_logs_names_the_limit_a_tournaments_bot_met(bots):
+    needs("perl")
+    (bots / "greedy.pl").write_text("#!/usr/bin/perl\nmy $x = 'x' x (1536 * 1024 * 1024);\nprint length $x;\n")
+    (bots / "greedy.pl").chmod(0o755)
+    db = bots / "arena.db"
+    run = registered(db, "tournament", "run", "--name", "t", "--bots", f"./greedy.pl,{ROOT / 'bots' / 'zwicker' / 'random_bot.py'}",
+                     "--boards", "1", "--seed", "1", cwd=bots)
+    assert run.returncode == 0, run.stderr
+    logs = registered(db, "matches", "t", "--logs", cwd=bots)
+    assert logs.returncode == 0 and "Out of memory" in logs.stdout, logs.stdout
+    assert "limit: the bot met the sandbox's limit of 1 GiB of address space" in logs.stdout, logs.stdout

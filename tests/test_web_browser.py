@@ -371,7 +371,7 @@ def test_the_pages_render_the_standings_as_the_terminal_does(page, separated, tm
     heads, rows, notes = terminal_standings(separated, "sep")
     assert [r["interval"][0] for r in rows] == [">", ">", "<"]  # what this pool is about
     assert any(line.startswith("Separated: ") for line in notes) and "vs pool mean, 95%" in heads
-    assert [r["los"] for r in rows] == ["50.0%", "100.0%", "-"] and rows[2]["faults"] == "8 !"
+    assert rows[2]["los"] == "-" and rows[2]["faults"] == "8 !"  # (the LOS figures are the rating model's)
     server = Server(separated)
     try:
         page.goto(server.url + "#t=1")

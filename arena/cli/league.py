@@ -48,6 +48,8 @@ def serve_cmd(
     submit_window: Annotated[float, typer.Option(help="Seconds the --submit-limit counts over.")] = 3600.0,
     code_limit: Annotated[int, typer.Option(help="Downloads of their own bots' code an author may make per hour.")] = 30,
     move_ms: Annotated[float, typer.Option(help="Milliseconds per move before the bank is drawn on.")] = 1000.0,
+    fair: Annotated[bool, typer.Option("--fair/--free", help="The fair setting (README, Running tournaments): "
+                                       "every reply released one move limit after its act; --free: at once.")] = True,
     name: LeagueOption = store.DEFAULT_NAME,
     game: Annotated[str | None, typer.Option("--game", help=GAME_HELP + " Fixed when the league is made.",
                                              show_default=False)] = None,
@@ -94,7 +96,8 @@ def serve_cmd(
                                boards=boards, limits=archive.Limits(max_bytes, max_files),
                                rate=RateLimit(submit_limit, submit_window),
                                code_rate=RateLimit(code_limit, 3600.0, "code"),
-                               time_control=TimeControl(move_s=move_ms / 1000), on_ready=ready,
+                               time_control=TimeControl(move_s=move_ms / 1000, tempo="fixed" if fair else "free"),
+                               on_ready=ready,
                                log=None if quiet else log))
     except KeyboardInterrupt:
         pass

@@ -152,7 +152,8 @@ def fault_line(faults: dict) -> str:
     tables, faulted = faults["tables"], faults["faulted"]
     if not faulted:
         return f"Faults: none in {tables} table{'s' * (tables != 1)}."
-    whose = ", ".join(f"{bot} {n}" for bot, n in faults["by_bot"].items())
+    whose = ", ".join([f"{bot} {n}" for bot, n in faults["by_bot"].items()]
+                      + ([f"the arena {faults['arena']}"] if faults.get("arena") else []))
     return f"Faults: {faulted} of {tables} tables ended in a fault ({100 * faulted / tables:.1f}%): {whose}."
 
 

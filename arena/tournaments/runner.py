@@ -283,9 +283,12 @@ def register_bot(db: sqlite_utils.Database, path: Path, *, name: str | None = No
     if check:
         seat = trio.run(lambda: _copy_answers_hello(path, command, sandbox, game))
         if seat.handshake_ms is None:
-            tail = seat.stderr.strip().splitlines()[-1:] if seat.stderr.strip() else []
+            from arena.play.match import stderr_cause
+            from arena.process.command import limit_met
+
+            why, limit = stderr_cause(seat.stderr), limit_met(f"{seat.detail}\n{seat.stderr}")
             raise ArenaError(f"{path} did not start and answer hello ({seat.status}: {seat.detail}"
-                             f"{'; stderr: ' + tail[0][:200] if tail else ''}); nothing stored "
+                             f"{'; stderr: ' + why[:200] if why else ''}{'; ' + limit if limit else ''}); nothing stored "
                              "(see 'arena bot check', or add it with --no-check)")
     return registry.add_bot(db, path, name=name, command=command, new_version=new_version)
 
