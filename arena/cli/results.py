@@ -378,7 +378,7 @@ def _group_detail(match: int, detail: dict) -> None:
     entrant's result over the rooms."""
     k = len(detail["entrants"])
     echo(f"match {match}: " + ", ".join(f"{e} {name}" for e, name in enumerate(detail["entrants"]))
-         + f"; room r seats entrant (side - r) mod {k} at each seat of a side")
+         + f"; room r seats entrant (seat - r) mod {k}")
     rows = []
     for b in detail["boards"]:
         for tb in b["tables"]:

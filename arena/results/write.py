@@ -192,10 +192,10 @@ def seat_bots(team_a: list[int], team_b: list[int], swapped: bool, players: int 
     return [(team_a if seat % 2 == a_side else team_b)[(seat // 2) % 2] for seat in range(players)]
 
 
-def _check_table(match: dict, swapped: int, table: dict, sides: Sequence[Sequence[int]] | None = None) -> None:
+def _check_table(match: dict, swapped: int, table: dict) -> None:
     """Reject a table dict that would corrupt the results (a runner bug, said plainly)."""
     if match.get("entrants"):
-        return _check_group_table(match, swapped, table, sides)
+        return _check_group_table(match, swapped, table)
     points = table["points"]
     if len(points) != 2:
         raise ValueError(f"a table has two sides, got points {points!r}")
@@ -221,23 +221,21 @@ def _check_table(match: dict, swapped: int, table: dict, sides: Sequence[Sequenc
         raise ValueError(f"forfeit side must be 0 or 1, got {forfeit!r}")
 
 
-def _check_group_table(match: dict, room: int, table: dict, sides: Sequence[Sequence[int]] | None = None) -> None:
-    """A match of k entrants, one a side (`sides`, the layout's; default: seat s is side s):
-    every seat of side i holds entrant (i - room) mod k."""
+def _check_group_table(match: dict, room: int, table: dict) -> None:
+    """A match of k entrants: seat s (side s) holds entrant (s - room) mod k."""
     entrants = match["entrants"]
     k = len(entrants)
-    side_of = {s: i for i, side in enumerate(sides) for s in side} if sides is not None else {s: s for s in range(k)}
     if not 0 <= room < k:
         raise ValueError(f"a match of {k} entrants has rooms 0 .. {k - 1}, got {room}")
     if len(table["points"]) != k:
         raise ValueError(f"a table of {k} sides needs {k} points, got {table['points']!r}")
     seats = sorted(s["seat"] for s in table["seats"])
-    if seats != sorted(side_of):
-        raise ValueError(f"a table of {len(side_of)} seats has seats 0 .. {len(side_of) - 1}, got {seats}")
+    if seats != list(range(k)):
+        raise ValueError(f"a table of {k} sides has seats 0 .. {k - 1}, got {seats}")
     for s in table["seats"]:
         if s["status"] not in SEAT_STATUSES:
             raise ValueError(f"unknown seat status {s['status']!r}")
-        expected = entrants[(side_of[s["seat"]] - room) % k]
+        expected = entrants[(s["seat"] - room) % k]
         if s["bot_id"] != expected:
             raise ValueError(f"seat {s['seat']} holds bot {s['bot_id']}, but in room {room} it is bot {expected}'s"
                              f" (match {match['match_no']})")
@@ -262,8 +260,7 @@ def record_table(
     """
     match = _match(db, tid, match_no)
     swapped = int(swapped)
-    variant, game = _variant(db, tid)
-    _check_table(match, swapped, table, game.layout(variant).sides)
+    _check_table(match, swapped, table)
     p0, p1 = table["points"][:2]
     try:
         with db.atomic():

@@ -81,7 +81,7 @@ class Settings:
             g.layout(g.variant(self.variant))
         except (games.GameError, ValueError, TypeError) as exc:
             raise ArenaError(f"--variant: {exc}") from None
-        alone = not team_matches(g.layout(g.variant(self.variant)))  # matches of k entrants, one a side
+        alone = not teams(g)  # every seat its own side: matches of k entrants
         if alone and self.partners != "clone":
             raise ArenaError(f"--partners mixed is for partnership games; in {g.info.title} every player "
                              "plays alone (each match: one bot per seat)")
@@ -96,9 +96,6 @@ class Settings:
             raise ArenaError(f"--partners must be one of {', '.join(PARTNERS)}, not {self.partners!r}")
         if self.pairing not in PAIRINGS:
             raise ArenaError(f"--pairing must be one of {', '.join(PAIRINGS)}, not {self.pairing!r}")
-        if self.pairing == "swiss" and g.layout(g.variant(self.variant)).partnerships and not \
-                team_matches(g.layout(g.variant(self.variant))):
-            raise ArenaError("--pairing swiss seats one bot a seat or 2 v 2: use --pairing roundrobin here")
         if self.pairing == "swiss" and (self.partners != "clone" or self.gauntlet):
             raise ArenaError("--pairing swiss draws each round from the scores so far: use it with --partners clone, "
                              "no --gauntlet")
@@ -111,26 +108,10 @@ class Settings:
         return games.game(self.game).variant(self.variant)
 
 
-def teams(g: games.Game, variant: Any = None) -> bool:
-    """Whether the variant (default: the game's own) seats partnerships (a match: two teams);
-    else every seat is an entrant of its own (a match: k entrants in k rotated rooms)."""
-    return g.layout(g.variant(variant)).partnerships
-
-
-def team_matches(layout: games.Layout) -> bool:
-    """Whether a match is two teams of two partners (2 v 2, clone or mixed partners); else it is
-    k entrants, one a side (a side of several seats: copies of its bot), in k rotated rooms."""
-    return layout.partnerships and sorted(map(len, layout.sides)) == [2, 2]
-
-
-def check_tables(g: games.Game, v: games.Variant, *, sides: bool = True) -> None:
-    """A table the match can seat: 2 v 2, or one entrant a side (`sides`: a side of several
-    seats holds copies of one bot, three against three say); else one line."""
-    layout = g.layout(v)
-    if layout.partnerships and not team_matches(layout) and not sides:
-        shape = " v ".join(str(len(side)) for side in layout.sides)
-        raise ArenaError(f"--players: {v} seats {shape}; a duplicate match seats one bot a seat or two sides "
-                         "of two (2 v 2): choose another number of players or preset")
+def teams(g: games.Game) -> bool:
+    """Whether the game is one of partnerships (Zwicker: its tournaments are 2 v 2, whatever a
+    variant's players), by its default variant; else every seat is an entrant of its own."""
+    return g.layout(g.variant()).partnerships
 
 
 def check_game(name: str | None) -> games.Game:
@@ -159,14 +140,14 @@ def with_players(variant: dict[str, Any], game: str | None, players: int | None)
     if players is None:
         return variant
     g = check_game(game)
+    if teams(g):
+        raise ArenaError(f"--players: {g.info.title} tournaments are played 2 v 2 by 4 players")
     if g.info.min_players == g.info.max_players or "players" not in variant:
         raise ArenaError(f"--players: {g.info.title} is always played by {g.info.min_players}")
     if not g.info.min_players <= players <= g.info.max_players:
         raise ArenaError(f"--players must be {g.info.min_players} to {g.info.max_players} for {g.info.title}, "
                          f"got {players}")
-    out = resized(variant, g, players)
-    check_tables(g, g.variant(out))
-    return out
+    return resized(variant, g, players)
 
 
 def resized(variant: dict[str, Any], g: games.Game, players: int) -> dict[str, Any]:
@@ -533,13 +514,14 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         return stored["id"]
     v = settings.engine_variant
     layout = games.game(settings.game).layout(v)
-    check_tables(games.game(settings.game), v)
+    if teams(games.game(settings.game)) and v.players != 4:
+        raise ArenaError(f"--variant: tournaments are played 2 v 2 by 4 players, not {v.players}")
     for row in bots:
         bot_command(row)  # a bot that cannot be started is refused before anything is stored
     if settings.pairing != "swiss":  # (refused at once if there are too few bots)
-        matches = (pairings(ids, settings.partners, gauntlet_id) if team_matches(layout)
+        matches = (pairings(ids, settings.partners, gauntlet_id) if layout.partnerships
                    else groups(ids, layout.num_sides, gauntlet_id))
-    elif len(ids) < (table := layout.num_sides):
+    elif len(ids) < (table := 2 if layout.partnerships else layout.num_sides):
         raise ArenaError(f"--pairing swiss: a table of {table} needs at least {table} bots, got {len(ids)}")
     if settings.seed is None:
         seed = seeds.draw_master_seed()
@@ -552,7 +534,7 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
     stored_settings = {"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
                        "sandbox": sandbox}
     if settings.pairing == "swiss":  # round 1 now, each next one when the one before is stored
-        matches, bye = swiss.first_round(ids, seed, alone=not team_matches(layout), size=layout.num_sides)
+        matches, bye = swiss.first_round(ids, seed, alone=not layout.partnerships, size=layout.num_sides)
         stored_settings["pairing"] = {"system": "swiss", "rounds": settings.rounds or swiss.default_rounds(len(ids)),
                                       "drawn": [len(matches)], "byes": [bye]}
     return write.create_tournament(
@@ -606,7 +588,7 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
     v = games.game(t["game"]).variant(t["variant"])
     matches = [m["entrants"] for m in read.schedule(db, tid)]
     done = read.done_tables(db, tid)
-    todo = rooms(matches, t["boards"], v.players, done, games.game(t["game"]).layout(v).sides)
+    todo = rooms(matches, t["boards"], v.players, done)
     if progress is not None:
         per_match = len(matches[0]) if matches else 2  # rooms: as many as a match has entrants
         progress.begin(len(matches) * t["boards"] * per_match, len(done), todo, done, per_match)
@@ -676,7 +658,7 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
         if not Path(row["path"]).exists():
             raise ArenaError(f"the stored copy of bot {row['name']}@{row['version']} is missing: {row['path']}")
     done = read.done_tables(db, tid)
-    todo = rooms(matches, t["boards"], v.players, done, games.game(t["game"]).layout(v).sides)
+    todo = rooms(matches, t["boards"], v.players, done)
     if progress is not None:
         per_match = len(matches[0]) if matches else 2
         progress.begin(len(matches) * t["boards"] * per_match, len(done), todo, done, per_match)

@@ -51,20 +51,16 @@ def groups(bot_ids: Sequence[int], size: int, gauntlet: int | None = None) -> li
     return [[[b] for b in g] for g in found]
 
 
-def room_seats(entrants: Sequence[Sequence[int]], players: int,
-               sides: Sequence[Sequence[int]] | None = None) -> list[list[int]]:
+def room_seats(entrants: Sequence[Sequence[int]], players: int) -> list[list[int]]:
     """The bot at each seat in each of a match's rooms. Two teams: the straight room, then the
-    swapped one (`write.seat_bots`). k entrants of one bot, one a side (`sides`, the layout's;
-    default: seat s is side s): room r seats entrant (side - r) mod k at each seat of a side, so
-    that each holds each side's cards once (as arena.play.match.rotation does for `arena play`);
-    an entrant whose side has several seats fills them with copies of its bot."""
+    swapped one (`write.seat_bots`). k entrants of one bot (seat s is side s): room r seats
+    entrant (s - r) mod k at seat s, so that each holds each side's cards once (as
+    arena.play.match.rotation does for `arena play`)."""
     if write.is_group(entrants):
         k = len(entrants)
-        side_of = {s: i for i, side in enumerate(sides) for s in side} if sides is not None else {s: s for s in range(k)}
-        if len(side_of) != players or len(set(side_of.values())) != k:
-            raise ArenaError(f"a match of {k} entrants needs a table of {k} sides, not {players} players "
-                             f"in {len(set(side_of.values()))}")
-        return [[entrants[(side_of[s] - r) % k][0] for s in range(players)] for r in range(k)]
+        if players != k:
+            raise ArenaError(f"a match of {k} entrants needs a table of {k} players, not {players}")
+        return [[entrants[(s - r) % k][0] for s in range(k)] for r in range(k)]
     if players != 4:
         raise ArenaError("tournaments are played 2 v 2: the variant must have 4 players")
     team_a, team_b = entrants
@@ -72,11 +68,11 @@ def room_seats(entrants: Sequence[Sequence[int]], players: int,
 
 
 def rooms(matches: Sequence[Sequence[Sequence[int]]], boards: int, players: int,
-          done: set[tuple[int, int, int]] = frozenset(), sides: Sequence[Sequence[int]] | None = None) -> list[Room]:
+          done: set[tuple[int, int, int]] = frozenset()) -> list[Room]:
     """Every room with boards left to play, in canonical order (match, then room 0, 1, ...)."""
     found = []
     for match_no, entrants in enumerate(matches, start=1):
-        for room, seats in enumerate(room_seats(entrants, players, sides)):
+        for room, seats in enumerate(room_seats(entrants, players)):
             todo = tuple(b for b in range(boards) if (match_no, b, room) not in done)
             if todo:
                 found.append(Room(match_no, room, tuple(seats), todo))

@@ -131,9 +131,9 @@ def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, tes
                             verdict=now.verdict, max_boards=max_boards, max_faults=max_faults)
         return t["id"]
     g = runner.check_game(settings.game)
-    v = settings.engine_variant
-    k = v.players
-    runner.check_tables(g, v, sides=False)
+    k = settings.engine_variant.players
+    if runner.teams(g) and k != 4:
+        raise ArenaError(f"--variant: a duplicate match is played 2 v 2 by 4 players, not {k}")
     for row in (new_row, old_row):
         bot_command(row)  # a bot that cannot be started is refused before anything is stored
     first = min(batch, max_boards or batch)
@@ -147,7 +147,7 @@ def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, tes
         db, name, seed=seed, variant=settings.variant, format=settings.format, partners="clone",
         boards=first, bot_ids=[new_row["id"], old_row["id"]],
         settings={"sprt": True, "time_control": dataclasses.asdict(settings.time_control), "sandbox": sandbox},
-        matches=[([new_row["id"]] * 2, [old_row["id"]] * 2)] if runner.teams(g, v) else
+        matches=[([new_row["id"]] * 2, [old_row["id"]] * 2)] if runner.teams(g) else
         [[[new_row["id"] if e % 2 == 0 else old_row["id"]] for e in range(k)]], game=settings.game)
     sprt_tests.create(db, tid, new_bot=new_row["id"], old_bot=old_row["id"], elo0=test.elo0, elo1=test.elo1,
                       alpha=test.alpha, beta=test.beta, max_boards=max_boards, batch=batch, max_faults=max_faults)
