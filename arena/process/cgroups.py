@@ -181,6 +181,11 @@ def _freezer_base() -> Path | None:
 ANCHOR = "frozen-anchor"
 
 
+def freezer_base() -> Path | None:
+    """This arena's v1 freezer group (its bots' freezer groups are in it), if it has one."""
+    return _freezer_base() if available() else None
+
+
 def can_freeze() -> bool:
     """Can this arena freeze its bots by cgroups (v2, or v1 with a freezer hierarchy)?"""
     bases = _bases() if available() else None

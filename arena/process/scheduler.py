@@ -80,8 +80,7 @@ class Scheduler:
         """Wait for a core and hold `labels` with it (`release` gives both back)."""
         await trio.lowlevel.checkpoint_if_cancelled()
         if self._free and not labels & self._held and not self._waiting:
-            self._grant(labels)
-            await trio.lowlevel.cancel_shielded_checkpoint()  # never cancelled once it holds the core
+            self._grant(labels)  # no yield: the act that follows has its own checkpoints
             return
         waiter = _Waiter(labels)
         self._waiting.append(waiter)
@@ -134,8 +133,22 @@ def current() -> Scheduler:
         return scheduler
 
 
+def share(processes: int) -> int:
+    """One arena process's share of the cores for bots when a run spreads over `processes`."""
+    value = os.environ.get(CORES_VAR, "")
+    cores = int(value) if value.isdigit() and int(value) > 0 else os.cpu_count() or 1
+    return max(1, cores // max(processes, 1))
+
+
 def use(cores: int | None) -> Scheduler:
-    """Make a scheduler of `cores` cores this trio run's (None: the default number)."""
+    """Make a scheduler of `cores` cores this trio run's (None: the default number), unless the
+    run's scheduler is lending cores now (another run in the same trio run: it is kept)."""
+    try:
+        existing = _current.get()
+        if existing.running or existing._waiting:
+            return existing
+    except LookupError:
+        pass
     scheduler = Scheduler(cores)
     _current.set(scheduler)
     return scheduler
