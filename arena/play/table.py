@@ -21,8 +21,8 @@ from typing import Any, Protocol
 import trio
 
 import games
-from arena.errors import BotCrashed, BotFault, IllegalMoveFault, ProtocolError
-from arena.process import forking
+from arena.errors import BotCrashed, BotFault, BotTimeout, IllegalMoveFault, ProtocolError
+from arena.process import forking, scheduler
 from arena.process.command import BotCommand, Limits
 from arena.process.lifecycle import BotProcess, open_bots
 from arena.protocol import messages
@@ -314,12 +314,16 @@ class _Table:
                                     history=history, legal=legal, move_ms=self.move_ms, bank_ms=_ms(bank),
                                     complete=complete)
         bot = self.bots[seat]
+        meter = None
         if bot is not None:
             await bot.resume()  # the move clock starts with the bot thawed
+            meter = bot.meter()
         asked = trio.current_time()
+        limit = self.tc.move_s + bank
         try:
-            reply, elapsed = await self.conns[seat].request(message, "move", asked + self.tc.move_s + bank,
-                                                            _MoveLimit(self.tc.move_s, bank))
+            reply, elapsed = await self.conns[seat].request(
+                message, "move", asked + (limit if meter is None else limit / 4), _MoveLimit(self.tc.move_s, bank),
+                extend=None if meter is None else lambda deadline: _extend(meter, asked, limit, deadline))
             assert isinstance(reply, MoveReply)
             move = _resolve(reply, legal, state)
         except BotFault as exc:
@@ -327,7 +331,10 @@ class _Table:
         finally:
             if bot is not None:
                 await bot.pause()
-        self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, elapsed - self.tc.move_s))
+        own = elapsed
+        if meter is not None and elapsed > self.tc.move_s:  # its bank pays only for its own time
+            own = elapsed - meter.credit(elapsed)
+        self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, own - self.tc.move_s))
         if self.tc.tempo == "fixed":
             await trio.sleep_until(asked + self.tc.move_s)
         ms = elapsed * 1000
@@ -393,6 +400,32 @@ def arena_fault(exc: BotFault) -> BotFault:
     reach): its table is played again, a few times (arena.play.room), and stored as such."""
     exc.by_arena = True  # type: ignore[attr-defined]
     return exc
+
+
+def _extend(meter: scheduler.Meter, asked: float, limit: float, deadline: float) -> float | None:
+    """A move's deadline has passed: a later one if the machine kept the bot from running
+    meanwhile (the move clock counts only the bot's own time: docs/hostile.md, Time-outs), None
+    if the time-out is the bot's. Looks at a quarter and half the limit find waits going on (the
+    kernel counts a wait when it ends). A bot found runnable at its deadline is watched a little
+    longer (a tenth of its limit, at most `scheduler.PROBE_S`) to tell a wait for a CPU from its
+    own running. One that had less than half its limit of its own time in `STARVED_FACTOR`
+    limits of wall time was starved: the arena's fault (`arena_fault`); between half and all of
+    its limit, it was slowed but the time-out is its own."""
+    now = trio.current_time()
+    wall = now - asked
+    if wall < limit:  # a look at a quarter and half the limit (a wait going on shows only from a look on)
+        meter.credit(wall)
+        return asked + (limit / 2 if wall < limit / 2 else limit)
+    own = wall - meter.credit(wall)
+    if own >= limit and not meter.probing:
+        return None  # it ran, or slept, or waited on something of its own, for its whole limit
+    if wall >= scheduler.STARVED_FACTOR * limit:
+        if own >= limit / 2:
+            return None  # slowed, but it had half its time, in four times the wall time
+        raise arena_fault(BotTimeout(f"starved by the machine: {own * 1000:.0f} ms of its own time in "
+                                     f"{wall * 1000:.0f} ms (limit {limit * 1000:.0f} ms)"))
+    step = max(limit - own, min(limit / 10, scheduler.PROBE_S))
+    return min(asked + scheduler.STARVED_FACTOR * limit, now + step)
 
 
 class _MoveLimit:
