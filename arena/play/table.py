@@ -407,8 +407,8 @@ def _extend(meter: scheduler.Meter, asked: float, limit: float, deadline: float)
     meanwhile (the move clock counts only the bot's own time: docs/hostile.md, Time-outs), None
     if the time-out is the bot's. Looks at a quarter and half the limit find waits going on (the
     kernel counts a wait when it ends). A bot found runnable at its deadline is watched a little
-    longer (a tenth of its limit, at most `scheduler.PROBE_S`) to tell a wait for a CPU from its
-    own running. One that had less than half its limit of its own time in `STARVED_FACTOR`
+    longer (looks a tenth of its limit apart, at most `scheduler.PROBE_S`) to tell a wait for a
+    CPU from its own running. One that had less than half its limit of its own time in `STARVED_FACTOR`
     limits of wall time was starved: the arena's fault (`arena_fault`); between half and all of
     its limit, it was slowed but the time-out is its own."""
     now = trio.current_time()
@@ -424,7 +424,9 @@ def _extend(meter: scheduler.Meter, asked: float, limit: float, deadline: float)
             return None  # slowed, but it had half its time, in four times the wall time
         raise arena_fault(BotTimeout(f"starved by the machine: {own * 1000:.0f} ms of its own time in "
                                      f"{wall * 1000:.0f} ms (limit {limit * 1000:.0f} ms)"))
-    step = max(limit - own, min(limit / 10, scheduler.PROBE_S))
+    step = min(limit / 10, scheduler.PROBE_S)  # looks close together: a wait after a short run shows from a look on
+    if own < limit:
+        step = min(step, limit - own)
     return min(asked + scheduler.STARVED_FACTOR * limit, now + step)
 
 

@@ -390,7 +390,21 @@ def _fields(stat: bytes) -> list[bytes]:
     return stat[stat.rindex(b")") + 2:].split()
 
 
-def _threads(pids: list[int], detail: bool) -> tuple[int, int, dict[tuple[int, str], tuple[int, int]], bool]:
+def _exec_start(path: str) -> float | None:
+    """A thread's `se.exec_start` (/proc/<pid>/sched, ms on the run-queue clock): when it last
+    ran, so for a thread that waits for a CPU now, when its wait began (or the sleep before it:
+    see `Meter`)."""
+    try:
+        with open(path, "rb") as f:
+            for line in f:
+                if line.startswith(b"se.exec_start"):
+                    return float(line.split(b":")[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _threads(pids: list[int], detail: bool) -> tuple[int, int, dict[tuple[int, str], tuple[int, int, float | None]], bool]:
     """The CPU time and run-queue wait of `pids`' threads so far, in ns (/proc/<pid>/task/*/schedstat:
     time on a CPU, time runnable and waiting for one, counted when the wait ends). The CPU time is
     at least what /proc/<pid>/stat counts, threads that have exited and children reaped included
@@ -398,7 +412,7 @@ def _threads(pids: list[int], detail: bool) -> tuple[int, int, dict[tuple[int, s
     `detail`: also the runnable threads ((pid, tid): (CPU time, times run)) and whether a thread
     lowered its own priority (a nice above 0, SCHED_IDLE)."""
     cpu = wait = 0
-    runnable: dict[tuple[int, str], tuple[int, int]] = {}
+    runnable: dict[tuple[int, str], tuple[int, int, float | None]] = {}
     lowered = False
     for pid in pids:
         threads_cpu = 0
@@ -418,7 +432,7 @@ def _threads(pids: list[int], detail: bool) -> tuple[int, int, dict[tuple[int, s
                     if int(fields[16]) > 0 or int(fields[38]) == _IDLE:  # nice, policy
                         lowered = True
                     if fields[0] == b"R":
-                        runnable[(pid, tid)] = (on_cpu, runs)
+                        runnable[(pid, tid)] = (on_cpu, runs, _exec_start(f"/proc/{pid}/task/{tid}/sched"))
             except (OSError, ValueError):
                 continue
             threads_cpu += on_cpu
@@ -456,14 +470,18 @@ class Meter:
         none of its threads ran (a bot whose own threads crowd each other is running), and none
         at all if it lowered its own priority."""
         cpu, wait, runnable, lowered = _threads(self.now(), True)
+        clock = _exec_start("/proc/thread-self/sched")  # this thread runs: about now on that clock
         stalled = {}
         self.probing = False
-        for key, (on_cpu, runs) in runnable.items():
+        for key, (on_cpu, runs, last_ran) in runnable.items():
+            since = wall_s
+            if clock is not None and last_ran is not None:  # waiting since it last ran, at most since the thaw
+                since = min(wall_s, max(0.0, wall_s - (clock - last_ran) / 1000))
             seen = self.stalled.get(key)
             if seen is not None and seen[1:] == (on_cpu, runs):
-                stalled[key] = seen
+                stalled[key] = (min(seen[0], since), on_cpu, runs)
             else:
-                stalled[key] = (wall_s, on_cpu, runs)
+                stalled[key] = (since, on_cpu, runs)
                 self.probing = True
         self.stalled = stalled
         if lowered:
