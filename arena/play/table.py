@@ -314,16 +314,15 @@ class _Table:
                                     history=history, legal=legal, move_ms=self.move_ms, bank_ms=_ms(bank),
                                     complete=complete)
         bot = self.bots[seat]
-        meter = None
         if bot is not None:
             await bot.resume()  # the move clock starts with the bot thawed
-            meter = bot.meter()
         asked = trio.current_time()
         limit = self.tc.move_s + bank
+        meters: list[scheduler.Meter] = []  # made at the first look (an eighth of the limit)
         try:
             reply, elapsed = await self.conns[seat].request(
-                message, "move", asked + (limit if meter is None else limit / 4), _MoveLimit(self.tc.move_s, bank),
-                extend=None if meter is None else lambda deadline: _extend(meter, asked, limit, deadline))
+                message, "move", asked + (limit if bot is None else limit / 8), _MoveLimit(self.tc.move_s, bank),
+                extend=None if bot is None else lambda deadline: _extend(bot, meters, asked, limit))
             assert isinstance(reply, MoveReply)
             move = _resolve(reply, legal, state)
         except BotFault as exc:
@@ -332,8 +331,8 @@ class _Table:
             if bot is not None:
                 await bot.pause()
         own = elapsed
-        if meter is not None and elapsed > self.tc.move_s:  # its bank pays only for its own time
-            own = elapsed - meter.credit(elapsed)
+        if meters and elapsed > self.tc.move_s:  # its bank pays only for its own time
+            own = elapsed - meters[0].credit(elapsed)
         self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, own - self.tc.move_s))
         if self.tc.tempo == "fixed":
             await trio.sleep_until(asked + self.tc.move_s)
@@ -402,18 +401,24 @@ def arena_fault(exc: BotFault) -> BotFault:
     return exc
 
 
-def _extend(meter: scheduler.Meter, asked: float, limit: float, deadline: float) -> float | None:
+def _extend(bot: BotProcess, meters: list[scheduler.Meter], asked: float, limit: float) -> float | None:
     """A move's deadline has passed: a later one if the machine kept the bot from running
     meanwhile (the move clock counts only the bot's own time: docs/hostile.md, Time-outs), None
-    if the time-out is the bot's. Looks at a quarter and half the limit find waits going on (the
-    kernel counts a wait when it ends). A bot found runnable at its deadline is watched a little
+    if the time-out is the bot's. The measure starts at a first look an eighth into the limit
+    (`meters`: the time before it is the bot's own; a move shorter than that costs no look);
+    a look at half the limit finds waits going on (the kernel counts a wait when it ends). A bot found runnable at its deadline is watched a little
     longer (looks a tenth of its limit apart, at most `scheduler.PROBE_S`) to tell a wait for a
     CPU from its own running. One that had less than half its limit of its own time in `STARVED_FACTOR`
     limits of wall time was starved: the arena's fault (`arena_fault`); between half and all of
     its limit, it was slowed but the time-out is its own."""
     now = trio.current_time()
     wall = now - asked
-    if wall < limit:  # a look at a quarter and half the limit (a wait going on shows only from a look on)
+    if not meters:
+        meters.append(bot.meter(wall))
+        if wall < limit / 2:
+            return asked + limit / 2
+    meter = meters[0]
+    if wall < limit:  # a look at half the limit (a wait going on shows only from a look on)
         meter.credit(wall)
         return asked + (limit / 2 if wall < limit / 2 else limit)
     own = wall - meter.credit(wall)

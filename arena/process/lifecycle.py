@@ -129,9 +129,9 @@ class BotProcess:
                 pass
         return [self.pid]
 
-    def meter(self) -> scheduler.Meter:
-        """The machine's share of this move's time, measured from now (the bot just thawed)."""
-        return scheduler.Meter(self.pids(), lambda: self.pids(look=True))
+    def meter(self, base: float) -> scheduler.Meter:
+        """The machine's share of this move's time, measured from now, `base` seconds into it."""
+        return scheduler.Meter(self.pids(), lambda: self.pids(look=True), base)
 
     @property
     def returncode(self) -> int | None:

@@ -449,23 +449,24 @@ def usage(pids: list[int]) -> tuple[int, int]:
 
 
 class Meter:
-    """How much of a move's wall time the machine took from a bot, measured from the thaw.
+    """How much of a move's wall time the machine took from a bot, measured from `base` on.
 
     The kernel counts a thread's wait for a CPU when the wait ends, so a thread starved now
     shows none of it yet: a thread found runnable that has neither run nor been run again (its
     CPU time and run count unchanged) when looked at later has waited for a CPU all the while
     (only a running thread can go to sleep). `credit` adds those waits to the ended ones."""
 
-    __slots__ = ("now", "cpu", "wait", "stalled", "probing")
+    __slots__ = ("now", "base", "cpu", "wait", "stalled", "probing")
 
-    def __init__(self, pids: list[int], now: Callable[[], list[int]]) -> None:
+    def __init__(self, pids: list[int], now: Callable[[], list[int]], base: float = 0.0) -> None:
         self.now = now  # the bot's processes when the credit is asked for (some may be new)
+        self.base = base  # when in the move (seconds) it starts measuring: the time before is the bot's
         self.cpu, self.wait = usage(pids)
         self.stalled: dict[tuple[int, str], tuple[float, int, int]] = {}  # runnable since, CPU, runs
         self.probing = False  # a thread was found runnable just now: look again to know more
 
     def credit(self, wall_s: float) -> float:
-        """Seconds of `wall_s` (since the meter was made) the bot spent waiting for a CPU it was
+        """Seconds of `wall_s` (of the move; the meter measures from `base`) the bot spent waiting for a CPU it was
         owed: its threads' run-queue waits, ended or seen going on, but no more than the time
         none of its threads ran (a bot whose own threads crowd each other is running), and none
         at all if it lowered its own priority."""
@@ -476,7 +477,7 @@ class Meter:
         for key, (on_cpu, runs, last_ran) in runnable.items():
             since = wall_s
             if clock is not None and last_ran is not None:  # waiting since it last ran, at most since the thaw
-                since = min(wall_s, max(0.0, wall_s - (clock - last_ran) / 1000))
+                since = min(wall_s, max(self.base, wall_s - (clock - last_ran) / 1000))
             seen = self.stalled.get(key)
             if seen is not None and seen[1:] == (on_cpu, runs):
                 stalled[key] = (min(seen[0], since), on_cpu, runs)
@@ -489,5 +490,5 @@ class Meter:
             return 0.0
         going_on = max((wall_s - since for since, _, _ in stalled.values()), default=0.0)
         waited = max(0, wait - self.wait) / 1e9 + going_on
-        idle = max(0.0, wall_s - max(0, cpu - self.cpu) / 1e9)
+        idle = max(0.0, wall_s - self.base - max(0, cpu - self.cpu) / 1e9)
         return min(waited, idle)
