@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 import games
-from arena.process import view
+from arena.process import fitted, view
+from arena.process.command import Limits
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = Path(sys.executable).parent / "arena"
@@ -89,6 +90,16 @@ def test_a_node_bot_runs(open_dir, user):
     needs("node")
     shutil.copy(ROOT / "bots" / "zwicker" / "js" / "random_bot.cjs", open_dir / "bot.cjs")
     conformant(check("bot.cjs", open_dir, user), "random-js")
+
+
+def test_the_environment_fits_the_jvm_to_the_limits_it_is_given():
+    """Every bot gets MALLOC_ARENA_MAX; a JVM, named straight or after `env`, the flags sized from its limits."""
+    assert fitted.environment(["/usr/bin/perl", "bot.pl"], Limits(), "/usr/bin") == {"MALLOC_ARENA_MAX": "2"}
+    options = fitted.environment(["/usr/bin/env", "-u", "X", "A=1", "java", "-jar", "bot.jar"], Limits(), "/usr/bin")
+    assert "-XX:MaxRAM=1024m -XX:CompressedClassSpaceSize=64m -XX:ReservedCodeCacheSize=64m" in options["JAVA_TOOL_OPTIONS"]
+    assert "-Xss1024k" in options["JAVA_TOOL_OPTIONS"] and "-Xlog:all=warning:stderr" in options["JAVA_TOOL_OPTIONS"]
+    small = fitted.java_options(Limits(memory_bytes=512 << 20, processes=64))
+    assert "-XX:MaxRAM=512m -XX:CompressedClassSpaceSize=32m" in small and "-Xss256k" in small
 
 
 def test_the_view_of_a_jdk_holds_its_home_and_its_configuration_under_etc(open_dir):
