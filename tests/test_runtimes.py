@@ -217,6 +217,8 @@ def test_a_long_trace_shows_its_head_its_last_cause_and_its_tail():
     assert "java.lang.InternalError: Error loading java.security file" in shown
     assert "Caused by: java.io.FileNotFoundException" in shown and "deeper19" in shown and "frame10" not in shown
     assert stderr_cause("\n".join(trace)).startswith("Caused by: java.io.FileNotFoundException")
+    assert stderr_cause("Picked up JAVA_TOOL_OPTIONS: -Xss1024k\nError: no main class\n") == "Error: no main class"
+    assert stderr_cause("Picked up JAVA_TOOL_OPTIONS: -Xss1024k\n") == ""
     assert stderr_cause("\n".join(trace[:10])).startswith("Exception in thread")
     assert stderr_cause("Traceback (most recent call last):\n  File x\nValueError: bad") == "ValueError: bad"
 
