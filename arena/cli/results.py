@@ -374,11 +374,11 @@ def matches_cmd(
 
 
 def _group_detail(match: int, detail: dict) -> None:
-    """A match of k entrants board by board: each room's chips (or points) per seat, and each
+    """A match of k entrants board by board: each room's chips (or points) per side, and each
     entrant's result over the rooms."""
     k = len(detail["entrants"])
     echo(f"match {match}: " + ", ".join(f"{e} {name}" for e, name in enumerate(detail["entrants"]))
-         + f"; room r seats entrant (seat - r) mod {k}")
+         + f"; room r gives side s to entrant (s - r) mod {k}")
     rows = []
     for b in detail["boards"]:
         for tb in b["tables"]:
@@ -388,9 +388,9 @@ def _group_detail(match: int, detail: dict) -> None:
                          " ".join(f"{r:+d}" for r in b["results"]) if "results" in b else "",
                          ",".join(map(str, tb["deal_ids"])),
                          ", ".join(f"seat {f['seat']} {f['status']}" for f in tb["faults"])])
-    echo(_render(["board", "room", "by seat", "of it: close-out", "by entrant (board)", "deal ids", "faults"], rows,
+    echo(_render(["board", "room", "by side", "of it: close-out", "by entrant (board)", "deal ids", "faults"], rows,
                  [True, False, True, True, True, False, False]))
-    echo("by seat: each seat's result in the room, its deals' nets plus the close-out (what the board's end "
+    echo("by side: each side's result in the room (where each plays alone, a side is a seat), its deals' nets plus the close-out (what the board's end "
          "settles, as the game's rules say); by entrant: over the board's rooms.")
 
 

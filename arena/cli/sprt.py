@@ -50,7 +50,7 @@ def sprt_cmd(
                                                            "default: a random one, printed and stored.")] = None,
     fmt: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP, show_default=False)] = None,
     players: Annotated[int | None, typer.Option(
-        "--players", help=PLAYERS_HELP + " In a game of one bot a seat, NEW and OLD sit in alternate seats.",
+        "--players", help=PLAYERS_HELP + " At a table of one bot a side (not two sides of two), NEW and OLD hold alternate sides.",
         show_default=False)] = None,
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
@@ -105,7 +105,7 @@ def sprt_cmd(
     elo = elo_text(result["counts"])
     typer.echo(f"{result['said']}, after {result['boards']} boards (LLR {result['llr']:+.2f}, bounds "
                f"[{result['lower']:+.2f}, {result['upper']:+.2f}]; {result['played']} played).")
-    if result.get("seats"):  # one bot a seat: NEW and OLD alternate
+    if result.get("seats"):  # one bot a side: NEW and OLD alternate
         lost, _, drawn, _, won = result["counts"]
         typer.echo(f"boards {result['new']} won, drew, lost against {result['old']}: {won} {drawn} {lost}; Elo per "
                    f"board: {elo}")
@@ -135,11 +135,11 @@ ROOM_SCALE = ("Scale: room Elo, the logistic Elo of NEW's result in one room (wi
 """What the verdict block's Elo is, and how it relates to the standings' Elo of the same boards."""
 
 BOARD_SCALE = ("Scale: Elo per board, the logistic Elo of NEW's board result (win 1, draw 1/2, loss 0): NEW and "
-               "OLD sit in alternate seats, each board is played in as many rooms as seats (every bot holding "
-               "every seat once), and NEW wins a board where its seats' mean result over the rooms beats OLD's; "
+               "OLD hold alternate sides, each board is played in as many rooms as sides (every bot holding "
+               "every side once), and NEW wins a board where its sides' mean result over the rooms beats OLD's; "
                "elo0 and elo1 are on this scale. 'arena standings {name}' rates the same boards pairwise in a "
                "Bradley-Terry fit with one virtual draw per bot. Compare the two by sign, not by size.")
-"""The verdict block's scale in a game of one bot a seat."""
+"""The verdict block's scale at a table of one bot a side."""
 
 
 @app.command("los")

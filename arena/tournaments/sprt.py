@@ -1,7 +1,8 @@
 """`arena sprt`: is NEW better than OLD? A duplicate match played until a sequential test decides.
 
-A test is a tournament of one match, NEW's two copies (team A) against OLD's (in a game of one
-bot a seat, Zwicken: NEW and OLD in alternate seats, entrants 0, 2, ... NEW's), stored like any
+A test is a tournament of one match, NEW's two copies (team A) against OLD's (at a table of any
+other layout, one entrant per side: NEW and OLD hold alternate sides, entrants 0, 2, ... NEW's, each
+bot in every seat of its side), stored like any
 other, whose board count grows a batch at a time: `runner.run` plays each batch as the match's
 two rooms (a room's four bots play the batch's boards one after another, each board stored as it
 ends), so everything a tournament guarantees holds, resuming included. After each batch
@@ -37,6 +38,7 @@ from arena.results import present, read, sprt_tests, write
 from arena.results.sprt import SPRT, estimate, pentanomial
 from arena.tournaments import runner
 from arena.tournaments.runner import Settings, bot_command, resolve_bots
+from arena.tournaments.schedule import two_teams
 
 BATCH = 8
 MAX_FAULTS = 0.1
@@ -131,9 +133,8 @@ def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, tes
                             verdict=now.verdict, max_boards=max_boards, max_faults=max_faults)
         return t["id"]
     g = runner.check_game(settings.game)
-    k = settings.engine_variant.players
-    if runner.teams(g) and k != 4:
-        raise ArenaError(f"--variant: a duplicate match is played 2 v 2 by 4 players, not {k}")
+    layout = g.layout(settings.engine_variant)
+    teams, k = two_teams(layout), layout.num_sides
     for row in (new_row, old_row):
         bot_command(row)  # a bot that cannot be started is refused before anything is stored
     first = min(batch, max_boards or batch)
@@ -147,7 +148,7 @@ def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, tes
         db, name, seed=seed, variant=settings.variant, format=settings.format, partners="clone",
         boards=first, bot_ids=[new_row["id"], old_row["id"]],
         settings={"sprt": True, "time_control": dataclasses.asdict(settings.time_control), "sandbox": sandbox},
-        matches=[([new_row["id"]] * 2, [old_row["id"]] * 2)] if runner.teams(g) else
+        matches=[([new_row["id"]] * 2, [old_row["id"]] * 2)] if teams else
         [[[new_row["id"] if e % 2 == 0 else old_row["id"]] for e in range(k)]], game=settings.game)
     sprt_tests.create(db, tid, new_bot=new_row["id"], old_bot=old_row["id"], elo0=test.elo0, elo1=test.elo1,
                       alpha=test.alpha, beta=test.beta, max_boards=max_boards, batch=batch, max_faults=max_faults)
