@@ -34,6 +34,10 @@ def serve_cmd(
     db: DbOption = None,
     host: Annotated[str, typer.Option(help="Address to listen on (put a reverse proxy in front for TLS).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0: any free one, printed).")] = 8018,
+    public_host: Annotated[list[str] | None, typer.Option(
+        "--public-host", help="A name the server is reached by (its Host header, behind a reverse proxy); "
+        "repeatable. Requests naming another host are refused (DNS rebinding); the --host address, and "
+        "localhost for a loopback one, are always taken.", show_default=False)] = None,
     concurrency: Annotated[int, typer.Option(help="Matches played at once (each plays its two rooms side by side; "
                                              "0: one per two cores, or with --cluster what keeps its workers busy).")] = 0,
     boards: Annotated[int, typer.Option(help="Boards per match (fixed when the league is made).")] = 8,
@@ -80,7 +84,7 @@ def serve_cmd(
 
     try:
         trio.run(lambda: serve(path, host=host, port=port, concurrency=concurrency or None, sandbox=sandbox,
-                               cluster=cluster, name=name,
+                               cluster=cluster, name=name, public_hosts=public_host or [],
                                boards=boards, limits=archive.Limits(max_bytes, max_files),
                                rate=RateLimit(submit_limit, submit_window),
                                code_rate=RateLimit(code_limit, 3600.0, "code"),

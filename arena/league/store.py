@@ -52,6 +52,23 @@ def ensure_tables(db: sqlite_utils.Database) -> None:
     db.conn.commit()
 
 
+def private(db_path) -> None:
+    """The database (and its WAL and shared-memory files) readable by the organiser's user
+    alone (0600), and the folder of stored bots not listable by others (0711): the sandboxed
+    bots' throw-away users pass through it to their own copy, under a name (its sha256) no
+    one else is told."""
+    from pathlib import Path
+
+    path = Path(db_path)
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if p.exists() and not p.is_symlink():
+            p.chmod(0o600)
+    bots = path.parent / "bots"
+    bots.mkdir(exist_ok=True)
+    if not bots.is_symlink():
+        bots.chmod(0o711)
+
+
 def league_tournament(db: sqlite_utils.Database, name: str = DEFAULT_NAME, *, boards: int = 8,
                       variant: dict | None = None, create: bool = True) -> dict:
     """The league's tournament, made on first use (then `boards` and `variant` are kept)."""

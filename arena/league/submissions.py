@@ -12,6 +12,7 @@ submitted last is what they want played.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -29,6 +30,29 @@ from arena.play.match import check_bot, format_check
 from arena.results import registry
 from arena.results.schema import _BOT_NAME
 from arena.tournaments.runner import candidate_command
+
+
+TEMP_PREFIX = "arena-submission-"  # then the server's pid: a folder whose server is gone is swept
+
+
+def sweep_temp(root: Path | None = None) -> list[Path]:
+    """Remove the submission folders that servers killed mid-submission left behind (their
+    pid no longer runs; this user's only). Returns what was removed."""
+    removed = []
+    for folder in Path(root or tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*"):
+        pid = folder.name[len(TEMP_PREFIX):].split("-", 1)[0]
+        try:
+            if not pid.isdigit() or folder.is_symlink() or folder.lstat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+            continue  # its server still runs
+        except ProcessLookupError:
+            pass
+        except (OSError, ValueError):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
 
 
 class Refused(ArenaError):
@@ -108,6 +132,7 @@ class Submissions:
     limits: archive.Limits = archive.Limits()
     rate: RateLimit = field(default_factory=RateLimit)
     check_deals: int = 1
+    _names: dict[str, trio.Lock] = field(default_factory=dict)  # one submission of a name at a time
 
     def admit(self, token: str | None, name: str | None) -> tuple[dict, str]:
         """Who submits what, before the archive is read: 401, 400, 403 or 429, or the author."""
@@ -118,8 +143,19 @@ class Submissions:
         return author, name
 
     async def submit(self, author: dict, name: str, data: bytes) -> dict:
-        """Unpack, check and store; returns the stored version and its check, or raises Refused."""
-        folder = Path(tempfile.mkdtemp(prefix="arena-submission-"))
+        """Unpack, check and store; returns the stored version and its check, or raises Refused.
+        Submissions of one name take turns: the same content sent several times at once is
+        stored once, and the later ones find it stored ("unchanged")."""
+        lock = self._names.setdefault(name, trio.Lock())
+        try:
+            async with lock:
+                return await self._submit(author, name, data)
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._names.pop(name, None)
+
+    async def _submit(self, author: dict, name: str, data: bytes) -> dict:
+        folder = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-"))
         try:
             folder.chmod(0o755)  # the sandboxed check runs as a user of its own
             try:
