@@ -96,20 +96,22 @@ def tournament(boards: int, sandbox: str, move_ms: int, tempo: str, concurrency:
     from arena.tournaments import runner
 
     resolve_mode(sandbox)
-    peak = [0]
+    peak = [0, 0]  # the bots' PSS at its peak, and how many bot processes then
     stop = threading.Event()
 
     def sample() -> None:  # the bots' proportional memory, every 0.2 s
         while not stop.wait(0.2):
             total = 0
-            for pid in leftover_bot_pids():
+            pids = leftover_bot_pids()
+            for pid in pids:
                 try:
                     for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
                         if line.startswith("Pss:"):
                             total += int(line.split()[1]) * 1024
                 except OSError:
                     pass
-            peak[0] = max(peak[0], total)
+            if total > peak[0]:
+                peak[:] = [total, len(pids)]
 
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)] if hog else []
     sampler = threading.Thread(target=sample, daemon=True)
@@ -136,7 +138,8 @@ def tournament(boards: int, sandbox: str, move_ms: int, tempo: str, concurrency:
     return {"tempo": tempo, "concurrency": concurrency, "processes": processes, "hog": hog, "move_ms": move_ms,
             "deals": deals, "tables": tables, "wall_s": round(wall, 2), "deals_per_s": round(deals / wall, 2),
             "timeouts": timeouts, "faults": faults,
-            "bots_pss_mib_per_table": round(peak[0] / (1 << 20) / max(concurrency, 1), 1)}
+            "bots_pss_peak_mib": round(peak[0] / (1 << 20), 1), "bot_processes_then": peak[1],
+            "pss_mib_per_bot_process": round(peak[0] / (1 << 20) / max(peak[1], 1), 2)}
 
 
 def child(args: list[str]) -> dict:

@@ -218,7 +218,8 @@ def test_sprt_quiet_prints_only_the_verdict_block_which_names_its_scale(open_dir
     assert "LLR +" not in proc.stdout.split("\n", 1)[1]
     assert not any(line.startswith("board ") or line.startswith("sprt ") for line in lines)  # no line per board
     assert lines[1].startswith("boards scoring 0, 1/2, 1, 3/2, 2:") and "room Elo" in lines[1]
-    block = " ".join(lines[2:])
+    assert lines[2].startswith("Faults: none in ")
+    block = " ".join(lines[3:])
     assert block.startswith("Scale: room Elo") and "arena standings sprt-" in block and "by sign" in block
     assert errors(proc) == []
 

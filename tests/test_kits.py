@@ -55,19 +55,6 @@ KIT_LIST = [
 ]
 KITS_BY_NAME = {k.language: k for k in KIT_LIST}
 
-# What a check shows where the arena itself falls short of issue 35 (item 1: the sandbox shows
-# a runtime's files; item 3: a registered folder is run whole): such a kit is skipped, saying
-# so, rather than failed for a fault that is not its own. Its own run (the msgpack test) still
-# has to pass.
-ARENA_SHORT = {
-    "Unable to access jarfile": "the arena does not run a registered folder whole yet (issue 35 item 3)",
-    "Could not find Java SE Runtime Environment": "the sandbox does not show the JDK yet (issue 35 item 1)",
-    "Error loading java.security": "the sandbox does not show the JDK's configuration yet (issue 35 item 1)",
-    "Can't locate strict.pm": "the sandbox does not show perl's library yet (issue 35 item 1)",
-    "cannot load such file": "the sandbox does not show ruby's library yet (issue 35 item 1)",
-}
-
-
 @pytest.fixture(scope="session")
 def kit_home():
     """One folder for the session's builds that the sandboxed bots' users can enter."""
@@ -112,20 +99,12 @@ def registry(kit_home):
             if kit.command:
                 args += ["--command", kit.command]
             result = CliRunner().invoke(app, args)
-            if result.exit_code != 0:
-                skip_if_runtime_missing(kit, result.output)
             assert result.exit_code == 0, result.output
             names[kit.language] = f"kit-{kit.language}"
         return names[kit.language]
 
     register.db = db  # type: ignore[attr-defined]
     return register
-
-
-def skip_if_runtime_missing(kit: Kit, output: str) -> None:
-    for sign, reason in ARENA_SHORT.items():
-        if sign in output:
-            pytest.skip(f"{kit.language} kit: {reason}")
 
 
 EXTRA = {"i8": -100, "i16": -30000, "i32": -2**31, "i64": -2**63, "u64": 2**64 - 1, "u16": 65535, "f": 1.5,
@@ -170,8 +149,6 @@ def test_a_registered_kit_passes_bot_check_at_every_game(language, game, registr
     kit = KITS_BY_NAME[language]
     name = registry(kit)
     result = CliRunner().invoke(app, ["bot", "check", name, "--game", game, "--deals", "1", "--db", str(registry.db)])
-    if result.exit_code != 0:
-        skip_if_runtime_missing(kit, result.output)
     assert result.exit_code == 0, result.output
     assert "conformant: the bot speaks protocol version 1" in result.output
     assert f"as 'kit-{language}' version '1'" in result.output
@@ -191,8 +168,6 @@ def test_a_kit_passes_bot_check_as_an_ordinary_user(language, kit_home):
             "bot", "check", spec, "--deals", "1"]
     done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "HOME": str(kit_home)})
-    if done.returncode != 0:
-        skip_if_runtime_missing(kit, done.stdout + done.stderr)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "conformant: the bot speaks protocol version 1" in done.stdout
 

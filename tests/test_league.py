@@ -62,7 +62,8 @@ class Server:
         self.db = db
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "arena", "league", "serve", "--db", str(db), "--port", "0", "--boards", "2",
-             "--concurrency", "1", "--submit-limit", str(LIMIT), "--max-bytes", str(MAX_BYTES), *extra],
+             "--concurrency", "1", "--submit-limit", str(LIMIT), "--max-bytes", str(MAX_BYTES), "--move-ms", "50",
+             *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, **(env or {})})
         self.lines: list[str] = []
         self._queue: queue.Queue[str | None] = queue.Queue()

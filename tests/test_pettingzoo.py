@@ -126,3 +126,11 @@ def test_bad_arguments_say_so():
     env.reset(seed=3)
     with pytest.raises(games.IllegalMove, match="legal moves"):
         env.step(pz.MAX_ACTIONS - 1)
+
+
+@pytest.mark.filterwarnings(*DICT_OBSERVATION)
+def test_an_outside_game_is_an_environment_too():
+    """A game installed by entry point (OpenSpiel's hearts, games/openspiel.py) passes the same tests."""
+    pytest.importorskip("pyspiel", reason="the [openspiel] extra is not installed (pip install -e '.[openspiel]')")
+    api_test(pz.env("openspiel:hearts"), num_cycles=100)
+    seed_test(lambda: pz.env("openspiel:hearts"), num_cycles=100)

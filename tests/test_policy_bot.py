@@ -1,5 +1,6 @@
 """A trained policy is a bot (bots/policy): trained briefly on games.pettingzoo, registered with
-`arena bot add` (which checks it at a table) and played in a tournament from its stored folder."""
+`arena bot add` (which checks it at a table), checked by `arena bot check` and played in a
+tournament from its stored folder."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ def test_a_policy_trained_briefly_is_registered_checked_and_played(tmp_path):
     assert len(weights) == train.FEATURES and any(weights)  # it learned something, if little
     assert "added trained" in arena("bot", "add", str(folder), "--command", "policy_bot.py", "--name", "trained",
                                     cwd=tmp_path)
+    assert "conformant" in arena("bot", "check", "trained", "--deals", "1", cwd=tmp_path)
     arena("bot", "add", str(ROOT / "bots" / "zwicker" / "random_bot.py"), "--name", "random", cwd=tmp_path)
     out = arena("tournament", "run", "--bots", "trained,random", "--boards", "1", "--seed", str(2**50 + 3),
                 "--name", "t", cwd=tmp_path)

@@ -148,6 +148,9 @@ def folder_bot(open_dir):
 @pytest.mark.parametrize("user", USERS)
 def test_a_folder_is_checked_and_played_whole_and_so_is_the_bot_registered_from_it(open_dir, folder_bot, user):
     conformant(check(str(folder_bot), open_dir, user), "perl-first")
+    (folder_bot / "bot").rename(folder_bot / "start")
+    conformant(check(str(folder_bot), open_dir, user, "--command", "./start"), "perl-first")
+    (folder_bot / "start").rename(folder_bot / "bot")
     home = open_dir / "home"
     home.mkdir()
     if user is not None:
@@ -294,3 +297,40 @@ def test_a_file_outside_the_view_is_named_with_the_setting_that_adds_it(bots, us
     added = subprocess.run(argv, capture_output=True, text=True, cwd=bots, timeout=600,
                            env={**os.environ, "HOME": str(bots), view.EXTRA_VAR: LICENSE})
     conformant(added, "perl-first")
+
+
+def test_the_leagues_check_runs_a_perl_folder_bot_as_bot_check_does(open_dir, folder_bot):
+    """A league author cannot set anything: the server's check shows the runtime all the same."""
+    from tests.test_league import Server, add_author
+
+    db = open_dir / "league.db"
+    token = add_author(db, "pat")
+    server = Server(db)
+    try:
+        out = server.submit(folder_bot, token, "duo")
+        assert out.returncode == 0 and "conformant: the bot speaks protocol version 1" in out.stdout, (out.stdout, out.stderr)
+    finally:
+        server.stop()
+
+
+def test_a_jvm_log_on_stdout_is_named_with_the_flag_that_moves_it():
+    from arena.errors import ProtocolError
+    from arena.protocol.messages import Decoder
+
+    decoder = Decoder()
+    decoder.feed(b"[0.027s][warning][os,thread] Failed to start thread\n")
+    with pytest.raises(ProtocolError, match=r"did the bot print to stdout\?.*-Xlog:all=warning:stderr"):
+        decoder.next()
+
+
+def test_matches_logs_names_the_limit_a_tournaments_bot_met(bots):
+    needs("perl")
+    (bots / "greedy.pl").write_text("#!/usr/bin/perl\nmy $x = 'x' x (1536 * 1024 * 1024);\nprint length $x;\n")
+    (bots / "greedy.pl").chmod(0o755)
+    db = bots / "arena.db"
+    run = registered(db, "tournament", "run", "--name", "t", "--bots", f"./greedy.pl,{ROOT / 'bots' / 'zwicker' / 'random_bot.py'}",
+                     "--boards", "1", "--seed", "1", cwd=bots)
+    assert run.returncode == 0, run.stderr
+    logs = registered(db, "matches", "t", "--logs", cwd=bots)
+    assert logs.returncode == 0 and "Out of memory" in logs.stdout, logs.stdout
+    assert "limit: the bot met the sandbox's limit of 1 GiB of address space" in logs.stdout, logs.stdout

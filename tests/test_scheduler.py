@@ -5,6 +5,7 @@ freezer (root here) and by stopping the bot's PID namespace (as an ordinary user
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,54 @@ async def test_a_cancelled_acquire_never_keeps_the_core():
         scope.cancel()
         await s.acquire(frozenset({"x"}))
     assert s.running == 0
+
+
+START_REFUSED_BOT = """
+import os, sys
+with open(sys.argv[1], "a") as f:
+    f.write("started\\n")
+os.write(2, b"bwrap: Can't fork for pid 1: Resource temporarily unavailable\\n")
+"""
+
+
+async def test_a_table_the_machine_would_not_start_is_played_again_then_stored_as_the_arenas(tmp_path):
+    """A start refused for a limit the bot did not reach (bwrap's "Can't fork", said before the
+    bot's program runs) is not the bot's: the room plays the table again, ARENA_REPLAYS times,
+    and then stores the fault marked as the arena's."""
+    from arena.play import room as rooms
+
+    bot = tmp_path / "refused.py"
+    bot.write_text(START_REFUSED_BOT)
+    starts = tmp_path / "starts"
+    refused = BotCommand(("/usr/bin/env", sys.executable, str(bot), str(starts)), tmp_path, "command")
+    job = rooms.Job(name="t", seed=2**60, variant={}, format="deal", commands={1: RANDOM, 2: refused},
+                    time_control=TimeControl(move_s=5), sandbox="none")
+    game, v = job.rules
+    stored = []
+
+    async def store(room, boards, records):
+        stored.extend(records)
+
+    await rooms.play_room(job, v, rooms.Room(0, 0, (1, 2, 1, 2), (0,)), store)
+    assert starts.read_text().count("started") == 2 * (1 + rooms.ARENA_REPLAYS)  # two seats of it, each time
+    assert len(stored) == 1 and stored[0]["forfeit"]["arena"] is True
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_honest_bots_beside_one_that_spins_children_after_its_handshake_have_no_fault(hostile, mode, freezing):
+    """The spinner's 30 children run only in its own turns: its opponents, two tables of them
+    at once, play every move in time."""
+    spinner = BotCommand.from_spec(str(hostile / "spin_children.py"))
+    results = []
+
+    async def one(k: int) -> None:
+        results.append(await play_table([spinner, RANDOM, spinner, RANDOM], variant="jensen",
+                                        plan=FixedDeals([(11 + k, k)]), sandbox=mode,
+                                        time_control=TimeControl(move_s=2, bank_s=2), table_id=f"t{k}"))
+
+    async with forking.serving(mode), trio.open_nursery() as nursery:
+        for k in range(2):
+            nursery.start_soon(one, k)
+    for result in results:
+        assert result.ok, result.forfeit
+        assert [result.seats[s].status for s in (1, 3)] == ["ok", "ok"]

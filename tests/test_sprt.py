@@ -123,3 +123,30 @@ def test_estimate():
     assert elo == pytest.approx(-400 * math.log10(1 / mean - 1)) and low < elo < high
     assert estimate([0] * 5) == (0.0, -math.inf, math.inf)
     assert estimate([0, 0, 0, 0, 5])[0] == math.inf
+
+
+def test_a_record_all_at_one_end_has_a_finite_bound_and_no_zero_width_interval():
+    """Every board won: no variance seen, so Wilson's interval: a share above n / (n + z^2), and
+    no estimate (+inf). JSON gets None for the open end and the estimate, the bound as more_than;
+    the terminal says `> X`."""
+    from arena.cli.sprt import elo_text
+    from arena.tournaments.sprt import elo_with_interval
+
+    for n in (1, 10, 100):
+        elo, low, high = estimate([0, 0, 0, 0, n])
+        share = n / (n + 1.959963984540054 ** 2)
+        assert (elo, high) == (math.inf, math.inf) and low == pytest.approx(-400 * math.log10(1 / share - 1))
+        assert estimate([n, 0, 0, 0, 0]) == pytest.approx((-math.inf, -math.inf, -low))
+        assert elo_with_interval([0, 0, 0, 0, n]) == {"elo": None, "low": low, "high": None, "more_than": low,
+                                                      "less_than": None}
+        assert elo_text([0, 0, 0, 0, n]) == f"> {low:+.1f}" and elo_text([n, 0, 0, 0, 0]) == f"< {-low:+.1f}"
+    assert estimate([0, 0, 0, 0, 10])[1] > estimate([0, 0, 0, 0, 1])[1]  # more boards, a higher bound
+    elo, low, high = estimate([0, 0, 4, 0, 0])  # every board 1 of 2: an interval around 0, not a point
+    assert low < elo == 0 < high
+    assert elo_with_interval([0, 1, 2, 3, 4])["more_than"] is None
+
+
+def test_an_interval_always_holds_its_estimate():
+    for counts in ([0, 0, 0, 0, 3], [0, 0, 0, 1, 7], [1, 0, 0, 0, 9], [3, 1, 4, 1, 5], [0, 0, 1, 0, 0]):
+        elo, low, high = estimate(counts)
+        assert low <= elo <= high, counts

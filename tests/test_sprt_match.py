@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from arena.errors import ArenaError
-from arena.results import read, schema, sprt_tests
+from arena.results import present, read, schema, sprt_tests
 from arena.results.sprt import SPRT, pentanomial
 from arena.tournaments import sprt
 from arena.tournaments.runner import Settings
@@ -136,3 +136,48 @@ def test_los_prints_the_whole_matrix(played):  # noqa: F811
         assert matrix[i + 1][i] == pytest.approx(1 - rows[i]["los_next"])
     text = run("los", "cup", "--db", played).output
     assert text.splitlines()[3].split()[:3] == ["1", "alpha", "x"] and "%" in text.splitlines()[3]
+
+
+CRASHER = str(ROOT / "tests" / "hostile" / "crash_mid_deal.py")
+
+
+def test_a_test_whose_tables_fault_stops_and_says_whose(tmp_path):
+    """A bot that crashes at every table forfeits them all: the test measures its faults, not its
+    play. Past the fault limit (10% of the tables by default), checked after each batch, it stops
+    with the verdict "faults", and the summary, the standings and their JSON count the tables."""
+    db = schema.open_db(tmp_path / "arena.db")
+    tid, result, out = play(db, CRASHER, RANDOM, SPRT(0, 10), batch=2)
+    assert (result["verdict"], result["played"], result["max_faults"]) == ("faults", 2, sprt.MAX_FAULTS)
+    assert result["said"] == "stopped without a decision: more than 10% of the tables ended in a fault"
+    assert result["faults"] == {"tables": 4, "faulted": 4, "by_bot": {"crash_mid_deal": 4}, "arena": 0}
+    assert "stopped: Faults: 4 of 4 tables ended in a fault (100.0%): crash_mid_deal 4." in out
+    doc = read.standings_document(db, tid)
+    assert doc["faults"] == result["faults"]
+    assert "Faults: 4 of 4 tables ended in a fault (100.0%): crash_mid_deal 4." in present.notes(doc)
+    # run again: it says so and plays nothing; a limit of 1 (never) reopens it, and it plays on to
+    # a verdict about the forfeits, its faults still counted
+    assert play(db, CRASHER, RANDOM, SPRT(0, 10), batch=2)[1]["played"] == 2
+    _, more, _ = play(db, CRASHER, RANDOM, SPRT(0, 10), batch=2, max_faults=1.0)
+    assert more["verdict"] == "H0" and more["faults"]["faulted"] == more["faults"]["tables"] == 2 * more["played"]
+    # a fault the arena caused (a start refused: forfeit["arena"], arena.play.room) is in no bot's count
+    db.execute("UPDATE board_tables SET forfeit = json_set(forfeit, '$.arena', json('true')) WHERE id ="
+               " (SELECT MIN(t.id) FROM board_tables t JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?)",
+               [tid])
+    n = more["faults"]["faulted"]
+    assert read.fault_tables(db, tid) == {"tables": n, "faulted": n, "by_bot": {"crash_mid_deal": n - 1}, "arena": 1}
+    assert present.fault_line(read.fault_tables(db, tid)).endswith(f": crash_mid_deal {n - 1}, the arena 1.")
+    with pytest.raises(ArenaError, match="--max-faults is a share of the tables, 0 to 1, not 10"):
+        sprt.prepare(db, None, CRASHER, RANDOM, SPRT(0, 10), batch=2, max_faults=10)
+    db.close()
+
+
+def test_the_verdict_counts_faults_even_when_there_are_none(dbpath):
+    result = run("sprt", GREEDY, RANDOM, "--elo1", "50", "--batch", "12", "--seed", SEED, "--sandbox", "none",
+                 "--quiet", "--db", dbpath)
+    assert result.output.splitlines()[2] == "Faults: none in 48 tables.", result.output
+    summary = json.loads(run("sprt", GREEDY, RANDOM, "--elo1", "50", "--batch", "12", "--seed", SEED, "--sandbox",
+                             "none", "--db", dbpath, "--json").stdout)
+    assert summary["faults"] == {"tables": 48, "faulted": 0, "by_bot": {}, "arena": 0} and summary["max_faults"] == 0.1
+    text = run("standings", "--db", dbpath).output
+    assert "Faults: none in 48 tables." in text
+    assert json.loads(run("standings", "--db", dbpath, "--json").output)["faults"]["tables"] == 48

@@ -47,7 +47,8 @@ def test_round_robin_gauntlet_and_mixed_pairings():
 
 
 def test_every_match_is_played_in_two_rooms_with_the_sides_swapped():
-    found = schedule.rooms([([1, 1], [2, 2]), ([1, 3], [2, 4])], boards=3, players=4, done={(1, 0, False)})
+    found = schedule.rooms([([1, 1], [2, 2]), ([1, 3], [2, 4])], boards=3,
+                            layout=games.Layout(4, ((0, 2), (1, 3))), done={(1, 0, False)})
     assert [(r.match_no, r.swapped, r.seats, r.boards) for r in found] == [
         (1, False, (1, 2, 1, 2), (1, 2)),
         (1, True, (2, 1, 2, 1), (0, 1, 2)),

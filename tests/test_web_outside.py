@@ -121,6 +121,12 @@ def step_through(browser, url: str, deal: dict, own_viewer: bool, name: str) -> 
             p.wait_for_function(f"() => document.querySelector('#stepno').textContent === 'move {k} / {n}'")
             assert p.text_content(frame) == ("toy: " if own_viewer else "") + frames[k]["text"], k
         p.wait_for_selector("#breakdown")
+        if not own_viewer:  # a seat's own view: State.text(seat), the others' hands hidden
+            p.click("#views button[data-seat='1']")
+            assert p.text_content(frame) == frames[n]["views"][1] != frames[n]["text"]
+            p.keyboard.press("Home")
+            p.wait_for_function(f"() => document.querySelector('#stepno').textContent === 'move 0 / {n}'")
+            assert p.text_content(frame) == frames[0]["views"][1] != frames[0]["text"] and "cards)" in frames[0]["views"][1]
         if own_viewer:
             assert p.text_content("#toy-score").startswith("toy totals ")
         assert p.evaluate("document.documentElement.scrollWidth") <= 390

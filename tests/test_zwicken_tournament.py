@@ -175,10 +175,10 @@ def test_swiss_draws_groups_of_the_tables_size_by_score(tmp_path, four):
     assert max(sat_out.count(b) for b in sat_out) <= 2  # the byes go round: nobody sits out three times
 
 
-def test_zwicker_refuses_players_it_does_not_have(tmp_path):
+def test_zwicker_refuses_players_its_preset_does_not_have(tmp_path):
     done = arena("tournament", "run", "--bots", f"{BOTS / 'zwicker' / 'random_bot.py'},{BOTS / 'zwicker' / 'greedy_bot.py'}", "--name", "x",
-                 "--players", "3", cwd=tmp_path, code=2)
-    assert "2 v 2 by 4 players" in done.stderr, done.stderr
+                 "--players", "6", cwd=tmp_path, code=2)
+    assert "2 to 4 players, not 6" in done.stderr, done.stderr
 
 
 def results_of(path: Path, name: str) -> tuple[list, list, list]:

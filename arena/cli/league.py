@@ -11,7 +11,7 @@ from typing import Annotated
 import trio
 import typer
 
-from arena.cli import app, echo, echo_json
+from arena.cli import GAME_HELP, PLAYERS_HELP, VARIANT_HELP, app, echo, echo_json
 from arena.cli.results import DbOption, JsonOption, _open, _render, standings_notes, standings_text
 from arena.errors import ArenaError
 from arena.league import archive, authors, client, store
@@ -52,15 +52,27 @@ def serve_cmd(
     submit_window: Annotated[float, typer.Option(help="Seconds the --submit-limit counts over.")] = 3600.0,
     code_limit: Annotated[int, typer.Option(help="Downloads of their own bots' code an author may make per hour.")] = 30,
     move_ms: Annotated[float, typer.Option(help="Milliseconds per move before the bank is drawn on.")] = 1000.0,
+    fair: Annotated[bool, typer.Option("--fair/--free", help="The fair setting (README, Running tournaments): "
+                                       "every reply released one move limit after its act; --free: at once.")] = True,
     name: LeagueOption = store.DEFAULT_NAME,
+    game: Annotated[str | None, typer.Option("--game", help=GAME_HELP + " Fixed when the league is made.",
+                                             show_default=False)] = None,
+    players: Annotated[int | None, typer.Option("--players", help=PLAYERS_HELP + " A game of one bot a seat: "
+                                                "each match is a table of that many bots.", show_default=False)] = None,
+    variant: Annotated[str | None, typer.Option("--variant", help=VARIANT_HELP, show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No line per match started, room stored and fit made.")] = False,
 ) -> None:
     """Play the ladder forever and serve its pages, submission form and JSON API.
 
     Killed and started again it plays on: nothing lost, nothing counted twice.
 
-    Example: arena league serve --db league.db --port 8018 --boards 8
+    Example: arena league serve --db league.db --port 8018 --boards 8 --game zwicken --players 3
     """
+    from arena.tournaments import runner
+
+    rules = None
+    if game is not None or variant is not None or players is not None:
+        rules = runner.with_players(runner.parse_variant(variant, game), game, players)
     if submit_limit < 1 or submit_window <= 0 or code_limit < 1:
         raise ArenaError("--submit-limit and --code-limit must be at least 1 and --submit-window above 0")
     if max_bytes < 1 or max_files < 1:
@@ -84,11 +96,12 @@ def serve_cmd(
 
     try:
         trio.run(lambda: serve(path, host=host, port=port, concurrency=concurrency or None, sandbox=sandbox,
-                               cluster=cluster, name=name, public_hosts=public_host or [],
+                               cluster=cluster, name=name, game=game, variant=rules, public_hosts=public_host or [],
                                boards=boards, limits=archive.Limits(max_bytes, max_files),
                                rate=RateLimit(submit_limit, submit_window),
                                code_rate=RateLimit(code_limit, 3600.0, "code"),
-                               time_control=TimeControl(move_s=move_ms / 1000), on_ready=ready,
+                               time_control=TimeControl(move_s=move_ms / 1000, tempo="fixed" if fair else "free"),
+                               on_ready=ready,
                                log=None if quiet else log))
     except KeyboardInterrupt:
         pass

@@ -161,6 +161,8 @@ def check(
     move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),
     as_json: bool = typer.Option(False, "--json", help="Print the check's tables as JSON."),
     db: Path = typer.Option(None, "--db", help=DB_HELP, show_default=False),
+    command: str = typer.Option(None, "--command", help="How to run a folder given as the bot, run in a copy of "
+                                "all of it (as bot add --command).", show_default=False),
 ) -> None:
     """Check that a bot speaks the protocol: it plays seeded deals in every seat against random bots.
 
@@ -172,9 +174,16 @@ def check(
     from arena.play.match import check_bot, format_check
 
     v = _game_variant(variant, game)
-    command = _command(bot, db)
+    if command is not None:
+        from arena.tournaments.runner import candidate_command
+
+        if not Path(bot).expanduser().is_dir():
+            raise ArenaError(f"--command runs a folder given as the bot, and {bot} is no folder")
+        cmd = candidate_command(Path(bot), command)
+    else:
+        cmd = _command(bot, db)
     tc = _time_control(move_ms, 10000, 10000)
-    result = trio.run(lambda: check_bot(command, deals=deals, seed=seed, variant=v, time_control=tc,
+    result = trio.run(lambda: check_bot(cmd, deals=deals, seed=seed, variant=v, time_control=tc,
                                         sandbox=sandbox or _default_sandbox(), game=game))
     result.bot = bot
     if as_json:

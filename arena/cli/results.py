@@ -22,6 +22,7 @@ import games
 from arena.cli import app, bot_app, echo, echo_json, tournament_app
 from arena.errors import ArenaError, visible
 from arena.play.live import room_label
+from arena.process.command import limit_met
 from arena.results import export, present, read, registry, schema
 from arena.results.lock import is_running
 
@@ -318,7 +319,8 @@ def matches_cmd(
     name: NameArg = None,
     bot: Annotated[str | None, typer.Option(help="Only matches this bot played (name or path).")] = None,
     match: Annotated[int | None, typer.Option(help="One match board by board, with its deal ids.")] = None,
-    logs: Annotated[bool, typer.Option("--logs", help="Under each fault, the end of the bot's stderr.")] = False,
+    logs: Annotated[bool, typer.Option("--logs", help="Under each fault, the bot's stderr (its first and last lines) and the "
+                                      "sandbox's limit it met, if its words say so.")] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -361,18 +363,22 @@ def matches_cmd(
         echo(f"  match {f['match_no']} board {f['board_no']} {room} seat {f['seat']} "
              f"{f['bot']}: {f['status']}: {visible(f['detail'])}")
         if logs:
-            tail = f["stderr"].rstrip("\n").splitlines()[-LOG_LINES:]
-            echo("\n".join(f"    | {visible(line)}" for line in tail) if tail else "    (no stderr)")
+            lines = f["stderr"].rstrip("\n").splitlines()
+            shown = lines if len(lines) <= 2 * LOG_LINES else [*lines[:LOG_LINES // 2], f"... ({len(lines) - LOG_LINES} lines)",
+                                                               *lines[-(LOG_LINES - LOG_LINES // 2):]]
+            echo("\n".join(f"    | {visible(line.expandtabs(4))}" for line in shown) if shown else "    (no stderr)")
+            if hint := limit_met(f"{f['detail']}\n{f['stderr']}"):
+                echo(f"    limit: {hint}")
     if faults and not logs:
-        echo("(--logs shows the end of each faulting bot's stderr)")
+        echo("(--logs shows each faulting bot's stderr)")
 
 
 def _group_detail(match: int, detail: dict) -> None:
-    """A match of k entrants board by board: each room's chips (or points) per seat, and each
+    """A match of k entrants board by board: each room's chips (or points) per side, and each
     entrant's result over the rooms."""
     k = len(detail["entrants"])
     echo(f"match {match}: " + ", ".join(f"{e} {name}" for e, name in enumerate(detail["entrants"]))
-         + f"; room r seats entrant (seat - r) mod {k}")
+         + f"; room r gives side s to entrant (s - r) mod {k}")
     rows = []
     for b in detail["boards"]:
         for tb in b["tables"]:
@@ -382,9 +388,9 @@ def _group_detail(match: int, detail: dict) -> None:
                          " ".join(f"{r:+d}" for r in b["results"]) if "results" in b else "",
                          ",".join(map(str, tb["deal_ids"])),
                          ", ".join(f"seat {f['seat']} {f['status']}" for f in tb["faults"])])
-    echo(_render(["board", "room", "by seat", "of it: close-out", "by entrant (board)", "deal ids", "faults"], rows,
+    echo(_render(["board", "room", "by side", "of it: close-out", "by entrant (board)", "deal ids", "faults"], rows,
                  [True, False, True, True, True, False, False]))
-    echo("by seat: each seat's result in the room, its deals' nets plus the close-out (what the board's end "
+    echo("by side: each side's result in the room (where each plays alone, a side is a seat), its deals' nets plus the close-out (what the board's end "
          "settles, as the game's rules say); by entrant: over the board's rooms.")
 
 
@@ -431,7 +437,8 @@ def _team_matches(ms: list[dict], bot: str | None) -> None:
 
 
 LOG_LINES = 10
-"""Lines of a faulting bot's stderr `matches --logs` shows (the database keeps a longer tail)."""
+"""Lines of a faulting bot's stderr `matches --logs` shows, its first and its last (the database
+keeps more of it); a stderr of up to twice as many lines is shown whole."""
 
 
 @app.command("export")

@@ -4,6 +4,7 @@ arena.tournaments.sprt and arena.results.read."""
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import textwrap
@@ -38,6 +39,9 @@ def sprt_cmd(
                                                    "boards (default: no limit).", show_default=False)] = None,
     batch: Annotated[int, typer.Option("--batch", help="Boards per batch (the bots are started once a batch).")]
     = sprt_run.BATCH,
+    max_faults: Annotated[float, typer.Option("--max-faults", help="Stop without a verdict once more than this share "
+                                              "of the tables ended in a fault (a forfeit scores the cards, not the "
+                                              "play); 1: never.")] = sprt_run.MAX_FAULTS,
     name: Annotated[str | None, typer.Option("--name", help="The test's name (default: sprt-NEW@v-OLD@v); run "
                                              "the same command again to resume it.", show_default=False)] = None,
     variant: Annotated[str | None, typer.Option("--variant", help=VARIANT_HELP, show_default=False)] = None,
@@ -46,7 +50,7 @@ def sprt_cmd(
                                                            "default: a random one, printed and stored.")] = None,
     fmt: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP, show_default=False)] = None,
     players: Annotated[int | None, typer.Option(
-        "--players", help=PLAYERS_HELP + " In a game of one bot a seat, NEW and OLD sit in alternate seats.",
+        "--players", help=PLAYERS_HELP + " At a table of one bot a side (not two sides of two), NEW and OLD hold alternate sides.",
         show_default=False)] = None,
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit, milliseconds.")] = 1000,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="Time bank per seat and table, milliseconds.")] = 10000,
@@ -85,7 +89,7 @@ def sprt_cmd(
                                time_control=time_control)
     with _open(db, create=True) as database:
         tid = sprt_run.prepare(database, name, new, old, test, max_boards=max_boards, batch=batch,
-                               settings=settings, sandbox=mode)
+                               settings=settings, sandbox=mode, max_faults=max_faults)
         with open(os.devnull, "w") if quiet else nullcontext() as sink:
             report = sprt_run.Report(sink or (typer.get_text_stream("stderr") if as_json else None))
             tables = None
@@ -98,19 +102,29 @@ def sprt_cmd(
         _json(result)
         return
     counts = " ".join(str(c) for c in result["counts"])
-    elo, low, high = (f"{x + 0.0:+.1f}" for x in estimate(result["counts"]))  # (+inf where the interval is open)
+    elo = elo_text(result["counts"])
     typer.echo(f"{result['said']}, after {result['boards']} boards (LLR {result['llr']:+.2f}, bounds "
                f"[{result['lower']:+.2f}, {result['upper']:+.2f}]; {result['played']} played).")
-    if result.get("seats"):  # one bot a seat: NEW and OLD alternate
+    if result.get("seats"):  # one bot a side: NEW and OLD alternate
         lost, _, drawn, _, won = result["counts"]
         typer.echo(f"boards {result['new']} won, drew, lost against {result['old']}: {won} {drawn} {lost}; Elo per "
-                   f"board: {elo} [{low}, {high}]")
+                   f"board: {elo}")
         scale = BOARD_SCALE
     else:
         typer.echo(f"boards scoring 0, 1/2, 1, 3/2, 2: {counts}; room Elo of {result['new']} over {result['old']}: "
-                   f"{elo} [{low}, {high}]")
+                   f"{elo}")
         scale = ROOM_SCALE
+    typer.echo(present.fault_line(result["faults"]))
     typer.echo(textwrap.fill(scale.format(name=shlex.quote(result["name"])), 100, break_on_hyphens=False))
+
+
+def elo_text(counts: list[int]) -> str:
+    """NEW's Elo with its interval, `+12.3 [-4.5, +29.0]`; a record all at one end has no
+    estimate, only a bound: `> +166.2` (every board won), `< -166.2`."""
+    elo, low, high = estimate(counts)
+    if math.isinf(elo):
+        return f"> {low:+.1f}" if elo > 0 else f"< {high:+.1f}"
+    return "{:+.1f} [{:+.1f}, {:+.1f}]".format(*(x + 0.0 for x in (elo, low, high)))
 
 
 ROOM_SCALE = ("Scale: room Elo, the logistic Elo of NEW's result in one room (win 1, draw 1/2, loss 0), from "
@@ -121,11 +135,11 @@ ROOM_SCALE = ("Scale: room Elo, the logistic Elo of NEW's result in one room (wi
 """What the verdict block's Elo is, and how it relates to the standings' Elo of the same boards."""
 
 BOARD_SCALE = ("Scale: Elo per board, the logistic Elo of NEW's board result (win 1, draw 1/2, loss 0): NEW and "
-               "OLD sit in alternate seats, each board is played in as many rooms as seats (every bot holding "
-               "every seat once), and NEW wins a board where its seats' mean result over the rooms beats OLD's; "
+               "OLD hold alternate sides, each board is played in as many rooms as sides (every bot holding "
+               "every side once), and NEW wins a board where its sides' mean result over the rooms beats OLD's; "
                "elo0 and elo1 are on this scale. 'arena standings {name}' rates the same boards pairwise in a "
                "Bradley-Terry fit with one virtual draw per bot. Compare the two by sign, not by size.")
-"""The verdict block's scale in a game of one bot a seat."""
+"""The verdict block's scale at a table of one bot a side."""
 
 
 @app.command("los")

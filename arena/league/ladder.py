@@ -1,9 +1,11 @@
 """The ladder: duplicate matches among the league's active bots, forever.
 
 One task starts matches while a place is free (`concurrency` matches at once, each playing its
-two rooms side by side): first the matches a stopped or killed server left unfinished (their
-missing boards only), then whatever `pairing.next_pair` asks for: a new version's first
-matches, afterwards the pair whose order is least certain. A room's boards are stored in one
+rooms side by side): first the matches a stopped or killed server left unfinished (their
+missing boards only), then whatever `pairing.next_group` asks for: a new version's first
+matches, afterwards the pair whose order is least certain. The league plays one game (its
+tournament's): a match is two teams of two copies where the game has partnerships (two rooms),
+else k entrants of one bot a seat (k rooms, room r rotating them by r seats). A room's boards are stored in one
 transaction as the room ends (as a tournament stores them), so a server killed at any moment
 loses at most the rooms in play, which the next start plays again from their first missing
 board; nothing is counted twice (the tables' UNIQUE key says so too). After each stored room
@@ -37,6 +39,7 @@ import games
 from arena.errors import ArenaError
 from arena.league import pairing, store
 from arena.play import seeds
+from arena.play.live import room_label
 from arena.play.room import Job, Room, play_room
 from arena.play.table import TimeControl
 from arena.process import forking
@@ -47,17 +50,25 @@ from arena.results import read, registry, schema, write
 from arena.results.lock import run_lock
 from arena.results.schema import db_path
 from arena.tournaments.commands import bot_command
+from arena.tournaments.schedule import room_seats
 
 
 @dataclass
 class InPlay:
     match_no: int
-    a: int
-    b: int
+    bots: tuple[int, ...]  # in entrant order
     boards: int  # boards of the match
-    tables: int = 0  # tables stored (two a board)
+    tables: int = 0  # tables stored (a room's a board)
     started: float = field(default_factory=time.time)
     resumed: bool = False
+
+    @property
+    def a(self) -> int:
+        return self.bots[0]
+
+    @property
+    def b(self) -> int:
+        return self.bots[1]
 
 
 class Ladder:
@@ -84,6 +95,12 @@ class Ladder:
         self.seed = t["seed"]
         self.variant = t["variant"]
         self.boards = t["boards"]
+        self.game = games.game(t["game"])
+        self.format = t["format"]
+        layout = self.game.layout(self.game.variant(self.variant))
+        self.teams = layout.partnerships  # two teams of two copies; else one bot a seat
+        self.size = 2 if self.teams else layout.players  # entrants a match
+        self.players = layout.players
         self.playing: dict[int, InPlay] = {}
         self.deals = 0  # deals stored by this run
         self.rooms = 0  # rooms stored by this run
@@ -150,30 +167,34 @@ class Ladder:
             while True:
                 if left:
                     m = left.pop(0)
-                    match = InPlay(m["match_no"], m["a"], m["b"], self.boards, resumed=True)
+                    match = InPlay(m["match_no"], tuple(m["bots"]), self.boards, resumed=True)
                     break
                 pick = self._pick()
                 if pick is not None:
-                    match = InPlay(store.add_match(self.db, self.tid, *pick), *pick, self.boards)
+                    match = InPlay(store.add_match(self.db, self.tid, *pick, teams=self.teams), pick, self.boards)
                     break
                 self._changed = trio.Event()
                 await self._changed.wait()
             self.playing[match.match_no] = match
             self.log(f"match {match.match_no} {'resumed' if match.resumed else 'started'}: "
-                     f"{self._label(match.a)} v {self._label(match.b)}")
+                     f"{' v '.join(map(self._label, match.bots))}")
             nursery.start_soon(self._play, match, places)
 
     def _label(self, bot: int) -> str:
         row = registry.get_bot(self.db, bot)
         return f"{row['name']}@{row['version']}"
 
-    def _pick(self) -> tuple[int, int] | None:
+    def _pick(self) -> tuple[int, ...] | None:
         active = [b["id"] for b in store.active_bots(self.db)]
         pairs, matches_of = store.pair_counts(self.db, self.tid)
+        rooms = 2 if self.teams else self.size
         for m in self.playing.values():  # a match in play counts as played
-            key = frozenset((m.a, m.b))
-            pairs[key] = pairs.get(key, 0) + m.boards - m.tables // 2
-        return pairing.next_pair(active, self.ratings, pairs, matches_of, boards=self.boards, first=self.first)
+            for i, a in enumerate(m.bots):
+                for b in m.bots[i + 1:]:
+                    key = frozenset((a, b))
+                    pairs[key] = pairs.get(key, 0) + m.boards - m.tables // rooms
+        return pairing.next_group(active, self.ratings, pairs, matches_of, boards=self.boards, first=self.first,
+                                  size=self.size)
 
     def waiting(self) -> list[int]:
         """Active bots still short of their first matches, the longest waiting first."""
@@ -186,20 +207,20 @@ class Ladder:
         try:
             done = read.done_tables(self.db, self.tid)
             match.tables = sum(1 for (no, _b, _s) in done if no == match.match_no)
-            team_a, team_b = [match.a, match.a], [match.b, match.b]
             rooms = []
-            for swapped in (False, True):
+            for room, seats in enumerate(room_seats(store.entrants_of(match.bots, self.teams), self.players)):
                 todo = tuple(b for b in store.match_boards(match.match_no, self.boards)
-                             if (match.match_no, b, swapped) not in done)
+                             if (match.match_no, b, room) not in done)
                 if todo:
-                    rooms.append(Room(match.match_no, swapped, tuple(write.seat_bots(team_a, team_b, swapped)), todo))
+                    rooms.append(Room(match.match_no, room, tuple(seats), todo))
             if self._client is not None:
                 await self._play_on_cluster(match, rooms)
                 return
-            commands = {bot: bot_command(registry.get_bot(self.db, bot)) for bot in {match.a, match.b}}
-            job = Job(name=self.name, seed=self.seed, variant=self.variant, format="deal", commands=commands,
-                      time_control=self.time_control, sandbox=self.sandbox, limits=self.limits)
-            v = games.game().variant(self.variant)
+            commands = {bot: bot_command(registry.get_bot(self.db, bot)) for bot in set(match.bots)}
+            job = Job(name=self.name, seed=self.seed, variant=self.variant, format=self.format, commands=commands,
+                      time_control=self.time_control, sandbox=self.sandbox, limits=self.limits,
+                      game=self.game.info.name)
+            v = self.game.variant(self.variant)
             async with trio.open_nursery() as nursery:
                 for room in rooms:
                     nursery.start_soon(play_room, job, v, room, self._store)
@@ -214,7 +235,7 @@ class Ladder:
         ladder stays."""
         from arena.tournaments import cluster
 
-        bots = [registry.get_bot(self.db, bot) for bot in (match.a, match.b)]
+        bots = [registry.get_bot(self.db, bot) for bot in dict.fromkeys(match.bots)]
         job = cluster.job_data(read.get_tournament(self.db, self.tid), bots, self.sandbox, self.limits)
         job["time_control"] = dataclasses.asdict(self.time_control)
         try:
@@ -223,7 +244,7 @@ class Ladder:
             print(f"arena: league: match {match.match_no}: {exc}; it plays on in {RETRY_S:.0f} s",
                   file=sys.stderr, flush=True)
             await trio.sleep(RETRY_S)
-            self._left.append({"match_no": match.match_no, "a": match.a, "b": match.b})
+            self._left.append({"match_no": match.match_no, "bots": list(match.bots)})
             self._changed.set()
 
     def _on_mode(self, mode: str, named: str) -> None:
@@ -245,7 +266,7 @@ class Ladder:
             self.playing[room.match_no].tables += len(records)
         self.deals += sum(len(r["deals"]) for r in records)
         self.rooms += 1
-        self.log(f"room stored: match {room.match_no} {'swapped' if room.swapped else 'straight'}, "
+        self.log(f"room stored: match {room.match_no} {room_label(room.swapped)}, "
                  f"{len(records)} boards")
         self._dirty.set()
 

@@ -7,6 +7,8 @@
    1 / sqrt(1 + boards they played / boards per match), so that overlapping intervals and few
    boards between them both ask for a match. A bot without an interval counts as unplaced.
 Matches in play count as played, so that the places playing at once go to different pairs.
+A game of k entrants a match (one bot a seat, `next_group`) starts from that pair (or the new
+bot) and adds, one at a time, the bot whose order against those chosen is least certain.
 """
 
 from __future__ import annotations
@@ -62,3 +64,27 @@ def next_pair(active: Sequence[int], ratings: Mapping[int, Rated], boards_betwee
                 best = (score, a, b)
     assert best is not None
     return best[1], best[2]
+
+
+def next_group(active: Sequence[int], ratings: Mapping[int, Rated], boards_between: Mapping[frozenset, int],
+               matches_of: Mapping[int, int], *, boards: int, first: int = 2, size: int = 2) -> tuple[int, ...] | None:
+    """The next match of `size` entrants as bot ids, or None with fewer than `size` active bots:
+    `next_pair`'s pair, then each further entrant the one that adds the most doubt (summed over
+    the entrants chosen, each pair's weighed by the boards it played as in `next_pair`); a new
+    version's group is filled with the bots it met least."""
+    if len(active) < size:
+        return None
+    pair = next_pair(active, ratings, boards_between, matches_of, boards=boards, first=first)
+    assert pair is not None
+    chosen = list(pair)
+    unrated = Rated()
+    new = matches_of.get(chosen[0], 0) < first
+    while len(chosen) < size:
+        def gain(o: int) -> tuple[float, int]:
+            if new:  # the bots the new one met least, then the nearest in Elo
+                met = sum(boards_between.get(frozenset((c, o)), 0) for c in chosen)
+                return -met - abs(ratings.get(o, unrated).elo - ratings.get(chosen[0], unrated).elo) / 1e6, -o
+            return sum(doubt(ratings.get(c, unrated), ratings.get(o, unrated))
+                       / math.sqrt(1 + boards_between.get(frozenset((c, o)), 0) / boards) for c in chosen), -o
+        chosen.append(max((o for o in active if o not in chosen), key=gain))
+    return tuple(chosen)

@@ -38,7 +38,7 @@ from arena.league.submissions import RateLimit, Refused, Submissions, author_of,
 from arena.play.table import TimeControl
 from arena.process import forking
 from arena.process.modes import resolve_mode
-from arena.results import read, registry, schema
+from arena.results import read, schema
 
 HOST = "127.0.0.1"
 CODE_LIMIT = 30  # code downloads an author may make per hour
@@ -108,7 +108,8 @@ class League:
             v = names.get(bot)
             return f"{v['name']}@{v['version']}" if v else str(bot)
 
-        playing = [{"match_no": m.match_no, "a": label(m.a), "b": label(m.b), "boards": m.boards,
+        playing = [{"match_no": m.match_no, "a": label(m.a), "b": " v ".join(map(label, m.bots[1:])),
+                    "entrants": [label(b) for b in m.bots], "boards": m.boards,
                     "tables": m.tables, "resumed": m.resumed}
                    for m in sorted(self.ladder.playing.values(), key=lambda m: m.match_no)]
         return playing, [label(b) for b in waiting if b in names]
@@ -458,7 +459,8 @@ def status_document(db: Any, tid: int, first: int = 2) -> dict:
     active = store.active_bots(db)
     unfinished = store.unfinished_matches(db, tid, t["boards"])
     done = read.done_tables(db, tid)
-    in_play = [{"match_no": m["match_no"], "a": label(m["a"]), "b": label(m["b"]), "boards": t["boards"],
+    in_play = [{"match_no": m["match_no"], "a": label(m["a"]), "b": " v ".join(map(label, m["bots"][1:])),
+                "entrants": [label(b) for b in m["bots"]], "boards": t["boards"],
                 "tables": sum(1 for (no, _b, _s) in done if no == m["match_no"])} for m in unfinished]
     return {
         "league": t["name"], "status": t["status"], "matches": t["matches"], "boards_done": t["boards_done"],
@@ -471,14 +473,16 @@ def status_document(db: Any, tid: int, first: int = 2) -> dict:
 
 async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrency: int | None = None,
                 sandbox: str = "auto", cluster: str | None = None,
-                name: str = store.DEFAULT_NAME, boards: int = 8, limits: archive.Limits = archive.Limits(),
-                public_hosts: list[str] | None = None, rate: RateLimit | None = None, code_rate: RateLimit | None = None, time_control: TimeControl = TimeControl(),
+                name: str = store.DEFAULT_NAME, boards: int = 8, game: str | None = None,
+                variant: dict | None = None, limits: archive.Limits = archive.Limits(), public_hosts: list[str] | None = None,
+                rate: RateLimit | None = None, code_rate: RateLimit | None = None, time_control: TimeControl = TimeControl(),
                 on_ready: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> None:
-    """Play the ladder and serve its pages until SIGINT or SIGTERM. With `cluster`, the ladder's
-    rooms play on its workers (each resolves `sandbox` itself); submissions are checked here."""
+    """Play the ladder and serve its pages until SIGINT or SIGTERM. The league is made on first
+    use for `game` (None: the default) and its `variant` (None: the game's own). With
+    `cluster`, the ladder's rooms play on its workers (each resolves `sandbox` itself); submissions are checked here."""
     db = schema.open_db(db_path)
     try:
-        t = store.league_tournament(db, name, boards=boards)
+        t = store.league_tournament(db, name, boards=boards, game=game, variant=variant)
         mode = resolve_mode(sandbox)
         league: League
         ladder = Ladder(db, t["id"], sandbox=mode if cluster is None else sandbox, concurrency=concurrency,

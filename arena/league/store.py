@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import sqlite_utils
@@ -70,20 +70,24 @@ def private(db_path) -> None:
 
 
 def league_tournament(db: sqlite_utils.Database, name: str = DEFAULT_NAME, *, boards: int = 8,
-                      variant: dict | None = None, create: bool = True) -> dict:
-    """The league's tournament, made on first use (then `boards` and `variant` are kept)."""
-    rows = db.execute("SELECT id, settings FROM tournaments WHERE name = ?", [name]).fetchall()
+                      variant: dict | None = None, create: bool = True, game: str | None = None) -> dict:
+    """The league's tournament, made on first use (then `boards`, `game` and `variant` are kept:
+    a league started again for another game is refused in one line)."""
+    rows = db.execute("SELECT id, settings, game FROM tournaments WHERE name = ?", [name]).fetchall()
     if rows:
         if "league" not in json.loads(rows[0][1]):
             raise ArenaError(f"tournament '{name}' is not a league: choose another --name for the league")
+        if game is not None and games.game(game).info.name != rows[0][2]:
+            raise ArenaError(f"league '{name}' plays {rows[0][2]}, not {game}: choose another --name for it")
         return read.get_tournament(db, rows[0][0])
     if not create:
         raise ArenaError(f"no league '{name}' in this database yet (run 'arena league serve' first)")
     if type(boards) is not int or boards < 1:
         raise ArenaError(f"--boards must be at least 1, got {boards!r}")
-    v = variant if variant is not None else games.game().variant(None).to_dict()
-    tid = write.create_tournament(db, name, seed=seeds.draw_master_seed(), variant=v, format="deal",
-                                  partners="clone", boards=boards, bot_ids=[], matches=[],
+    g = games.game(game)
+    v = variant if variant is not None else g.variant(None).to_dict()
+    tid = write.create_tournament(db, name, seed=seeds.draw_master_seed(), variant=v, format=g.info.formats[0],
+                                  partners="clone", boards=boards, bot_ids=[], matches=[], game=g.info.name,
                                   settings={"league": {"boards": boards}, "gauntlet": None, "sandbox": None})
     return read.get_tournament(db, tid)
 
@@ -93,21 +97,37 @@ def match_boards(match_no: int, boards: int) -> range:
     return range((match_no - 1) * boards, match_no * boards)
 
 
-def add_match(db: sqlite_utils.Database, tid: int, a: int, b: int) -> int:
-    """Append the match `a` (two copies) against `b` (two copies); returns its number."""
+def entrants_of(bots: Sequence[int], teams: bool) -> list[list[int]]:
+    """A match's entrants: two teams of two copies (`teams`), else one bot a seat."""
+    return [[b, b] for b in bots] if teams else [[b] for b in bots]
+
+
+def add_match(db: sqlite_utils.Database, tid: int, *bots: int, teams: bool = True) -> int:
+    """Append the match of `bots` (each two copies in a team, or each one seat of a table of
+    k); returns its number."""
     with writing(db):
-        (last,) = db.execute("SELECT COALESCE(MAX(match_no), 0) FROM matches WHERE tournament_id = ?", [tid]).fetchone()
-        db.execute("INSERT INTO matches (tournament_id, match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id,"
-                   " team_b_bot2_id) VALUES (?, ?, ?, ?, ?, ?)", [tid, last + 1, a, a, b, b])
-    return last + 1
+        return write.append_match(db, tid, entrants_of(bots, teams))
+
+
+def _matches(db: sqlite_utils.Database, tid: int) -> list[tuple[int, int, list[int], int]]:
+    """Every match: (its id, its number, its bots in entrant order, its rooms)."""
+    entrants: dict[int, list[int]] = {}
+    for match_id, bot in db.execute("SELECT e.match_id, e.bot_id FROM match_entrants e JOIN matches m"
+                                    " ON m.id = e.match_id WHERE m.tournament_id = ? ORDER BY e.match_id, e.entrant",
+                                    [tid]):
+        entrants.setdefault(match_id, []).append(bot)
+    return [(mid, no, entrants.get(mid, [a, b]), len(entrants.get(mid, [a, b]))) for mid, no, a, b in db.execute(
+        "SELECT id, match_no, team_a_bot1_id, team_b_bot1_id FROM matches WHERE tournament_id = ? ORDER BY match_no",
+        [tid])]
 
 
 def unfinished_matches(db: sqlite_utils.Database, tid: int, boards: int) -> list[dict]:
-    """Matches started but not stored whole (a server stopped or killed meanwhile), oldest first."""
-    return [{"match_no": r[0], "a": r[1], "b": r[2]} for r in db.execute(
-        "SELECT m.match_no, m.team_a_bot1_id, m.team_b_bot1_id FROM matches m"
-        " LEFT JOIN board_tables t ON t.match_id = m.id WHERE m.tournament_id = ?"
-        " GROUP BY m.id HAVING COUNT(t.id) < ? ORDER BY m.match_no", [tid, 2 * boards])]
+    """Matches started but not stored whole (a server stopped or killed meanwhile), oldest first:
+    each with its bots ("a" and "b": the first two)."""
+    tables = dict(db.execute("SELECT m.id, COUNT(t.id) FROM matches m LEFT JOIN board_tables t ON t.match_id = m.id"
+                             " WHERE m.tournament_id = ? GROUP BY m.id", [tid]).fetchall())
+    return [{"match_no": no, "bots": bots, "a": bots[0], "b": bots[1]} for mid, no, bots, rooms in _matches(db, tid)
+            if tables.get(mid, 0) < rooms * boards]
 
 
 def owner(db: sqlite_utils.Database, name: str) -> dict | None:
@@ -233,17 +253,16 @@ def active_bots(db: sqlite_utils.Database) -> list[dict]:
 
 def pair_counts(db: sqlite_utils.Database, tid: int) -> tuple[dict[frozenset, int], dict[int, int]]:
     """Boards stored per pair of bots, and matches started per bot."""
+    boards = dict(db.execute("SELECT m.id, COUNT(bo.id) FROM matches m LEFT JOIN boards bo ON bo.match_id = m.id"
+                             " WHERE m.tournament_id = ? GROUP BY m.id", [tid]).fetchall())
     pairs: dict[frozenset, int] = {}
-    for a, b, n in db.execute(
-        "SELECT m.team_a_bot1_id, m.team_b_bot1_id, COUNT(bo.id) FROM matches m LEFT JOIN boards bo"
-        " ON bo.match_id = m.id WHERE m.tournament_id = ? GROUP BY m.id", [tid]):
-        key = frozenset((a, b))
-        pairs[key] = pairs.get(key, 0) + n
     started: dict[int, int] = {}
-    for bot, n in db.execute(
-        "SELECT bot, COUNT(*) FROM (SELECT team_a_bot1_id AS bot FROM matches WHERE tournament_id = ?"
-        " UNION ALL SELECT team_b_bot1_id FROM matches WHERE tournament_id = ?) GROUP BY bot", [tid, tid]):
-        started[bot] = n
+    for mid, _no, bots, _rooms in _matches(db, tid):
+        for i, a in enumerate(bots):
+            started[a] = started.get(a, 0) + 1
+            for b in bots[i + 1:]:
+                key = frozenset((a, b))
+                pairs[key] = pairs.get(key, 0) + boards.get(mid, 0)
     return pairs, started
 
 

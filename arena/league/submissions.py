@@ -12,6 +12,7 @@ submitted last is what they want played.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -172,7 +173,9 @@ class Submissions:
                 command = await trio.to_thread.run_sync(candidate_command, path, None)
             except ArenaError as exc:
                 raise Refused(400, str(exc).replace(str(path.parent) + "/", "")) from None
-            result = await check_bot(command, deals=self.check_deals, sandbox=self.sandbox)
+            rules = self.db.execute("SELECT game, variant FROM tournaments WHERE id = ?", [self.tid]).fetchone()
+            result = await check_bot(command, deals=self.check_deals, sandbox=self.sandbox, game=rules[0],
+                                     variant=json.loads(rules[1]))  # at a table of the league's game
             report = result.to_dict()
             report["bot"] = name
             text = format_check(result).replace(str(command), name)

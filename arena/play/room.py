@@ -176,6 +176,10 @@ class Job:
         return GamePlan(v, seed, dealer, self.format, games.game(self.game))
 
 
+ARENA_REPLAYS = 3
+"""How often a room's table that the arena could not start is played again before the fault
+is stored (marked as the arena's: `forfeit["arena"]`, arena.play.table.arena_fault)."""
+
 Store = Callable[[Room, list[int], list[dict]], Awaitable[None]]
 """Where a room's results go, a board or a few at a time as they end: (room, the boards
 played, a table record per board)."""
@@ -223,6 +227,7 @@ async def play_room(job: Job, v: games.Variant, room: Room, store: Store, turn: 
 async def _play_room(job: Job, v: games.Variant, room: Room, store: Store, turn: Any, left: list[int], key: bytes,
                      watch: live.Watch | None) -> None:
     game = games.game(job.game)
+    replays = 0
     while left:
         plans = [job.board_plan(v, b) for b in left]
         name = f"{job.name}/m{room.match_no}/{room.label}"
@@ -258,6 +263,9 @@ async def _play_room(job: Job, v: games.Variant, room: Room, store: Store, turn:
             # bot seeding its generator by board (botkit does) plays each board as it would have
             bot_seed=seeds.table_seed(key, room.match_no, int(room.swapped)),
             turn=turn, on_deal=on_deal, game=game)
+        if result.forfeit is not None and result.forfeit.get("arena") and not result.deals and replays < ARENA_REPLAYS:
+            replays += 1  # not the bot's doing (a start the machine refused): played again, not stored
+            continue
         records = split_result(result, plans, v, game)
         await hand_on(records[stored:], len(records))
         left = left[len(records):]

@@ -376,10 +376,23 @@ class _Table:
             self.seats[seat].status, self.seats[seat].detail = exc.status, exc.detail
             side = self.layout.side_of(seat)
             forfeit = {"side": side, "seat": seat, "status": exc.status, "detail": exc.detail}
+            if getattr(exc, "by_arena", False):
+                forfeit["arena"] = True  # the arena's or the machine's doing, not the bot's (`arena_fault`)
             points = list(self.plan.forfeit(self.game, self.variant, seat).sides)
         return TableResult(seats=self.seats, points=points, forfeit=forfeit, deals=self.deals,
                            started=self.started, duration_s=time.perf_counter() - self.wall_start,
                            move_times_ms=self.move_times, finals=self.finals, sandbox=self.sandbox)
+
+
+START_REFUSED = ("bwrap: ", "arena: the fork sandbox could not start the bot", "arena: the resource limits could not be set")
+"""How a sandbox that could not start a bot says so on the bot's stderr, before the bot runs."""
+
+
+def arena_fault(exc: BotFault) -> BotFault:
+    """Mark a fault as the arena's or the machine's (a start refused for a limit the bot did not
+    reach): its table is played again, a few times (arena.play.room), and stored as such."""
+    exc.by_arena = True  # type: ignore[attr-defined]
+    return exc
 
 
 class _MoveLimit:
@@ -477,7 +490,7 @@ async def play_table(seats: Sequence[BotCommand], *, variant: games.Variant | st
                                                          labels=sides))
         for seat, (cmd, bot) in enumerate(zip(seats, bots)):
             if isinstance(bot, OSError):
-                table.record_fault(seat, BotCrashed(f"could not start {cmd}: {bot}"))
+                table.record_fault(seat, arena_fault(BotCrashed(f"could not start {cmd}: {bot}")))
             else:
                 table.conns[seat] = Connection(bot.stdin, bot.stdout)
                 table.bots[seat] = bot
@@ -493,6 +506,9 @@ async def play_table(seats: Sequence[BotCommand], *, variant: games.Variant | st
     for seat, bot in enumerate(bots):
         if isinstance(bot, BotProcess):
             table.seats[seat].stderr = bot.stderr_log()
+    if table.fault is not None and isinstance(table.fault[1], BotCrashed) and table.seats[table.fault[0]].handshake_ms \
+            is None and any(line.startswith(START_REFUSED) for line in table.seats[table.fault[0]].stderr.splitlines()):
+        arena_fault(table.fault[1])  # its sandbox could not start it (bwrap: Can't fork ...)
     result = table.result()
     result.sandbox = sandbox  # recorded with the table: rlimit and none do not isolate partners
     return result

@@ -38,7 +38,10 @@ from arena.process.command import owner_alive
 ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpu")
 GROUP_PREFIX = "zwicker-"
-BOTS_WEIGHT = 16 * (os.cpu_count() or 1)
+BOTS_WEIGHT = os.cpu_count() or 1
+"""The bots' group weighs as many busy tasks as bots may run at once (the move scheduler's cores,
+arena.process.scheduler) against the arena's own process: a bot with spinning children, on its
+turn, leaves the arena at least one part in cores + 1 of the machine."""
 _GROUP = f"{GROUP_PREFIX}{command.OWNER.replace(':', '-')}"
 """This arena process's group: named after its pid and start time, so that a sweep can tell the
 group of a dead arena from a live one's (whose bot groups are empty for a moment at each start)."""
@@ -139,7 +142,8 @@ def bases_in(root: Path, lines: list[str], euid: int, pid: int) -> dict[str, Pat
             folder.mkdir(exist_ok=True)
         # The bots together weigh as much as BOTS_WEIGHT busy tasks against the arena's own
         # process: one group's default weight would cap every bot of the arena at the share of
-        # one task beside the arena (a quarter less throughput, bench/README.md).
+        # one task beside the arena (a quarter less throughput, bench/README.md); more would
+        # starve the arena whenever a bot on move spins children.
         cpu = bases["cpu"]
         (cpu / ("cpu.shares" if v1 else "cpu.weight")).write_text(str(min(BOTS_WEIGHT * 1024, 262144) if v1
                                                                          else min(BOTS_WEIGHT * 100, 10000)))
@@ -175,6 +179,11 @@ def _freezer_base() -> Path | None:
 
 
 ANCHOR = "frozen-anchor"
+
+
+def freezer_base() -> Path | None:
+    """This arena's v1 freezer group (its bots' freezer groups are in it), if it has one."""
+    return _freezer_base() if available() else None
 
 
 def can_freeze() -> bool:

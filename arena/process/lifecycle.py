@@ -305,7 +305,7 @@ async def open_bots(
     async def hold(i: int, cmd: BotCommand) -> None:
         try:
             async with open_bot(cmd, sandbox, limits, grace=grace,
-                                labels=labels[i] if labels is not None else frozenset()) as bot:
+                                labels=labels[i] if labels is not None else None) as bot:
                 settle(i, bot)
                 await release.wait()
         except OSError as exc:
@@ -349,7 +349,10 @@ def watchdog(uid: int | None = None) -> None:
         read, write = os.pipe()  # neither end is inherited by anything started later
         devnull = os.open(os.devnull, os.O_RDWR)
         try:
-            os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", str(WATCHDOG), f"{TAG_VAR}={command.ARENA_ID}/{command._serial_prefix}"],
+            freezer = cgroups.freezer_base()  # its frozen bots are thawed to die
+            os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", str(WATCHDOG),
+                                            f"{TAG_VAR}={command.ARENA_ID}/{command._serial_prefix}",
+                                            *([str(freezer)] if freezer is not None else [])],
                            {}, file_actions=[(os.POSIX_SPAWN_DUP2, read, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
                                              (os.POSIX_SPAWN_DUP2, devnull, 2)], setsid=True)
         except OSError:
@@ -371,6 +374,8 @@ def watchdog(uid: int | None = None) -> None:
 async def _start_forked(stack: AsyncExitStack, launch: Launch, tag: str, limits: Limits) -> BotProcess:
     """Start a bot through the current fork server (one of its own if there is none)."""
 
+    if cgroups.freezer_base() is not None:
+        watchdog()  # a killed arena's frozen bots would not die of their namespace's end: it thaws them
     server = forking.current() or await stack.enter_async_context(forking.serving())
     (in_read, in_write), (out_read, out_write), (err_read, err_write) = (os.pipe() for _ in range(3))
     try:

@@ -130,6 +130,7 @@ def pinned_usr_layout() -> list[tuple[str, str, str]]:
     return usr_layout()
 
 
+@functools.cache
 def program_layout(program: str) -> list[tuple[str, str, str]]:
     """What a bot's own program adds to its /usr: itself, the runtime it or its `#!` line names,
     and their libraries (arena/process/view.py, `for_program`)."""
@@ -319,11 +320,17 @@ def _fs_type(path: str) -> str:
     return kind
 
 
+_copied: set[tuple[str, str]] = set()  # (copy, program): the copy holds its runtime already (a copy only grows)
+
+
 def _program_in_usr(program: str) -> list[tuple[str, str, str]]:
     """What a bot's own program adds to its /usr (`program_layout`): added to the tmpfs copy of
     the view (once), so nothing is left to show; else the paths to bind one by one."""
-    extra = [entry for entry in program_layout(program) if entry not in usr_layout()]
     copy = usr_copy()
+    if (str(copy), program) in _copied:
+        return []
+    base = set(usr_layout())
+    extra = [entry for entry in program_layout(program) if entry not in base]
     if copy is None:
         view.pin([source if kind != "link" and source else path for kind, path, source in extra])
         return extra
@@ -334,6 +341,7 @@ def _program_in_usr(program: str) -> list[tuple[str, str, str]]:
             raise ValueError(f"the sandbox's copies of /usr would hold more than {shm_bound() >> 20} MiB on {SHM} with "
                              f"{program}'s runtime ({need >> 20} MiB more): {SHM_BOUND_VAR} raises the bound")
         view.copy_to(missing, copy)
+    _copied.add((copy, program))
     return []
 
 

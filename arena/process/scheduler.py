@@ -80,8 +80,7 @@ class Scheduler:
         """Wait for a core and hold `labels` with it (`release` gives both back)."""
         await trio.lowlevel.checkpoint_if_cancelled()
         if self._free and not labels & self._held and not self._waiting:
-            self._grant(labels)
-            await trio.lowlevel.cancel_shielded_checkpoint()  # never cancelled once it holds the core
+            self._grant(labels)  # no yield: the act that follows has its own checkpoints
             return
         waiter = _Waiter(labels)
         self._waiting.append(waiter)

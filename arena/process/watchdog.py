@@ -11,8 +11,10 @@ hands out. When the pipe ends, the arena has exited, however it did: the watchdo
 process that carries the arena's bot tag or runs as one of its uids, and exits. An arena that
 exits normally has killed its bots already, and the watchdog finds nothing.
 
-Runs as `python -I -S watchdog.py NEEDLE` (NEEDLE: "ZWICKER_ARENA_BOT=<arena id>/"), the pipe
-as its stdin: the standard library only, no arena imports, and fast to start.
+Runs as `python -I -S watchdog.py NEEDLE [FREEZER]` (NEEDLE: "ZWICKER_ARENA_BOT=<arena id>/";
+FREEZER: the arena's v1 freezer group, whose frozen bots it thaws first, since a process in a
+frozen v1 group does not die of SIGKILL until thawed), the pipe as its stdin: the standard
+library only, no arena imports, and fast to start.
 """
 
 from __future__ import annotations
@@ -90,10 +92,27 @@ def sweep(needle: bytes, uids: set[int]) -> int:
     return killed
 
 
+def thaw(freezer: str) -> None:
+    """Thaw every bot group in the arena's freezer group `freezer`."""
+    try:
+        names = os.listdir(freezer)
+    except OSError:
+        return
+    for name in names:
+        try:
+            with open(os.path.join(freezer, name, "freezer.state"), "w") as f:
+                f.write("THAWED")
+        except OSError:
+            pass
+
+
 def main() -> None:
     needle = os.fsencode(sys.argv[1])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the arena's Ctrl-C is the arena's
-    sweep(needle, listen())
+    uids = listen()
+    if len(sys.argv) > 2:
+        thaw(sys.argv[2])
+    sweep(needle, uids)
 
 
 if __name__ == "__main__":

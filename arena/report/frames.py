@@ -27,18 +27,19 @@ def deal_frames(doc: dict[str, Any], carry: Any = None) -> dict[str, Any]:
     """The replay document (arena.results.replay.document) with its frames and final score;
     `carry`: what the deal's board carried into it (see `board_carry`). `viewer`: where the pages
     load the game's viewer from; a game without one is drawn by the generic viewer from each
-    frame's `text` (State.text: the whole position, every hand)."""
+    frame's `text` (State.text: the whole position, every hand) and `views` (each seat's)."""
     game, v = replay.rules(doc)
     viewer = views.viewer_url(game.info.name)
     state = game.deal(v, int(doc["seed"]), doc["dealer"], carry if carry is not None else doc.get("carry"))
-    frames = [_frame(state, None, None, viewer is None)]
+    seats = game.layout(v).players if viewer is None else 0  # the generic viewer's seats' own texts
+    frames = [_frame(state, None, None, viewer is None, seats)]
     for k, record in enumerate(doc["moves"]):
         try:
             move = game.move_from_dict(record["move"])
             after = state.apply(move)
         except games.IllegalMove as exc:
             raise ArenaError(f"deal {doc['deal_id']}: stored move {k + 1} does not replay: {exc}") from None
-        frame = _frame(after, state, move, viewer is None)
+        frame = _frame(after, state, move, viewer is None, seats)
         given = frame.get("move")  # the game's own account of the move, if a dict
         frame["move"] = {"seat": record["seat"], "text": str(move), **(given if isinstance(given, dict) else {}),
                          "ms": record.get("ms")}
@@ -59,10 +60,15 @@ def deal_frames(doc: dict[str, Any], carry: Any = None) -> dict[str, Any]:
     }
 
 
-def _frame(state: games.State, before: games.State | None, move: games.Move | None, text: bool) -> dict[str, Any]:
+def _frame(state: games.State, before: games.State | None, move: games.Move | None, text: bool,
+           seats: int) -> dict[str, Any]:
+    """The game's frame; for the generic viewer with the position's text and each seat's
+    (`views`, unless the frame has its own)."""
     frame = state.frame(before, move) if before is not None else state.frame()
     if text:
         frame["text"] = state.text()
+        if not isinstance(frame.get("views"), list):
+            frame["views"] = [state.text(seat) for seat in range(seats)]
     return frame
 
 

@@ -175,8 +175,9 @@ SPRT_POINTS = 300
 def sprt_page(db: sqlite_utils.Database, t: dict) -> dict[str, Any] | None:
     """What an SPRT's page shows beyond a tournament's (fishtest's view): the hypotheses, error
     rates and bounds, the LLR over the boards (at most SPRT_POINTS points, the last one now), the
-    pentanomial counts, the verdict (running, H0, H1, limit, or stopped: a run that ended
-    without one) and NEW's room Elo with its 95% interval. None for a tournament that is no test."""
+    pentanomial counts, the verdict (running, H0, H1, limit, faults, or stopped: a run that ended
+    without one), how many tables ended in a fault and whose (`faults`, and as the terminal says
+    it, `faults_text`) and NEW's room Elo with its 95% interval. None for a tournament that is no test."""
     test = sprt_tests.get(db, t["id"])
     if test is None:
         return None
@@ -197,6 +198,8 @@ def sprt_page(db: sqlite_utils.Database, t: dict) -> dict[str, Any] | None:
         "alpha": test["alpha"], "beta": test["beta"], "lower": rule.lower, "upper": rule.upper,
         "max_boards": test["max_boards"], "verdict": verdict, "boards": n, "counts": counts,
         "llr": path[-1][1], "path": path, "elo": est, "elo_low": low, "elo_high": high,
+        "max_faults": test["max_faults"], "faults": read.fault_tables(db, t["id"]),
+        "faults_text": present.fault_line(read.fault_tables(db, t["id"])),
     }
 
 

@@ -127,6 +127,8 @@ def notes(doc: dict) -> list[str]:
     elif "separated" in doc["pool_flags"]:
         lines.append(f"Separated: a group of bots won (or lost) every board against the rest ({groups}); only the "
                      "prior sets the gaps between groups (\"separated\": outside the largest group).")
+    if doc.get("faults") is not None:
+        lines.append(fault_line(doc["faults"]))
     if any(r["fault_flag"] for r in rows):
         lines.append("!: faulted in more than 10% of its tables.")
     for label in doc.get("sandbox_labels") or []:
@@ -143,6 +145,16 @@ def notes(doc: dict) -> list[str]:
         lines.append(f"not isolated: {iso['unisolated']} of {iso['tables']} tables ran in sandbox {modes}, "
                      f"where {who} can talk to each other: these results are not fair play.")
     return lines
+
+
+def fault_line(faults: dict) -> str:
+    """How many tables ended in a fault, and whose (`read.fault_tables`): said even when none did."""
+    tables, faulted = faults["tables"], faults["faulted"]
+    if not faulted:
+        return f"Faults: none in {tables} table{'s' * (tables != 1)}."
+    whose = ", ".join([f"{bot} {n}" for bot, n in faults["by_bot"].items()]
+                      + ([f"the arena {faults['arena']}"] if faults.get("arena") else []))
+    return f"Faults: {faulted} of {tables} tables ended in a fault ({100 * faulted / tables:.1f}%): {whose}."
 
 
 def table(doc: dict) -> dict[str, Any]:

@@ -324,6 +324,7 @@ def _standings_document(db: sqlite_utils.Database, tid: int, errors: str, boards
         "core": named(params.get("core")), "groups": [named(g) for g in params.get("groups") or []],
         "pool_mean": sum(pooled) / len(pooled) if pooled else None,
         "isolation": isolation(db, tid),
+        "faults": fault_tables(db, tid),
         "sandbox_labels": sandbox_labels(t),
         "standings": rows,
         **({"boards": board_outcomes(db, tid)} if boards else {}),
@@ -598,6 +599,25 @@ def _group_match(db: sqlite_utils.Database, m: dict, entrants: list[int], labels
                       "draws": sum(a == b for a, b in versus), "losses": sum(a < b for a, b in versus),
                       "margin": results[e]}
     return row
+
+
+def fault_tables(db: sqlite_utils.Database, tid: int) -> dict:
+    """How many of the tournament's tables ended in a fault, and whose: `tables` (played),
+    `faulted` (tables where some seat faulted), `by_bot` (each bot that faulted: the tables where
+    it did, most first; a table where two bots faulted counts for each) and `arena` (tables whose
+    fault was the arena's or the machine's, `forfeit["arena"]`: in no bot's count)."""
+    labels = _bot_labels(db, tid)
+    arena_made = "COALESCE(json_extract(t.forfeit, '$.arena'), 0)"
+    (tables, faulted, arena), = db.execute(
+        "SELECT COUNT(*), COALESCE(SUM(EXISTS (SELECT 1 FROM seats s WHERE s.table_id = t.id AND s.status != 'ok')), 0),"
+        f" COALESCE(SUM({arena_made}), 0)"
+        " FROM board_tables t JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid]).fetchall()
+    by_bot = {labels[bot]: n for bot, n in db.execute(
+        "SELECT s.bot_id, COUNT(DISTINCT s.table_id) FROM seats s JOIN board_tables t ON t.id = s.table_id"
+        f" JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ? AND s.status != 'ok' AND NOT {arena_made}"
+        " GROUP BY s.bot_id", [tid])}
+    return {"tables": tables, "faulted": faulted,
+            "by_bot": dict(sorted(by_bot.items(), key=lambda item: (-item[1], item[0]))), "arena": arena}
 
 
 def faults(db: sqlite_utils.Database, tid: int, *, match_no: int | None = None, bot: str | None = None) -> list[dict]:

@@ -548,6 +548,42 @@ def _m0012_formats_from_games(db: sqlite_utils.Database) -> None:
         raise sqlite3.IntegrityError("FOREIGN KEY constraint failed after rebuilding tournaments")
 
 
+@migrations(name="0013_sprt_faults")
+def _m0013_sprt_faults(db: sqlite_utils.Database) -> None:
+    """An SPRT test may stop for faults: `max_faults`, the share of its tables that may end in a
+    fault before it stops without a verdict (NULL: never; tests stored before never did), and
+    the verdict 'faults' (the table is rebuilt: SQLite cannot change a CHECK in place)."""
+    db.executescript(
+        """
+        CREATE TABLE sprt_tests_new (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL UNIQUE REFERENCES tournaments(id),
+            new_bot INTEGER NOT NULL REFERENCES bots(id),   -- team A
+            old_bot INTEGER NOT NULL REFERENCES bots(id),   -- team B (may be NEW itself)
+            elo0 REAL NOT NULL,                -- H0: NEW is elo0 better per room (logistic Elo)
+            elo1 REAL NOT NULL,                -- H1: elo1 better
+            alpha REAL NOT NULL,               -- P(accept H1 | H0)
+            beta REAL NOT NULL,                -- P(accept H0 | H1)
+            max_boards INTEGER,                -- NULL: no limit
+            batch INTEGER NOT NULL,            -- boards played per round of the two rooms
+            verdict TEXT CHECK (verdict IN ('H0', 'H1', 'limit', 'faults')),  -- NULL: still running
+            boards INTEGER NOT NULL DEFAULT 0, -- boards the test counted (the decision's board, at most)
+            counts TEXT NOT NULL DEFAULT '[0,0,0,0,0]',  -- JSON: boards scoring 0, 0.5, 1, 1.5, 2
+            llr REAL NOT NULL DEFAULT 0,
+            created TEXT NOT NULL,
+            finished TEXT,
+            max_faults REAL                    -- stop once more than this share of tables faulted; NULL: never
+        );
+        INSERT INTO sprt_tests_new (id, tournament_id, new_bot, old_bot, elo0, elo1, alpha, beta, max_boards, batch,
+                                    verdict, boards, counts, llr, created, finished)
+            SELECT id, tournament_id, new_bot, old_bot, elo0, elo1, alpha, beta, max_boards, batch,
+                   verdict, boards, counts, llr, created, finished FROM sprt_tests;
+        DROP TABLE sprt_tests;
+        ALTER TABLE sprt_tests_new RENAME TO sprt_tests;
+        """
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # Opening
 

@@ -145,12 +145,28 @@ class SPRT:
         return "H1" if llr >= self.upper else "H0" if llr <= self.lower else None
 
 
+Z95 = 1.959963984540054
+
+
 def estimate(counts: Sequence[int]) -> tuple[float, float, float]:
-    """NEW's room Elo over OLD with a 95% interval (normal, from the boards' own variance)."""
+    """NEW's room Elo over OLD with a 95% interval: normal, from the boards' own variance; where
+    every board scored alike (no variance seen, which a few boards cannot rule out) Wilson's score
+    interval for that share of n, so that a perfect record has a finite lower end, n / (n + z^2)
+    as a share (+inf above), rather than a zero-width interval. The interval always holds the
+    estimate (never above it by rounding)."""
     n = sum(counts)
     if n == 0:
         return 0.0, -math.inf, math.inf
     mean = sum(c * k / 4 for k, c in enumerate(counts)) / n
     var = sum(c * (k / 4 - mean) ** 2 for k, c in enumerate(counts)) / n
-    half = 1.959963984540054 * math.sqrt(var / n)
-    return _score_to_elo(mean), _score_to_elo(mean - half), _score_to_elo(mean + half)
+    if var > 1e-15:
+        half = Z95 * math.sqrt(var / n)
+        low, high = mean - half, mean + half
+    else:
+        z2 = Z95 * Z95
+        centre = (mean + z2 / (2 * n)) / (1 + z2 / n)
+        half = Z95 / (1 + z2 / n) * math.sqrt(mean * (1 - mean) / n + z2 / (4 * n * n))
+        low = 0.0 if mean == 0 else centre - half
+        high = 1.0 if mean == 1 else centre + half
+    elo = _score_to_elo(mean)
+    return elo, min(_score_to_elo(low), elo), max(_score_to_elo(high), elo)

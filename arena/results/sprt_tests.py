@@ -17,13 +17,13 @@ from arena.results.schema import _dumps, _now
 
 
 def create(db: sqlite_utils.Database, tid: int, *, new_bot: int, old_bot: int, elo0: float, elo1: float,
-           alpha: float, beta: float, max_boards: int | None, batch: int) -> dict:
+           alpha: float, beta: float, max_boards: int | None, batch: int, max_faults: float | None = None) -> dict:
     """Store a new test of tournament `tid` (its match: NEW as team A against OLD)."""
     with db.atomic():
         db.execute(
             "INSERT INTO sprt_tests (tournament_id, new_bot, old_bot, elo0, elo1, alpha, beta, max_boards, batch,"
-            " created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [tid, new_bot, old_bot, elo0, elo1, alpha, beta, max_boards, batch, _now()],
+            " created, max_faults) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [tid, new_bot, old_bot, elo0, elo1, alpha, beta, max_boards, batch, _now(), max_faults],
         )
     found = get(db, tid)
     assert found is not None
@@ -45,13 +45,13 @@ def get(db: sqlite_utils.Database, tid: int) -> dict | None:
 
 
 def save(db: sqlite_utils.Database, tid: int, *, boards: int, counts: list[int], llr: float, verdict: str | None,
-         max_boards: int | None) -> None:
+         max_boards: int | None, max_faults: float | None) -> None:
     """Where the test stands now; a verdict stamps it finished (a raised limit reopens one)."""
     with db.atomic():
         cur = db.execute(
-            "UPDATE sprt_tests SET boards = ?, counts = ?, llr = ?, verdict = ?, max_boards = ?,"
+            "UPDATE sprt_tests SET boards = ?, counts = ?, llr = ?, verdict = ?, max_boards = ?, max_faults = ?,"
             " finished = CASE WHEN ? IS NULL THEN NULL ELSE COALESCE(finished, ?) END WHERE tournament_id = ?",
-            [boards, _dumps(list(counts)), llr, verdict, max_boards, verdict, _now(), tid],
+            [boards, _dumps(list(counts)), llr, verdict, max_boards, max_faults, verdict, _now(), tid],
         )
         if cur.rowcount == 0:
             raise ArenaError(f"tournament {tid} is not an SPRT test")

@@ -124,6 +124,14 @@ def delete_tournament(db: sqlite_utils.Database, tid: int) -> None:
         Path(f"{path}.locks", str(tid)).unlink(missing_ok=True)
 
 
+def append_match(db: sqlite_utils.Database, tid: int, entrants: Sequence[Sequence[int]]) -> int:
+    """Append one match (two teams, or k entrants of one bot each) to the schedule; its number."""
+    with db.atomic():
+        (last,) = db.execute("SELECT COALESCE(MAX(match_no), 0) FROM matches WHERE tournament_id = ?", [tid]).fetchone()
+        _add_matches(db, tid, [entrants], last + 1)
+    return last + 1
+
+
 def add_round(db: sqlite_utils.Database, tid: int, matches: list[tuple[list[int], list[int]]], bye: int | None) -> None:
     """Append a drawn Swiss round to the schedule (match numbers run on) and note it in the
     settings' pairing plan, in one transaction: a round is stored whole or not at all."""
@@ -184,10 +192,10 @@ def seat_bots(team_a: list[int], team_b: list[int], swapped: bool, players: int 
     return [(team_a if seat % 2 == a_side else team_b)[(seat // 2) % 2] for seat in range(players)]
 
 
-def _check_table(match: dict, swapped: int, table: dict) -> None:
+def _check_table(match: dict, swapped: int, table: dict, layout: games.Layout) -> None:
     """Reject a table dict that would corrupt the results (a runner bug, said plainly)."""
     if match.get("entrants"):
-        return _check_group_table(match, swapped, table)
+        return _check_group_table(match, swapped, table, layout)
     points = table["points"]
     if len(points) != 2:
         raise ValueError(f"a table has two sides, got points {points!r}")
@@ -213,21 +221,23 @@ def _check_table(match: dict, swapped: int, table: dict) -> None:
         raise ValueError(f"forfeit side must be 0 or 1, got {forfeit!r}")
 
 
-def _check_group_table(match: dict, room: int, table: dict) -> None:
-    """A match of k entrants: seat s (side s) holds entrant (s - room) mod k."""
+def _check_group_table(match: dict, room: int, table: dict, layout: games.Layout) -> None:
+    """A match of k entrants, one per side: every seat of side j holds entrant (j - room) mod k."""
     entrants = match["entrants"]
     k = len(entrants)
+    if layout.num_sides != k:
+        raise ValueError(f"a match of {k} entrants needs a table of {k} sides, not {layout.num_sides}")
     if not 0 <= room < k:
         raise ValueError(f"a match of {k} entrants has rooms 0 .. {k - 1}, got {room}")
     if len(table["points"]) != k:
         raise ValueError(f"a table of {k} sides needs {k} points, got {table['points']!r}")
     seats = sorted(s["seat"] for s in table["seats"])
-    if seats != list(range(k)):
-        raise ValueError(f"a table of {k} sides has seats 0 .. {k - 1}, got {seats}")
+    if seats != list(range(layout.players)):
+        raise ValueError(f"a table of {layout.players} players has seats 0 .. {layout.players - 1}, got {seats}")
     for s in table["seats"]:
         if s["status"] not in SEAT_STATUSES:
             raise ValueError(f"unknown seat status {s['status']!r}")
-        expected = entrants[(s["seat"] - room) % k]
+        expected = entrants[(layout.side_of(s["seat"]) - room) % k]
         if s["bot_id"] != expected:
             raise ValueError(f"seat {s['seat']} holds bot {s['bot_id']}, but in room {room} it is bot {expected}'s"
                              f" (match {match['match_no']})")
@@ -252,7 +262,8 @@ def record_table(
     """
     match = _match(db, tid, match_no)
     swapped = int(swapped)
-    _check_table(match, swapped, table)
+    variant, game = _variant(db, tid)
+    _check_table(match, swapped, table, game.layout(variant))
     p0, p1 = table["points"][:2]
     try:
         with db.atomic():
@@ -281,7 +292,6 @@ def record_table(
                     for s in table["seats"]
                 ],
             )
-            variant, game = _variant(db, tid)
             compact.insert(db, table_id, variant, table["deals"], game)
             if match.get("entrants"):
                 _complete_group_board(db, match, board_no)

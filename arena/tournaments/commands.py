@@ -31,7 +31,7 @@ def bot_command(row: dict) -> BotCommand:
             if (path / entry).is_file():
                 return dataclasses.replace(BotCommand.from_spec(str(path / entry)), workdir=path.resolve(), whole=True)
         raise ArenaError(f"bot {row['name']} is a folder without {', '.join(FOLDER_ENTRY_POINTS)}: "
-                         "register it with --command")
+                         "say how to run it with --command")
     return dataclasses.replace(BotCommand.from_spec(str(path)), whole=True)
 
 

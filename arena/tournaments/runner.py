@@ -53,7 +53,7 @@ from arena.results.schema import db_path, open_db
 from arena.results.schema import PARTNERS
 from arena.tournaments.commands import FOLDER_ENTRY_POINTS, bot_command  # noqa: F401  (also as runner.*)
 from arena.tournaments import swiss
-from arena.tournaments.schedule import groups, pairings, rooms
+from arena.tournaments.schedule import groups, pairings, rooms, two_teams
 from arena.tournaments.shard import Shard, open_shard, pin
 
 
@@ -78,13 +78,14 @@ class Settings:
     def __post_init__(self) -> None:
         g = check_game(self.game)
         try:
-            g.layout(g.variant(self.variant))
+            layout = g.layout(g.variant(self.variant))
         except (games.GameError, ValueError, TypeError) as exc:
             raise ArenaError(f"--variant: {exc}") from None
-        alone = not teams(g)  # every seat its own side: matches of k entrants
-        if alone and self.partners != "clone":
-            raise ArenaError(f"--partners mixed is for partnership games; in {g.info.title} every player "
-                             "plays alone (each match: one bot per seat)")
+        if not two_teams(layout) and self.partners != "clone":
+            who = (f"{layout.num_sides} sides of {layout.players // layout.num_sides}, each match one bot a side in "
+                   "all of its seats" if layout.partnerships else f"every player plays alone ({layout.players} "
+                   "players, each match one bot a seat)")
+            raise ArenaError(f"--partners mixed is for a table of two sides of two; in {g.info.title} here {who}")
         if type(self.boards) is not int or self.boards < 1:
             raise ArenaError(f"--boards must be at least 1, got {self.boards!r}")
         if self.seed is not None and (type(self.seed) is not int or not 0 <= self.seed < 2**64):
@@ -106,12 +107,6 @@ class Settings:
     def engine_variant(self) -> games.Variant:
         """The variant as the game's value (games.Variant)."""
         return games.game(self.game).variant(self.variant)
-
-
-def teams(g: games.Game) -> bool:
-    """Whether the game is one of partnerships (Zwicker: its tournaments are 2 v 2, whatever a
-    variant's players), by its default variant; else every seat is an entrant of its own."""
-    return g.layout(g.variant()).partnerships
 
 
 def check_game(name: str | None) -> games.Game:
@@ -136,12 +131,11 @@ def parse_variant(text: str | None, game: str | None = None) -> dict[str, Any]:
 
 def with_players(variant: dict[str, Any], game: str | None, players: int | None) -> dict[str, Any]:
     """The variant with `--players N` where given: for a game that lets the table's size be
-    chosen (Zwicken's `players` option), else one line."""
+    chosen (a `players` option), else one line. The layout (who plays alone, who in sides) is
+    the game's for that many players."""
     if players is None:
         return variant
     g = check_game(game)
-    if teams(g):
-        raise ArenaError(f"--players: {g.info.title} tournaments are played 2 v 2 by 4 players")
     if g.info.min_players == g.info.max_players or "players" not in variant:
         raise ArenaError(f"--players: {g.info.title} is always played by {g.info.min_players}")
     if not g.info.min_players <= players <= g.info.max_players:
@@ -264,9 +258,12 @@ def register_bot(db: sqlite_utils.Database, path: Path, *, name: str | None = No
     if check:
         seat = trio.run(lambda: _copy_answers_hello(path, command, sandbox, game))
         if seat.handshake_ms is None:
-            tail = seat.stderr.strip().splitlines()[-1:] if seat.stderr.strip() else []
+            from arena.play.match import stderr_cause
+            from arena.process.command import limit_met
+
+            why, limit = stderr_cause(seat.stderr), limit_met(f"{seat.detail}\n{seat.stderr}")
             raise ArenaError(f"{path} did not start and answer hello ({seat.status}: {seat.detail}"
-                             f"{'; stderr: ' + tail[0][:200] if tail else ''}); nothing stored "
+                             f"{'; stderr: ' + why[:200] if why else ''}{'; ' + limit if limit else ''}); nothing stored "
                              "(see 'arena bot check', or add it with --no-check)")
     return registry.add_bot(db, path, name=name, command=command, new_version=new_version)
 
@@ -509,16 +506,13 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         stored = read.get_tournament(db, name)
         _check_same(stored, settings, ids, gauntlet_id)
         return stored["id"]
-    v = settings.engine_variant
-    layout = games.game(settings.game).layout(v)
-    if teams(games.game(settings.game)) and v.players != 4:
-        raise ArenaError(f"--variant: tournaments are played 2 v 2 by 4 players, not {v.players}")
+    layout = games.game(settings.game).layout(settings.engine_variant)
     for row in bots:
         bot_command(row)  # a bot that cannot be started is refused before anything is stored
     if settings.pairing != "swiss":  # (refused at once if there are too few bots)
-        matches = (pairings(ids, settings.partners, gauntlet_id) if layout.partnerships
+        matches = (pairings(ids, settings.partners, gauntlet_id) if two_teams(layout)
                    else groups(ids, layout.num_sides, gauntlet_id))
-    elif len(ids) < (table := 2 if layout.partnerships else layout.num_sides):
+    elif len(ids) < (table := layout.num_sides):
         raise ArenaError(f"--pairing swiss: a table of {table} needs at least {table} bots, got {len(ids)}")
     if settings.seed is None:
         seed = seeds.draw_master_seed()
@@ -531,7 +525,7 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
     stored_settings = {"gauntlet": gauntlet_id, "time_control": dataclasses.asdict(settings.time_control),
                        "sandbox": sandbox}
     if settings.pairing == "swiss":  # round 1 now, each next one when the one before is stored
-        matches, bye = swiss.first_round(ids, seed, alone=not layout.partnerships, size=layout.num_sides)
+        matches, bye = swiss.first_round(ids, seed, alone=not two_teams(layout), size=layout.num_sides)
         stored_settings["pairing"] = {"system": "swiss", "rounds": settings.rounds or swiss.default_rounds(len(ids)),
                                       "drawn": [len(matches)], "byes": [bye]}
     return write.create_tournament(
@@ -582,10 +576,11 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
                on_room: Callable[[Room, list[int]], None] | None, shard_reports: list[dict] | None,
                rate: bool) -> dict:
     t = read.get_tournament(db, tid)
-    v = games.game(t["game"]).variant(t["variant"])
+    g = games.game(t["game"])
+    layout = g.layout(g.variant(t["variant"]))
     matches = [m["entrants"] for m in read.schedule(db, tid)]
     done = read.done_tables(db, tid)
-    todo = rooms(matches, t["boards"], v.players, done)
+    todo = rooms(matches, t["boards"], layout, done)
     if progress is not None:
         per_match = len(matches[0]) if matches else 2  # rooms: as many as a match has entrants
         progress.begin(len(matches) * t["boards"] * per_match, len(done), todo, done, per_match)
@@ -648,14 +643,15 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
 
     t = read.get_tournament(db, tid)
     sweep_orphans()
-    v = games.game(t["game"]).variant(t["variant"])
+    g = games.game(t["game"])
+    layout = g.layout(g.variant(t["variant"]))
     matches = [m["entrants"] for m in read.schedule(db, tid)]
     bots = [registry.get_bot(db, b["id"]) for b in t["bots"]]
     for row in bots:
         if not Path(row["path"]).exists():
             raise ArenaError(f"the stored copy of bot {row['name']}@{row['version']} is missing: {row['path']}")
     done = read.done_tables(db, tid)
-    todo = rooms(matches, t["boards"], v.players, done)
+    todo = rooms(matches, t["boards"], layout, done)
     if progress is not None:
         per_match = len(matches[0]) if matches else 2
         progress.begin(len(matches) * t["boards"] * per_match, len(done), todo, done, per_match)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+import games
 from arena.errors import ArenaError
 from arena.play.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms  # noqa: F401  (plans: also as tournament.*)
 from arena.results import write
@@ -51,28 +52,34 @@ def groups(bot_ids: Sequence[int], size: int, gauntlet: int | None = None) -> li
     return [[[b] for b in g] for g in found]
 
 
-def room_seats(entrants: Sequence[Sequence[int]], players: int) -> list[list[int]]:
+def two_teams(layout: games.Layout) -> bool:
+    """Whether a table is two sides of two seats: matches of two teams (clone or mixed partners,
+    played straight and swapped); any other layout plays matches of one entrant per side."""
+    return layout.num_sides == 2 and all(len(side) == 2 for side in layout.sides)
+
+
+def room_seats(entrants: Sequence[Sequence[int]], layout: games.Layout) -> list[list[int]]:
     """The bot at each seat in each of a match's rooms. Two teams: the straight room, then the
-    swapped one (`write.seat_bots`). k entrants of one bot (seat s is side s): room r seats
-    entrant (s - r) mod k at seat s, so that each holds each side's cards once (as
-    arena.play.match.rotation does for `arena play`)."""
+    swapped one (`write.seat_bots`). k entrants, one per side: room r gives side j to entrant
+    (j - r) mod k, so that each holds each side's cards once (as arena.play.match.rotation does
+    for `arena play`); an entrant's bot sits in every seat of the side it holds."""
     if write.is_group(entrants):
         k = len(entrants)
-        if players != k:
-            raise ArenaError(f"a match of {k} entrants needs a table of {k} players, not {players}")
-        return [[entrants[(s - r) % k][0] for s in range(k)] for r in range(k)]
-    if players != 4:
-        raise ArenaError("tournaments are played 2 v 2: the variant must have 4 players")
+        if layout.num_sides != k:
+            raise ArenaError(f"a match of {k} entrants needs a table of {k} sides, not {layout.num_sides}")
+        return [[entrants[(layout.side_of(s) - r) % k][0] for s in range(layout.players)] for r in range(k)]
+    if not two_teams(layout):
+        raise ArenaError("a match of two teams of two needs a table of two sides of two")
     team_a, team_b = entrants
-    return [write.seat_bots(list(team_a), list(team_b), swapped) for swapped in (False, True)]
+    return [write.seat_bots(list(team_a), list(team_b), swapped, layout.players) for swapped in (False, True)]
 
 
-def rooms(matches: Sequence[Sequence[Sequence[int]]], boards: int, players: int,
+def rooms(matches: Sequence[Sequence[Sequence[int]]], boards: int, layout: games.Layout,
           done: set[tuple[int, int, int]] = frozenset()) -> list[Room]:
     """Every room with boards left to play, in canonical order (match, then room 0, 1, ...)."""
     found = []
     for match_no, entrants in enumerate(matches, start=1):
-        for room, seats in enumerate(room_seats(entrants, players)):
+        for room, seats in enumerate(room_seats(entrants, layout)):
             todo = tuple(b for b in range(boards) if (match_no, b, room) not in done)
             if todo:
                 found.append(Room(match_no, room, tuple(seats), todo))

@@ -122,8 +122,9 @@ def state(db: sqlite_utils.Database, t: dict) -> dict[str, Any]:
         met.update(frozenset((x, y)) for i, x in enumerate(seats) for y in seats[i + 1:])
     byes: Counter[int] = Counter(b for drawn in plan["byes"] for b in (drawn if isinstance(drawn, list) else [drawn])
                                  if b is not None)
-    if not t["partnerships"]:  # one bot a seat: the others beaten on each board, draws half
-        size = len(read.schedule(db, t["id"])[0]["entrants"])
+    first = read.schedule(db, t["id"])[0]["entrants"]
+    if all(len(e) == 1 for e in first):  # one entrant a side: the others beaten on each board, draws half
+        size = len(first)
         won = read.entrant_scores(db, t["id"])
         score = {b: byes[b] * (size - 1) * t["boards"] + won.get(b, 0.0) for b in bots}
     else:

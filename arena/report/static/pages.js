@@ -84,7 +84,8 @@ function verdictText(x) {
     running: "running",
     H0: "H0 accepted: " + x.new + " is not better than " + x.old + " by elo1 = " + x.elo1,
     H1: "H1 accepted: " + x.new + " is better than " + x.old + " (by elo1 = " + x.elo1 + " rather than elo0 = " + x.elo0 + ")",
-    limit: "stopped at the board limit, no verdict", stopped: "stopped before a verdict" }[x.verdict] || x.verdict;
+    limit: "stopped at the board limit, no verdict", stopped: "stopped before a verdict",
+    faults: "stopped without a decision: more than " + Math.round(100 * x.max_faults) + "% of the tables ended in a fault" }[x.verdict] || x.verdict;
 }
 function sprtCard(x) {
   const c = card("SPRT: " + x.new + " against " + x.old);
@@ -92,6 +93,7 @@ function sprtCard(x) {
   c.appendChild(h("p", { class: "verdict" }, badge(x.verdict === "running" ? "running" : x.verdict, x.verdict === "H1" ? "finished" :
     x.verdict === "H0" ? "interrupted" : x.verdict === "running" ? "running" : ""), " ",
     h("span", { id: "sprt-verdict" }, verdictText(x))));
+  c.appendChild(h("p", { id: "sprt-faults" }, x.faults_text));
   const last = Math.max(1, x.path[x.path.length - 1][0]);
   let lo = x.lower, hi = x.upper;
   x.path.forEach(function (p) { lo = Math.min(lo, p[1]); hi = Math.max(hi, p[1]); });

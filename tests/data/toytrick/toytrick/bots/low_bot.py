@@ -22,7 +22,7 @@ def main(pick):
         for message in unpacker:
             if message["type"] == "hello":
                 rng.seed(message["seed"])
-                send({"type": "ready", "name": os.path.basename(__file__)[:-7], "version": "1", "games": ["toytrick"]})
+                send({"type": "ready", "name": os.path.basename(__file__).removesuffix(".py").removesuffix("_bot") or "toy", "version": "1", "games": ["toytrick"]})
             elif message["type"] == "act":
                 cards = [m["card"] for m in message["legal"]]
                 send({"type": "move", "index": cards.index(pick(cards, rng))})
