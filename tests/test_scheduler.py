@@ -259,3 +259,24 @@ async def test_honest_bots_beside_one_that_spins_children_after_its_handshake_ha
     for result in results:
         assert result.ok, result.forfeit
         assert [result.seats[s].status for s in (1, 3)] == ["ok", "ok"]
+
+
+def test_fair_plays_the_fixed_tempo_with_many_tables_in_one_process(tmp_path):
+    from typer.testing import CliRunner
+
+    from arena.cli import _register, app
+    from arena.results import read, schema
+
+    _register()
+
+    bots = ",".join(str(ROOT / "bots" / "zwicker" / name) for name in ("random_bot.py", "first_bot.py"))
+    db = tmp_path / "fair.db"
+    out = CliRunner().invoke(app, ["tournament", "run", "--bots", bots, "--boards", "2", "--name", "fair", "--fair",
+                                   "--move-ms", "20", "--sandbox", "none", "--seed", str(2**60), "--db", str(db)])
+    assert out.exit_code == 0, out.output
+    assert "fair: fixed tempo, " in out.output and "tables at once" in out.output
+    t = read.get_tournament(schema.open_db(db), 1)
+    assert t["settings"]["time_control"]["tempo"] == "fixed" and t["boards_done"] == 2
+    refused = CliRunner().invoke(app, ["tournament", "run", "--bots", bots, "--name", "x", "--fair", "--tempo", "free",
+                                       "--db", str(db)])
+    assert refused.exit_code != 0 and "--fair plays the fixed tempo" in str(refused.exception)

@@ -86,6 +86,7 @@ class BotProcess:
         self.holds_core = False
         self.scheduled = False  # does it take turns for the cores at all (open_bot's labels)?
         self.resumed_at = 0.0  # trio's clock when it was last given a core
+        self._scheduler: scheduler.Scheduler | None = None  # the one that lent it its core
 
     async def resume(self) -> None:
         """Wait for a core of the run's scheduler, then thaw the bot (no-op if it holds one)."""
@@ -94,7 +95,8 @@ class BotProcess:
             return
         if self.holds_core:
             return
-        await scheduler.current().acquire(self.labels)
+        self._scheduler = scheduler.current()
+        await self._scheduler.acquire(self.labels)
         self.holds_core = True
         if self.freezer is not None:
             self.freezer.thaw()
@@ -111,7 +113,8 @@ class BotProcess:
                     self._child.kill()
             finally:
                 self.holds_core = False
-                scheduler.current().release(self.labels)
+                assert self._scheduler is not None  # set with the core
+                self._scheduler.release(self.labels)
 
     @property
     def returncode(self) -> int | None:
@@ -215,18 +218,19 @@ async def open_bot(
     async with AsyncExitStack() as stack:
         launch = await stack.enter_async_context(
             sandbox_launch(cmd, modes.resolve_mode(sandbox), limits, {TAG_VAR: tag, OWNER_VAR: OWNER}))
+        lender = scheduler.current()
         if labels is not None:
             labels = labels | {cmd}
-            await scheduler.current().acquire(labels)
+            await lender.acquire(labels)
         started = False
         try:
             bot = await _spawn(stack, launch, tag, limits)
             started = True
         finally:
             if not started and labels is not None:
-                scheduler.current().release(labels)
+                lender.release(labels)
         if labels is not None:
-            bot.labels, bot.holds_core, bot.scheduled = labels, True, True
+            bot.labels, bot.holds_core, bot.scheduled, bot._scheduler = labels, True, True, lender
         try:
             async with beside(bot._drain_stderr, lambda: _shut_down(bot, grace)):
                 if labels is not None:
@@ -408,7 +412,7 @@ async def _shut_down(bot: BotProcess, grace: float) -> None:
     finally:
         if bot.holds_core:
             bot.holds_core = False
-            scheduler.current().release(bot.labels)
+            bot._scheduler.release(bot.labels)  # type: ignore[union-attr]  (set with the core)
 
 
 async def _close_and_reap(bot: BotProcess, grace: float) -> None:

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from arena.process import cgroups, runtime, seccomp, view
+from arena.process import cgroups, libraries, runtime, seccomp, view
 
 if TYPE_CHECKING:
     from arena.process.command import BotCommand, Limits
@@ -458,12 +458,14 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
     argv = list(cmd.argv)
     if mode in ("fork", "bwrap") and cmd.kind != "python" and (problem := view.unseen_interpreter(argv[0], str(cmd.workdir))):
         raise ValueError(f"bot {cmd}: {problem}")
+    # what the bot's script declares it imports beside the kit (arena/process/libraries.py)
+    lib = await trio.to_thread.run_sync(libraries.for_bot, cmd.argv, cmd.workdir) if python else None
     uid = allocate_uid()
     group = cgroups.BotGroup(limits.memory_bytes, limits.processes + 2, uid) if uid is not None and cgroups.available() else None
     try:
         # bwrap and fork: the bot's folder at BOT_MOUNT, from a copy named after nothing of the host
         with runtime.inside(cmd) if mode in ("fork", "bwrap") else contextlib.nullcontext((None, cmd)) as shown:
-            async with _prepared(cmd, mode, limits, tag_env, argv, uid, group, shown) as launch:
+            async with _prepared(cmd, mode, limits, tag_env, argv, uid, group, shown, lib) as launch:
                 yield launch
     finally:
         if group is not None:
@@ -473,8 +475,9 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
 @asynccontextmanager
 async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[str, str], argv: list[str],
                     uid: int | None, group: cgroups.BotGroup | None,
-                    shown: tuple[Path | None, BotCommand]) -> AsyncIterator[Launch]:
+                    shown: tuple[Path | None, BotCommand], lib: Path | None = None) -> AsyncIterator[Launch]:
     python = cmd.kind == "python"
+    lib_binds = [(str(lib), libraries.LIBRARY_MOUNT)] if lib is not None else []
     join = group.join_shell() if group is not None else ""
     if mode == "fork":  # resolve_mode made sure the fork sandbox runs here
         # A script named straight after the interpreter runs in the server's warm interpreter.
@@ -487,10 +490,12 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         argv = list(cmd.argv)
         if python:
             argv[0] = sandbox_python()
-            binds = kit_binds()
+            binds = kit_binds() + lib_binds
         else:
             binds = [(p, p) for p in outside]
         request = fork_request(argv, source, in_process, limits, uid, tag_env, binds)
+        if lib_binds:
+            request["env"]["PYTHONPATH"] += os.pathsep + libraries.LIBRARY_MOUNT
         request["cgroups"] = group.procs_files() if group is not None else []
         request["usr"] = usr
         yield Launch(argv, str(cmd.workdir), {}, uid, request=request, group=group)
@@ -514,10 +519,12 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
     env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **tag_env}
     if python:
         env["PYTHONPATH"] = KIT_MOUNT if mode == "bwrap" else str(runtime.runtime())
+        if lib is not None:
+            env["PYTHONPATH"] += os.pathsep + (libraries.LIBRARY_MOUNT if mode == "bwrap" else str(lib))
     if mode == "bwrap":  # resolve_mode made sure it runs here
         # bwrap's own two processes (outside and the PID namespace's init) share the uid.
         # A Python bot gets the bot kit (that file and its bytecode) on its path; others their program.
-        extra = [arg for bind in kit_binds() for arg in ("--ro-bind", *bind)] if python else [
+        extra = [arg for bind in kit_binds() + lib_binds for arg in ("--ro-bind", *bind)] if python else [
             arg for p in outside for arg in ("--ro-bind", p, p)] + in_usr
         env |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
         namespace = PidNamespace()

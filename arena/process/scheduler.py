@@ -133,8 +133,22 @@ def current() -> Scheduler:
         return scheduler
 
 
+def share(processes: int) -> int:
+    """One arena process's share of the cores for bots when a run spreads over `processes`."""
+    value = os.environ.get(CORES_VAR, "")
+    cores = int(value) if value.isdigit() and int(value) > 0 else os.cpu_count() or 1
+    return max(1, cores // max(processes, 1))
+
+
 def use(cores: int | None) -> Scheduler:
-    """Make a scheduler of `cores` cores this trio run's (None: the default number)."""
+    """Make a scheduler of `cores` cores this trio run's (None: the default number), unless the
+    run's scheduler is lending cores now (another run in the same trio run: it is kept)."""
+    try:
+        existing = _current.get()
+        if existing.running or existing._waiting:
+            return existing
+    except LookupError:
+        pass
     scheduler = Scheduler(cores)
     _current.set(scheduler)
     return scheduler

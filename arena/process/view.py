@@ -12,6 +12,11 @@ never read), but the files a bot runs on, the *view*:
   library, dist-packages), and every shared library those and their extension modules need;
 - /bin/sh and the tools scripts call most (`BASE_PROGRAMS`: env, sleep, cat, grep, sed, ...),
   the locale C.UTF-8 and the zone file of /etc/localtime;
+- the shared libraries under /usr that the compiled modules of the arena's own environment need
+  (glibc's libpthread, librt and libdl beside the above, here): a bot that declares a library it
+  imports (numpy, OpenSpiel: arena/process/libraries.py) is shown that library's files beside the
+  kit, and finds what they load in the view; a bot that declares nothing is shown none of the
+  library's own files;
 - the runtime a bot's command or its script's `#!` line names (`for_program`): the program, its
   Debian package's files, the runtime's home or library folders (a JDK's home, perl's @INC,
   ruby's load and gem paths, python's sys.path) and their libraries; a runtime's links into /etc
@@ -40,6 +45,7 @@ import re
 import shutil
 import struct
 import subprocess
+import sysconfig
 from collections.abc import Iterable
 
 USR = "/usr"
@@ -180,6 +186,12 @@ def _python_trees(python: str) -> tuple[str, ...]:
     return tuple(p for p in (os.path.realpath(p) for p in paths) if os.path.isdir(p) and _under_usr(p))
 
 
+def _arena_site() -> set[str]:
+    """The arena's own environment's site-packages, whose libraries a bot may declare it imports
+    (arena/process/libraries.py): their compiled modules' shared libraries under /usr are in the view."""
+    return {p for p in (sysconfig.get_path("platlib"), sysconfig.get_path("purelib")) if p and os.path.isdir(p)}
+
+
 def _under_usr(path: str) -> bool:
     return path == USR or path.startswith(USR + "/")
 
@@ -203,6 +215,7 @@ def base(python: str) -> tuple[str, ...]:
     """Every bot's view of /usr (sandbox Python `python`): paths (files, folders, symlinks)."""
     trees = _python_trees(python)
     programs = [python, *(p for p in BASE_PROGRAMS if os.path.lexists(p)), *(f for tree in trees for f in _elf_files_in(tree))]
+    programs += [f for tree in _arena_site() for f in _elf_files_in(tree)]  # what a declared library needs
     if os.path.islink("/etc/localtime"):
         programs.append(os.path.realpath("/etc/localtime"))
     extra = [p for p in os.environ.get(EXTRA_VAR, "").split(":") if p]

@@ -44,6 +44,7 @@ from arena.play import seeds
 from arena.play.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms  # noqa: F401  (plans: also as tournament.*)
 from arena.play.table import FixedDeals, SeatResult, TimeControl, play_table
 from arena.process.command import SCRIPT_SUFFIXES, BotCommand, Limits
+from arena.process import scheduler
 from arena.process.lifecycle import sweep_orphans
 from arena.process.modes import label, resolve_mode
 from arena.results import live, ratings, read, registry, write
@@ -611,6 +612,7 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
             resolve_mode(sandbox)  # its trial, once for every process, while the shards import
             if pinned:
                 pin(cpus[0])  # this process and the fork server it starts
+            scheduler.use(scheduler.share(processes))  # its share of the cores for bots, as each shard's
             send, receive = trio.open_memory_channel[Room](0)
             async with trio.open_nursery() as nursery:
                 for k, shard in enumerate(shards, start=1):

@@ -40,7 +40,7 @@ import trio
 
 from arena.errors import ArenaError, leaves
 from arena.play.room import Job, Room, Store, play_rooms
-from arena.process import command, modes, sandbox
+from arena.process import command, modes, sandbox, scheduler
 from arena.protocol.messages import MAX_ARENA_MESSAGE
 from arena.results import ratings
 
@@ -243,6 +243,7 @@ async def serve() -> None:
     pin(first["cpu"])
     command.join_arena(first["arena_id"], f"s{first['index']}.")
     sandbox.share_uids(first["index"], first["count"])
+    scheduler.use(scheduler.share(first["count"]))  # its share of the cores for bots
     sending = trio.Lock()
 
     async def say(message: dict[str, Any]) -> None:

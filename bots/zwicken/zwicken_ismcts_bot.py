@@ -10,8 +10,14 @@ zwicken-mc's playouts); the value is the seat's chips for the attempt less the m
 others'. It plays the root's most visited move and thinks for `--fraction` (default 0.25) of
 `move_ms`.
 
-It needs pyspiel, which no sandbox shows a bot: play it with `--sandbox none`.
+It imports OpenSpiel, numpy and absl, which its metadata block below declares: the arena shows
+them to this bot alone, in any sandbox, where they are installed beside it
+(arena/process/libraries.py).
 """
+
+# /// script
+# dependencies = ["open-spiel>=1.5", "numpy>=1.22", "absl-py"]
+# ///
 
 import argparse
 import os

@@ -9,8 +9,14 @@ arena's state (`as_openspiel.RolloutEvaluator`) that takes the capture of most c
 ten, else moves at random (`--random-playouts`: always at random), a deal's value being the side's points less the other side's. It plays
 the root's most visited move and thinks for `--fraction` (default 0.25) of `move_ms`.
 
-It needs pyspiel, which no sandbox shows a bot: play it with `--sandbox none`.
+It imports OpenSpiel, numpy and absl, which its metadata block below declares: the arena shows
+them to this bot alone, in any sandbox, where they are installed beside it
+(arena/process/libraries.py).
 """
+
+# /// script
+# dependencies = ["open-spiel>=1.5", "numpy>=1.22", "absl-py"]
+# ///
 
 import argparse
 import os
