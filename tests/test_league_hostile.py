@@ -30,6 +30,8 @@ def league(tmp_path_factory):
     tokens = {name: add_author(db, name) for name in AUTHORS}
     server = Server(db, "--submit-limit", "1000", "--code-limit", "3")
     yield {"server": server, "db": db, "tokens": tokens, "folder": folder}
+    if server.proc.poll() is not None:
+        Path("/tmp/league_dead.txt").write_text(server.proc.stderr.read())
     server.stop()
 
 
@@ -318,5 +320,36 @@ def test_a_server_sweeps_the_temp_folders_a_killed_one_left(tmp_path):
     try:
         assert server.next_line() == f"swept: {dead} (left by a server stopped mid-submission)"
         assert not dead.exists() and alive.exists()
+    finally:
+        server.stop()
+
+
+def test_a_storage_quota_refuses_and_pruning_frees_it(tmp_path):
+    """Each version here takes about 25 KB (the bot kit beside the bot): two fit in 0.06 MiB,
+    a third does not until the organiser prunes the one that never played."""
+    from arena.league import archive
+
+    tmp_path.chmod(0o755)
+    db = tmp_path / "league.db"
+    token = add_author(db, "hoarder")
+    server = Server(db, "--quota-mb", "0.06")
+    try:
+        sources = ("random_bot.py", "first_bot.py", "greedy_bot.py")
+        data = [archive.pack(make_bot(tmp_path / f"v{k}", BOTS / "zwicker" / source)) for k, source in enumerate(sources)]
+        for k in (0, 1):
+            code, answer = post(server.url, token, "hoard", data[k])
+            assert code == 201, answer
+        before = stored(db)
+        code, answer = post(server.url, token, "hoard", data[2])
+        assert code == 507 and answer["error"].startswith("over your storage quota: your stored versions take 0.0"), \
+            answer
+        assert stored(db) == before
+        out = arena("league", "prune", "--db", str(db))
+        assert out.returncode == 0 and out.stdout.splitlines()[0].startswith("pruned hoard@1 by hoarder ("), out.stdout
+        assert arena("league", "prune", "--db", str(db)).stdout.strip() == "0 versions, 0.0 MiB freed"
+        code, answer = post(server.url, token, "hoard", data[2])
+        assert code == 201 and answer["version"] == 3, answer
+        code, body = server.get("/api/me", token)
+        assert [v["version"] for v in json.loads(body)["bots"][0]["versions"]] == [1, 2, 3]  # hoard@1's check stays
     finally:
         server.stop()

@@ -101,6 +101,7 @@ class Ladder:
         self.teams = layout.partnerships  # two teams of two copies; else one bot a seat
         self.size = 2 if self.teams else layout.players  # entrants a match
         self.players = layout.players
+        self.layout = layout
         self.playing: dict[int, InPlay] = {}
         self.deals = 0  # deals stored by this run
         self.rooms = 0  # rooms stored by this run
@@ -208,7 +209,7 @@ class Ladder:
             done = read.done_tables(self.db, self.tid)
             match.tables = sum(1 for (no, _b, _s) in done if no == match.match_no)
             rooms = []
-            for room, seats in enumerate(room_seats(store.entrants_of(match.bots, self.teams), self.players)):
+            for room, seats in enumerate(room_seats(store.entrants_of(match.bots, self.teams), self.layout)):
                 todo = tuple(b for b in store.match_boards(match.match_no, self.boards)
                              if (match.match_no, b, room) not in done)
                 if todo:

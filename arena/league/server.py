@@ -34,7 +34,7 @@ from starlette.routing import Route
 from arena.errors import ArenaError
 from arena.league import archive, pages, store
 from arena.league.ladder import Ladder
-from arena.league.submissions import RateLimit, Refused, Submissions, author_of, sweep_temp
+from arena.league.submissions import Quota, RateLimit, Refused, Submissions, author_of, sweep_temp
 from arena.play.table import TimeControl
 from arena.process import forking
 from arena.process.modes import resolve_mode
@@ -475,7 +475,8 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
                 sandbox: str = "auto", cluster: str | None = None,
                 name: str = store.DEFAULT_NAME, boards: int = 8, game: str | None = None,
                 variant: dict | None = None, limits: archive.Limits = archive.Limits(), public_hosts: list[str] | None = None,
-                rate: RateLimit | None = None, code_rate: RateLimit | None = None, time_control: TimeControl = TimeControl(),
+                rate: RateLimit | None = None, code_rate: RateLimit | None = None, quota: Quota | None = None,
+                time_control: TimeControl = TimeControl(),
                 on_ready: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> None:
     """Play the ladder and serve its pages until SIGINT or SIGTERM. The league is made on first
     use for `game` (None: the default) and its `variant` (None: the game's own). With
@@ -491,7 +492,8 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
         store.ensure_tables(db)
         store.private(db_path)
         swept = sweep_temp()
-        league = League(db, t["id"], ladder, Submissions(db, t["id"], mode, limits, rate or RateLimit()),
+        league = League(db, t["id"], ladder, Submissions(db, t["id"], mode, limits, rate or RateLimit(),
+                                                         quota=quota or Quota()),
                         Reads(db_path), code_rate=code_rate or RateLimit(CODE_LIMIT, 3600.0, "code"))
         league.doc = pages.empty_document(t)  # until the first fit, a moment after the start
         config = Config()

@@ -29,7 +29,7 @@ from arena.errors import ArenaError
 from arena.league import archive, authors, store
 from arena.play.match import check_bot, format_check
 from arena.results import registry
-from arena.results.schema import _BOT_NAME
+from arena.results.schema import _BOT_NAME, _db_folder
 from arena.tournaments.runner import candidate_command
 
 
@@ -123,6 +123,30 @@ def may_use(db: sqlite_utils.Database, author: dict, name: str) -> None:
         raise Refused(403, why)
 
 
+@dataclass(frozen=True)
+class Quota:
+    """Storage: what one author's stored versions may take, what the league's may take in all,
+    and the free space the database's disk keeps after a store (bytes)."""
+
+    author: int = 100 * archive.MiB
+    total: int = 5000 * archive.MiB
+    min_free: int = 1000 * archive.MiB
+
+    def refusal(self, db: sqlite_utils.Database, author_id: int, size: int) -> str | None:
+        mine, everyone = store.usage(db, author_id), store.usage(db)
+        mib = archive.MiB
+        if mine + size > self.author:
+            return (f"over your storage quota: your stored versions take {mine / mib:.1f} MiB, this one "
+                    f"{size / mib:.1f} MiB, of {self.author / mib:.0f} MiB (versions that never played can be "
+                    "pruned by the organiser)")
+        if everyone + size > self.total:
+            return f"the league's storage is full ({everyone / mib:.0f} of {self.total / mib:.0f} MiB): tell the organiser"
+        free = shutil.disk_usage(_db_folder(db)).free
+        if free - size < self.min_free:
+            return f"the league's disk is nearly full ({free / mib:.0f} MiB free): tell the organiser"
+        return None
+
+
 @dataclass
 class Submissions:
     """What the server needs to take submissions: its database, the league, the limits."""
@@ -133,6 +157,7 @@ class Submissions:
     limits: archive.Limits = archive.Limits()
     rate: RateLimit = field(default_factory=RateLimit)
     check_deals: int = 1
+    quota: Quota = field(default_factory=lambda: Quota())
     _names: dict[str, trio.Lock] = field(default_factory=dict)  # one submission of a name at a time
 
     def admit(self, token: str | None, name: str | None) -> tuple[dict, str]:
@@ -169,6 +194,9 @@ class Submissions:
                                    [name, sha]).fetchone()
             if same is not None:  # a version already checked: no second check
                 return self._again(name, same[0], same[1])
+            size = await trio.to_thread.run_sync(store.stored_bytes, path)
+            if (why := self.quota.refusal(self.db, author["id"], size)) is not None:
+                raise Refused(507, why)
             try:
                 command = await trio.to_thread.run_sync(candidate_command, path, None)
             except ArenaError as exc:
@@ -184,7 +212,7 @@ class Submissions:
                 raise Refused(422, f"{name} failed the check: {_fault(result)}; nothing stored",
                               check=text, stderr=stderr, verdict="not conformant")
             try:
-                bot = store.store_version(self.db, self.tid, author, path, name, report, text)
+                bot = store.store_version(self.db, self.tid, author, path, name, report, text, size)
             except store.NameTaken as exc:  # taken by another author while the check ran
                 raise Refused(403, str(exc)) from None
             return _answer(bot, "new", f"stored {_label(bot)} (conformant)", check=text, stderr=stderr)
