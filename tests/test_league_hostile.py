@@ -283,7 +283,7 @@ def test_the_same_content_sent_four_times_at_once_is_one_row_and_one_new_answer(
     from arena.league import archive
 
     s, t, db = league["server"], league["tokens"], league["db"]
-    data = archive.pack(make_bot(league["folder"] / "twice", BOTS / "zwicker" / "greedy_bot.py"))
+    data = archive.pack(make_bot(league["folder"] / "twice", BOTS / "zwicker" / "greedy_bot.py", stderr="twice"))
     before = stored(db)
     results: list[tuple[int, dict]] = []
     threads = [threading.Thread(target=lambda: results.append(post(s.url, t["peggy"], "twice", data)))

@@ -294,9 +294,9 @@ def make_app(league: League, hosts: frozenset[str] | None = None) -> Any:
 
     async def script(request: Request) -> Response:
         name = request.path_params["name"]
-        if name not in ("league.js", "author.js"):
+        if name not in ("league.js", "author.js", "league.css"):
             return Response("not found", status_code=404)
-        return FileResponse(STATIC / name, media_type="text/javascript")
+        return FileResponse(STATIC / name, media_type="text/css" if name.endswith(".css") else "text/javascript")
 
     routes = [
         Route("/", index), Route("/author", author), Route("/match/{no}", match),
