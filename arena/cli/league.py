@@ -101,6 +101,10 @@ def serve_cmd(
         echo(f"league '{name}' serving on {url} (Ctrl-C stops; started again it plays on)")
         sys.stdout.flush()
 
+    import faulthandler
+    import signal
+
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1 PID`: every thread's stack, on stderr
     try:
         trio.run(lambda: serve(path, host=host, port=port, concurrency=concurrency or None, sandbox=sandbox,
                                cluster=cluster, name=name, game=game, variant=rules, public_hosts=public_host or [],

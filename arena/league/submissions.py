@@ -1,9 +1,11 @@
 """A submission, from the archive to a stored version on the ladder, or a refusal.
 
 In order: the token (401), the bot's name (400) and whose it is (403: a name belongs to the
-author who first submitted it, and the organiser's registered bots to no author), the author's
-rate (429 with the wait), the archive's rules (400, arena.league.archive), whether the arena
-can run it (400), and `bot check` in the sandbox (422 with the verdict and the bot's stderr).
+author who first submitted it, and the organiser's registered bots to no author; a reserved
+name or one that reads as another is no one's, arena.league.names), the author's rate (429
+with the wait), the archive's rules (400, arena.league.archive, unpacked in a process of its
+own), the storage quotas and free space (507), whether the arena can run it (400), and
+`bot check` in the sandbox (422 with the verdict and the bot's stderr).
 Everything before the store happens in a temporary folder that is removed, so nothing of a
 refused submission is kept. The same content again is the version already stored, not checked
 again; an older version, or a retired name's, goes back on the ladder, since what an author
@@ -33,6 +35,8 @@ from arena.results.schema import _BOT_NAME, _db_folder
 from arena.tournaments.runner import candidate_command
 
 
+UNPACKS = 2  # archives unpacked at once (each in a process of up to archive.MEMORY_MAX)
+CHECKS = 1  # submissions checked at once (each seats the bot at a table in the sandbox)
 TEMP_PREFIX = "arena-submission-"  # then the server's pid: a folder whose server is gone is swept
 
 
@@ -159,6 +163,8 @@ class Submissions:
     check_deals: int = 1
     quota: Quota = field(default_factory=lambda: Quota())
     _names: dict[str, trio.Lock] = field(default_factory=dict)  # one submission of a name at a time
+    unpacking: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(UNPACKS))
+    checking: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(CHECKS))
 
     def admit(self, token: str | None, name: str | None) -> tuple[dict, str]:
         """Who submits what, before the archive is read: 401, 400, 403 or 429, or the author."""
@@ -185,7 +191,8 @@ class Submissions:
         try:
             folder.chmod(0o755)  # the sandboxed check runs as a user of its own
             try:
-                path = await archive.unpack_isolated(data, folder / "bot", self.limits)
+                async with self.unpacking:
+                    path = await archive.unpack_isolated(data, folder / "bot", self.limits)
             except archive.BadArchive as exc:
                 raise Refused(400, str(exc)) from None
             sha = await trio.to_thread.run_sync(registry.bot_sha256, path)
@@ -202,8 +209,9 @@ class Submissions:
             except ArenaError as exc:
                 raise Refused(400, str(exc).replace(str(path.parent) + "/", "")) from None
             rules = self.db.execute("SELECT game, variant FROM tournaments WHERE id = ?", [self.tid]).fetchone()
-            result = await check_bot(command, deals=self.check_deals, sandbox=self.sandbox, game=rules[0],
-                                     variant=json.loads(rules[1]))  # at a table of the league's game
+            async with self.checking:
+                result = await check_bot(command, deals=self.check_deals, sandbox=self.sandbox, game=rules[0],
+                                         variant=json.loads(rules[1]))  # at a table of the league's game
             report = result.to_dict()
             report["bot"] = name
             text = format_check(result).replace(str(command), name)
