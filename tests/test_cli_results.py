@@ -147,7 +147,7 @@ def test_crosstable_matches_export(played, tmp_path):
         assert read.get_deal(db, deal_id)["board_no"] == 1
     assert "deal ids" in run("matches", "cup", "--match", "1", "--db", played).output
     rows = list(csv.DictReader(io.StringIO(run("export", "cup", "--format", "csv", "--db", played).output)))
-    assert len(rows) == 18 and rows[0]["team_a"] == "alpha+alpha" and rows[0]["board_outcome"] == "win"
+    assert len(rows) == 18 and rows[0]["entrants"] == "alpha beta" and rows[0]["board_scores"] == "1 0"
     out = tmp_path / "exports" / "cup.json"
     run("export", "cup", "--format", "json", "--output", out, "--db", played)
     doc = json.loads(out.read_text())

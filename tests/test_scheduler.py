@@ -254,7 +254,7 @@ async def test_honest_bots_beside_one_that_spins_children_after_its_handshake_ha
                                         time_control=TimeControl(move_s=2, bank_s=2), table_id=f"t{k}"))
 
     async with forking.serving(mode), trio.open_nursery() as nursery:
-        for k in range(2):
+        for k in range(2):  # while one table's spinner is on move, the other's honest bots may be
             nursery.start_soon(one, k)
     for result in results:
         assert result.ok, result.forfeit
@@ -280,3 +280,20 @@ def test_fair_plays_the_fixed_tempo_with_many_tables_in_one_process(tmp_path):
     refused = CliRunner().invoke(app, ["tournament", "run", "--bots", bots, "--name", "x", "--fair", "--tempo", "free",
                                        "--db", str(db)])
     assert refused.exit_code != 0 and "--fair plays the fixed tempo" in str(refused.exception)
+
+
+def test_bwrap_as_a_user_sets_the_process_limit_inside_the_bots_own_user_namespace():
+    """Outside, RLIMIT_NPROC would count every task of the user (other bots' too); bwrap's user
+    namespace counts the bot's own, so the limit is set in there, by a shell before the bot."""
+    import subprocess
+
+    from arena.process.command import Limits
+
+    if sandbox._kernel() < (5, 14) or not sandbox._sh_is_dash():
+        pytest.skip("the kernel counts RLIMIT_NPROC per user namespace from 5.14; the guard's ulimit needs dash")
+    shell, inside = sandbox._rlimits(Limits(processes=32), None, extra_processes=2, own_namespace=True)
+    assert "ulimit -p" not in shell and "ulimit -v" in shell
+    said = subprocess.run([*inside, "/bin/sh", "-c", "ulimit -p"], capture_output=True, text=True, check=True)
+    assert said.stdout.strip() == "34"
+    shell, inside = sandbox._rlimits(Limits(processes=32), 12345, extra_processes=2, own_namespace=True)
+    assert "ulimit -p 34" in shell and inside == []  # a throw-away uid: its tasks are its own anyway

@@ -536,14 +536,16 @@ def test_export_csv_and_json(db, three):
     lines = text.splitlines()
     assert lines[0].split(",") == list(export.EXPORT_COLUMNS)
     assert len(lines) == 1 + 3 * 2
-    assert lines[1].startswith("t1,1,1,0,1,alpha+alpha,beta+beta,alpha,beta,alpha,beta,16,14,2,4,win")
+    # one shape for every match: entrants (team A = entrant 0), seats, who holds each seat, each side's and
+    # each entrant's points at this table, then each entrant's result over the board's rooms and its score
+    assert lines[1].startswith("t1,1,1,0,1,alpha beta,alpha beta alpha beta,0 1 0 1,16 14,16 14,32 28,1 0,,,1,")
+    assert lines[2].startswith("t1,1,1,1,1,alpha beta,beta alpha beta alpha,1 0 1 0,14 16,16 14,32 28,1 0,,,1,")
     doc = export.export_document(db, tid)
     assert json.loads(json.dumps(doc)) == doc
     assert doc["tournament"]["seed"] == str(BIG_SEED)
     assert len(doc["tables"]) == 6 and doc["tables"][0]["deals"][0]["moves"][0]["ms"] == 1.2
     assert [s["bot"] for s in doc["standings"]] == ["alpha", "beta", "random"]
     # what an outside tool needs to refit: the kind of interval, the prior, flags, room outcomes
-    assert lines[1].endswith(",1.0,2.0,0,alpha beta alpha beta,16 14,,")  # team A won this room, and both: board score 2; room 0
     assert {k: doc["ratings"][k] for k in ("errors", "resampling", "bootstrap_method", "pool_flags", "anchor")} == {
         "errors": "pool", "resampling": "deal", "bootstrap_method": "refit", "pool_flags": ["separated"],
         "anchor": "random"}

@@ -221,6 +221,13 @@ def test_the_server_serves_the_app_and_its_data(server, played):
     assert status == 200 and b'src="static/app.js"' in body and "script-src 'self'" in headers["Content-Security-Policy"]
     assert get(server, "/mode.js")[2] == b'window.ZA_MODE = "api";\n'
     assert get(server, "/static/app.js")[0] == 200
+    for game, deal in (("zwicker", 1),):  # a game's viewer and its stylesheet, from the game's folder
+        status, headers, body = get(server, f"/viewers/{game}.js")
+        assert status == 200 and headers["Content-Type"].startswith("text/javascript") and b"export function replay" in body
+        status, headers, body = get(server, f"/viewers/{game}.css")
+        assert status == 200 and headers["Content-Type"].startswith("text/css")
+        page = json.loads(get(server, f"/api/deal/{deal}")[2])
+        assert (page["viewer"], page["viewer_style"]) == (f"viewers/{game}.js", f"viewers/{game}.css")
     status, _, body = get(server, "/api/tournaments")
     assert status == 200 and [t["name"] for t in json.loads(body)["tournaments"]] == ["cup"]
     status, _, body = get(server, "/api/t/1")

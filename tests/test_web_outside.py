@@ -2,8 +2,8 @@
 site folder of its own as pip lays one out (tests/test_games_conformance.install), played by the
 real `arena`, served by `arena serve` and written by `arena report`, in Debian's Chromium at a
 phone's width. As it is (no viewer) its replay steps through its frames' text; given a viewer
-module in its own folder (the game object's `viewer`), the pages load that module from there,
-served and from disk alike. No script error either way."""
+module in its own folder (the game object's `viewer`, with viewer.css beside it), the pages load
+that module and its stylesheet from there, served and from disk alike. No script error either way."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ def _sites(tmp: Path) -> dict[str, Path]:
     viewed = tmp / "viewed"
     shutil.copytree(plain, viewed)
     (viewed / "toytrick" / "viewer.js").write_text(VIEWER)
+    (viewed / "toytrick" / "viewer.css").write_text("#toy-frame { color: rgb(1, 2, 3); }\n")
     with open(viewed / "toytrick" / "__init__.py", "a") as f:
         f.write('\nToyTrick.viewer = HERE / "viewer.js"  # (added by tests/test_web_outside.py)\n')
     return {"plain": plain, "viewed": viewed}
@@ -127,8 +128,9 @@ def step_through(browser, url: str, deal: dict, own_viewer: bool, name: str) -> 
             p.keyboard.press("Home")
             p.wait_for_function(f"() => document.querySelector('#stepno').textContent === 'move 0 / {n}'")
             assert p.text_content(frame) == frames[0]["views"][1] != frames[0]["text"] and "cards)" in frames[0]["views"][1]
-        if own_viewer:
+        if own_viewer:  # its stylesheet, from beside its module
             assert p.text_content("#toy-score").startswith("toy totals ")
+            p.wait_for_function("() => getComputedStyle(document.querySelector('#toy-frame')).color === 'rgb(1, 2, 3)'")
         assert p.evaluate("document.documentElement.scrollWidth") <= 390
         shot(p, f"outside-{name}-390")
     finally:

@@ -69,7 +69,10 @@ def test_three_players_each_for_himself_in_three_rotated_rooms(tmp_path):
     standings = arena("standings", "z3", "--json", cwd=tmp_path).stdout
     assert all(name in standings for name in ("random", "greedy", "sweeper"))
     rows = list(csv.DictReader(io.StringIO(arena("export", "z3", cwd=tmp_path).stdout)))
-    assert len(rows) == 2 * 3
+    assert len(rows) == 2 * 3 and {r["entrants"] for r in rows} == {"random greedy sweeper"}
+    for row in rows:  # the export's one shape: each entrant's result over the rooms, as stored
+        assert row["board_results"] == " ".join(str(x) for b, _, _, x in results if b == int(row["board_no"]))
+        assert row["seat_entrants"] == " ".join(str((s - int(row["room"])) % 3) for s in range(3))
     deal = rows[0]["deal_ids"].split()[0]
     replay = arena("replay", deal, cwd=tmp_path).stdout
     assert "jensen players=3" in replay and "score:" in replay

@@ -50,7 +50,7 @@ from arena.results import read, registry, schema, write
 from arena.results.lock import run_lock
 from arena.results.schema import db_path
 from arena.tournaments.commands import bot_command
-from arena.tournaments.schedule import room_seats
+from arena.tournaments.schedule import room_seats, two_teams
 
 
 @dataclass
@@ -97,11 +97,9 @@ class Ladder:
         self.boards = t["boards"]
         self.game = games.game(t["game"])
         self.format = t["format"]
-        layout = self.game.layout(self.game.variant(self.variant))
-        self.teams = layout.partnerships  # two teams of two copies; else one bot a seat
-        self.size = 2 if self.teams else layout.players  # entrants a match
-        self.players = layout.players
-        self.layout = layout
+        self.layout = self.game.layout(self.game.variant(self.variant))
+        self.teams = two_teams(self.layout)  # two teams of two copies; else one bot a side
+        self.size = 2 if self.teams else self.layout.num_sides  # entrants a match
         self.playing: dict[int, InPlay] = {}
         self.deals = 0  # deals stored by this run
         self.rooms = 0  # rooms stored by this run

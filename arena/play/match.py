@@ -57,9 +57,8 @@ def private_copy(cmd: BotCommand) -> Iterator[BotCommand]:
         argv = list(cmd.argv)
         own = cmd.workdir.resolve()
         if cmd.whole:  # a registered bot's stored folder, or a folder given as the bot: all of it
-            from arena.results import registry
-
-            copy = registry.store_copy(own, folder / "copy")
+            (folder / "copy").mkdir(mode=0o755)  # (play sits below results: a copy of its own, links kept as links)
+            copy = Path(shutil.copytree(own, folder / "copy" / own.name, symlinks=True))
             moved = [str(copy / Path(arg).relative_to(own)) if Path(arg).is_absolute() and Path(arg).is_relative_to(own)
                      else arg for arg in argv]
             yield dataclasses.replace(cmd, argv=tuple(moved), workdir=copy)

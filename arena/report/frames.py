@@ -50,7 +50,7 @@ def deal_frames(doc: dict[str, Any], carry: Any = None) -> dict[str, Any]:
     sides = [layout.side_of(seat) for seat in range(layout.players)]
     return {
         "sides": layout.num_sides, "seat_sides": sides,  # from the game's layout
-        "viewer": viewer,
+        "viewer": viewer, "viewer_style": views.viewer_style_url(game.info.name),
         "deal_id": doc["deal_id"], "tournament": doc["tournament"], "match": doc["match"], "board": doc["board"],
         "swapped": doc["swapped"], "number": doc["number"], "variant": str(v), "game": game.info.name,
         "preset": v.to_dict().get("preset"), "players": v.players, "seed": str(doc["seed"]), "dealer": doc["dealer"],

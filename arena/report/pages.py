@@ -266,6 +266,7 @@ def live_table(r: Reads, tid: int, match_no: int, room: str) -> dict[str, Any]:
     game = game_name(t)
     view = {k: v for k, v in view.items() if k not in FULL_TEXTS}
     return {"tournament": _brief(t), "table": {**view, "room_no": number, "game": game, "viewer": views.viewer_url(game),
+                                                "viewer_style": views.viewer_style_url(game),
                                                 "bots": [labels.get(b, str(b)) for b in view["seats"]]}}
 
 

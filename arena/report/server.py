@@ -260,6 +260,12 @@ def make_app(results: Results, host: str = HOST) -> Any:
             return _error(f"no viewer for game {request.path_params['game']}", 404)
         return Response(path.read_bytes(), media_type=TYPES[".js"])
 
+    async def viewer_style(request: Request) -> Response:
+        path = views.viewer_style_file(request.path_params["game"])
+        if path is None:
+            return _error(f"no viewer stylesheet for game {request.path_params['game']}", 404)
+        return Response(path.read_bytes(), media_type=TYPES[".css"])
+
     async def version(request: Request) -> Response:
         return Response(web.dumps({"version": await trio.to_thread.run_sync(results.data_version)}),
                         media_type="application/json")
@@ -312,6 +318,7 @@ def make_app(results: Results, host: str = HOST) -> Any:
     routes = [
         Route("/", index), Route("/index.html", index), Route("/mode.js", mode),
         Route("/static/{name:path}", static), Route("/viewers/{game}.js", viewer),
+        Route("/viewers/{game}.css", viewer_style),
         Route("/api/version", version), Route("/api/{key:path}", api),
         Route("/{key:path}", view),
     ]

@@ -76,6 +76,10 @@ def _write(db: sqlite_utils.Database, name: str, output: Path,
             raise
         script, skipped = bundle.bundle(STATIC, "app.js", {}), str(exc)
     (output / "static" / BUNDLE).write_text(script, encoding="utf-8")
+    style = views.viewer_style_file(game) if viewer is not None and skipped is None else None
+    if style is not None:  # where the pages ask for it (views.viewer_style_url), as from a server
+        (output / "viewers").mkdir(exist_ok=True)
+        shutil.copyfile(style, output / f"viewers/{game}.css")
     (output / "index.html").write_bytes(report_shell())
     # The report opens on its tournament (index.html without an address's #...).
     (output / "mode.js").write_text(f'window.ZA_MODE = "files";\nwindow.ZA_START = "t={tid}";\n', encoding="utf-8")

@@ -3,8 +3,9 @@
 A view (a page key of `pages`: `t/3`, `deal/17`, ...) is one route that answers its page (the
 static app, which draws it), its JSON or its server-sent events, by what the request accepts;
 `?format=json` (or html) overrides the header. A game's replay viewer is the script module
-its game object names (`viewer`: a file in the game's own folder); a game without one is
-drawn by the app's generic viewer, which steps through its text frames.
+its game object names (`viewer`: a file in the game's own folder), with the stylesheet beside
+it if there is one (viewer.css); a game without one is drawn by the app's generic viewer, which
+steps through its text frames.
 """
 
 from __future__ import annotations
@@ -45,6 +46,18 @@ def viewer_file(name: str) -> Path | None:
     except games.GameError:
         return None
     return path if path is not None and path.suffix == ".js" and path.is_file() else None
+
+
+def viewer_style_file(name: str) -> Path | None:
+    """The stylesheet beside game `name`'s viewer (viewer.css for viewer.js), or None."""
+    path = viewer_file(name)
+    style = path.with_suffix(".css") if path is not None else None
+    return style if style is not None and style.is_file() else None
+
+
+def viewer_style_url(name: str) -> str | None:
+    """Where the pages load that stylesheet from (served and in a report alike), or None."""
+    return f"viewers/{name}.css" if viewer_style_file(name) is not None else None
 
 
 def viewer_url(name: str) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TextIO
 
 import sqlite_utils
@@ -25,35 +25,44 @@ from arena.results.read import (
     iter_board_results,
     matches,
     progression,
+    schedule,
     standings_document,
 )
-from arena.results.sprt import room_score
 
 EXPORT_COLUMNS = (
-    "tournament", "match_no", "board_no", "swapped", "board_seed", "team_a", "team_b",
-    "seat0", "seat1", "seat2", "seat3", "points0", "points1", "team_a_margin",
-    "board_margin", "board_outcome", "forfeit_seat", "forfeit_status", "deals", "deal_ids", "duration_s", "started",
-    "team_a_room", "board_score", "room", "seats", "side_points", "entrants", "entrant_results",
+    "tournament", "match_no", "board_no", "room", "board_seed", "entrants", "seats", "seat_entrants",
+    "side_points", "entrant_points", "board_results", "board_scores", "forfeit_seat", "forfeit_status",
+    "deals", "deal_ids", "duration_s", "started",
 )
-"""deal_ids: the table's deals, space-separated in play order, each for `arena replay ID`.
-team_a_room: team A's result at this table (1 win, 0.5 draw, 0 loss); board_score: both
-rooms' results summed (0 .. 2), what the SPRT counts, once the board's second table is in.
-room: 0 .. k-1 (two teams: 0 straight, 1 swapped, as `swapped`); seats: every seat's bot,
-space-separated; side_points: every side's points. A match of k entrants (one bot a seat:
-Zwicken) names them in `entrants` (space-separated, entrant order; room r seats entrant
-(seat - r) mod k) and their board results in `entrant_results`; its team columns name entrants
-0 and 1, and team_a_margin, team_a_room and board_score are empty."""
+"""One row per table, one shape for every match: a match is k entrants, each one side's bots, and
+a board is played in k rooms, room r giving side j to entrant (j - r) mod k (two teams: room 0
+straight, room 1 swapped). Lists are space-separated, in entrant (or seat, or side) order.
+entrants: each entrant's bots, `a` for one bot (or clones of it), `a+b` for mixed partners;
+seats: the bot at each seat; seat_entrants: the entrant (0-based) at each seat; side_points:
+each side's points at this table (forfeit applied); entrant_points: each entrant's, the side it
+held; board_results: each entrant's result over the board's rooms, board_scores: the other
+entrants it beat on that result (draws half), both once every room of the board is in;
+deal_ids: the table's deals in play order, each for `arena replay ID`."""
+
+
+def _joined(values: Sequence[object] | None) -> str | None:
+    return None if values is None else " ".join(map(str, values))
 
 
 def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
-    """One flat row per played table, in canonical order (the CSV export)."""
+    """One flat row per played table, in canonical order (the CSV export); a board's rows come
+    together, so its results are filled in from its own rooms."""
     t = get_tournament(db, tid)
     labels = _bot_labels(db, tid)
-    outcomes = {(b["match_no"], b["board_no"]): b for b in board_outcomes(db, tid)}
-    groups = {m["match_no"]: m["entrants"] for m in matches(db, tid) if m.get("entrants")}
+    entrants = {m["match_no"]: m["entrants"] for m in schedule(db, tid)}
+    try:
+        g = games.game(t["game"])
+        layout: games.Layout | None = g.layout(g.variant(t["variant"]))
+    except (games.GameError, ValueError, TypeError):
+        layout = None  # a game not installed here: no seat's side
+    board: list[dict] = []
     for r in db.query(
-        "SELECT t.*, m.match_no, m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id,"
-        " b.team_a_margin AS board_margin, b.team_a_outcome AS outcome,"
+        "SELECT t.*, m.match_no, b.id AS board_id,"
         " (SELECT COUNT(*) FROM deals d WHERE d.table_id = t.id) AS deals,"
         " (SELECT group_concat(id, ' ') FROM (SELECT id FROM deals d WHERE d.table_id = t.id ORDER BY deal_no))"
         " AS deal_ids,"
@@ -63,32 +72,40 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
         " WHERE m.tournament_id = ? ORDER BY m.match_no, t.board_no, t.swapped",
         [tid],
     ):
-        seat_bots = [labels[b] for b in json.loads(r["seat_bots"])]
+        if board and (board[0]["match_no"], board[0]["board_no"]) != (r["match_no"], r["board_no"]):
+            yield from _board_rows(board)
+            board = []
         forfeit = json.loads(r["forfeit"]) if r["forfeit"] else {}
-        a_side = 1 if r["swapped"] else 0
+        room = int(r["swapped"])
         points = json.loads(r["side_points"]) if r["side_points"] else [r["side0_points"], r["side1_points"]]
-        entrants = groups.get(r["match_no"])
-        outcome = outcomes.get((r["match_no"], r["board_no"]), {})
-        row = {
-            "tournament": t["name"], "match_no": r["match_no"], "board_no": r["board_no"],
-            "swapped": int(r["swapped"]), "board_seed": r["board_seed"],
-            "team_a": "+".join(dict.fromkeys(labels[x] for x in (r["team_a_bot1_id"], r["team_a_bot2_id"]))) if entrants
-            else "+".join(labels[x] for x in (r["team_a_bot1_id"], r["team_a_bot2_id"])),
-            "team_b": "+".join(dict.fromkeys(labels[x] for x in (r["team_b_bot1_id"], r["team_b_bot2_id"]))) if entrants
-            else "+".join(labels[x] for x in (r["team_b_bot1_id"], r["team_b_bot2_id"])),
-            "points0": r["side0_points"], "points1": r["side1_points"],
-            "team_a_margin": None if entrants else points[a_side] - points[1 - a_side],
-            "board_margin": r["board_margin"], "board_outcome": r["outcome"],
+        match = entrants[r["match_no"]]
+        k = len(match)
+        seat_bots = json.loads(r["seat_bots"])
+        board.append({
+            "tournament": t["name"], "match_no": r["match_no"], "board_no": r["board_no"], "room": room,
+            "board_seed": r["board_seed"], "entrants": " ".join("+".join(dict.fromkeys(labels[x] for x in e)) for e in match),
+            "seats": " ".join(labels[b] for b in seat_bots),
+            "seat_entrants": None if layout is None or layout.players != len(seat_bots)
+            else _joined([(layout.side_of(s) - room) % k for s in range(layout.players)]),
+            "side_points": _joined(points), "entrant_points": [points[(e + room) % k] for e in range(k)],
+            "complete": r["board_id"] is not None,
             "forfeit_seat": forfeit.get("seat"), "forfeit_status": forfeit.get("status"),
             "deals": r["deals"], "deal_ids": r["deal_ids"] or "", "duration_s": r["duration_s"], "started": r["started"],
-            "room": int(r["swapped"]), "seats": " ".join(seat_bots), "side_points": " ".join(map(str, points)),
-            "entrants": " ".join(entrants) if entrants else None,
-            "entrant_results": " ".join(map(str, outcome["results"])) if outcome.get("results") else None,
-        }
-        row["team_a_room"] = None if entrants else room_score(row["team_a_margin"])
-        row["board_score"] = outcome.get("score")
-        for i in range(4):
-            row[f"seat{i}"] = seat_bots[i] if i < len(seat_bots) else None
+        })
+    if board:
+        yield from _board_rows(board)
+
+
+def _board_rows(tables: list[dict]) -> Iterator[dict]:
+    """A board's rows, with each entrant's result over the rooms and its score once it is complete."""
+    results = scores = None
+    if tables[0]["complete"]:
+        results = [sum(x) for x in zip(*(t["entrant_points"] for t in tables))]
+        scores = [sum(1.0 if r > o else 0.5 if r == o else 0.0 for f, o in enumerate(results) if f != e)
+                  for e, r in enumerate(results)]
+    for t in tables:
+        row = {**t, "entrant_points": _joined(t["entrant_points"]), "board_results": _joined(results),
+               "board_scores": _joined(None if scores is None else [f"{x:g}" for x in scores])}
         yield {c: row[c] for c in EXPORT_COLUMNS}
 
 

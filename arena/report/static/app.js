@@ -78,8 +78,17 @@ function viewHash(path) {
 function withViewer(draw) {
   return function (data) {
     const x = data.table || data;
-    return viewerFor(x.game, x.viewer).then(function (viewer) { return function () { draw(data, viewer); }; });
+    return viewerFor(x.game, x.viewer).then(function (viewer) {
+      if (!viewer.generic) useStyle(x.viewer_style);
+      return function () { draw(data, viewer); };
+    });
   };
+}
+
+// A game viewer's stylesheet (beside its module), added to the page once.
+function useStyle(url) {
+  if (!url || document.querySelector('link[data-viewer-style="' + CSS.escape(url) + '"]')) return;
+  document.head.appendChild(h("link", { rel: "stylesheet", href: url, "data-viewer-style": url }));
 }
 
 function navigate() {

@@ -30,6 +30,7 @@ export function viewerFor(game, url) {
 // holds one per seat), the move that led there, and the result's breakdown as the game gives
 // it; a table in play as its seats and its moves (never a frame's text: it shows every hand).
 const generic = {
+  generic: true,
   replay: function (d) {
     return {
       subtitle: "match " + d.match + ", board " + d.board + ", " + roomName(d.room) + " room, deal " + (d.number + 1) +
