@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,17 @@ def test_a_scripts_block_names_its_distributions(tmp_path):
 def test_a_distribution_not_installed_says_so():
     with pytest.raises(ValueError, match="no-such-distribution-xyz, which is not installed beside the arena"):
         libraries.folder(("no-such-distribution-xyz",))
+
+
+def test_bots_that_start_at_once_share_one_copy():
+    pytest.importorskip("numpy", reason="numpy is not installed beside the arena (extra [openspiel] or [pettingzoo])")
+    found: list[Path] = []
+    threads = [threading.Thread(target=lambda: found.append(libraries.folder(("numpy",)))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(found) == 4 and len(set(found)) == 1 and (found[0] / "numpy" / "__init__.py").is_file()
 
 
 def check(bot: Path, tmp_path: Path) -> subprocess.CompletedProcess:

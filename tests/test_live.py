@@ -90,3 +90,19 @@ def test_a_tournament_publishes_into_its_live_folder_and_leaves_it_empty(tmp_pat
                    check=True, capture_output=True, cwd=ROOT)
     folder = Path(f"{db}.live") / "1"
     assert folder.is_dir() and list(folder.iterdir()) == []
+
+
+def test_a_games_whole_position_texts_stay_out_of_the_public_view():
+    """A game whose frame carries its whole position as text, and each seat's view (OpenSpiel's
+    games do), shows spectators neither: both name every hand."""
+    import pytest
+    pytest.importorskip("pyspiel", reason="the [openspiel] extra (open-spiel) is not installed")
+    import games
+    game = games.game("openspiel:hearts")
+    state = game.board(game.variant(), 7).deal()
+    moves, _ = state.legal_moves()
+    state = state.apply(moves[0])
+    frame = state.frame()
+    assert "text" in frame or "views" in frame  # the premise: this game's frame shows hands
+    view = live.public_view(game, state, [{"seat": 0, "move": moves[0].to_dict()}])
+    assert "text" not in view and "views" not in view

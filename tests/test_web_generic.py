@@ -86,19 +86,23 @@ def test_its_deal_page_names_no_viewer_and_holds_each_frames_text(deal):
 
 
 def step_through(p, deal: dict, width: int, name: str) -> None:
-    """Step from the first frame to the last with the keys, checking each frame's text; then a
+    """Step from the first frame to the last with the keys, checking each frame's text (on a
+    phone the first steps and the last); then a
     seat's own view; the result at the end; the page never wider than the window."""
     frames = deal["frames"]
     n = len(frames) - 1
     p.wait_for_selector("#frame-text")
     assert p.text_content("#stepno") == f"move 0 / {n}"
-    for k in range(n + 1):
+    for k in range(n + 1) if width > 400 else (0, 1, 2):  # on a phone: the first steps, then the end
         if k:
             p.keyboard.press("ArrowRight")
         p.wait_for_function(f"() => document.querySelector('#stepno').textContent === 'move {k} / {n}'")
         assert p.text_content("#frame-text") == frames[k]["text"], k
         if k:
             assert p.text_content("#lastmove").startswith(f"Move {k}: seat {frames[k]['move']['seat']} ")
+    p.keyboard.press("End")
+    p.wait_for_function(f"() => document.querySelector('#stepno').textContent === 'move {n} / {n}'")
+    assert p.text_content("#frame-text") == frames[n]["text"]
     assert "Stored points: " in p.text_content("#breakdown")
     p.click("#views button[data-seat='2']")
     assert p.text_content("#frame-text") == frames[n]["views"][2]

@@ -61,7 +61,7 @@ def toy(tmp_path_factory) -> dict:
     bots = sites["plain"] / "toytrick" / "bots"
     import games
     for path in (bots / "low_bot.py", bots / "high_bot.py", games.RANDOM_BOT):
-        arena("plain", "bot", "add", str(path), "--game", "toytrick")
+        arena("plain", "bot", "add", str(path), "--game", "toytrick", "--no-check")  # (checked in test_games_conformance)
     arena("plain", "tournament", "run", "--game", "toytrick", "--bots", "low,high,random", "--boards", "1",
           "--format", "rubber", "--name", "toy", "--seed", "99", "--sandbox", "none", "--quiet")
     return {"db": db, "sites": sites, "tmp": tmp, "arena": arena}

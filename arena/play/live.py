@@ -48,7 +48,8 @@ def public_view(game: games.Game, state: games.State, moves: list[dict[str, Any]
     """What every seat sees of `state` (see the module's docstring), with the moves so far: the
     replay viewer's frame of it, each hand only as its number of cards."""
     view = state.frame()
-    view.pop("move", None)
+    for private in ("move", "text", "views"):  # a game's whole-position and per-seat texts show hands
+        view.pop(private, None)
     if "hands" in view:
         view["hands"] = [len(h) for h in view["hands"]]
     view["moves"] = [{"seat": m["seat"], "text": str(game.move_from_dict(m["move"])), "move": m["move"]}

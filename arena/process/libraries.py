@@ -23,12 +23,12 @@ nothing of it; a name that is not installed stops the bot's start with one line 
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import importlib.metadata
 import os
 import re
+import secrets
 import shutil
+import threading
 import tomllib
 from pathlib import Path
 
@@ -93,11 +93,21 @@ def _top_levels(name: str) -> list[Path]:
     return sorted(Path(str(dist.locate_file(top))) for top in tops)
 
 
-@functools.cache
+_folders: dict[tuple[str, ...], Path] = {}
+_lock = threading.Lock()  # bots start from trio's worker threads, several at once
+
+
 def folder(names: tuple[str, ...]) -> Path:
     """A read-only folder holding the distributions `names` (made once per arena process)."""
-    out = runtime.shown() / f"lib-{hashlib.sha256(' '.join(names).encode()).hexdigest()[:16]}"
+    with _lock:
+        if names not in _folders:
+            _folders[names] = _made(names)
+        return _folders[names]
+
+
+def _made(names: tuple[str, ...]) -> Path:
     paths = [path for name in names for path in _top_levels(name)]
+    out = runtime.shown() / f"lib-{secrets.token_hex(8)}"
     out.mkdir()
     for path in paths:
         if not path.exists() or (out / path.name).exists():

@@ -192,38 +192,19 @@ def seat_bots(team_a: list[int], team_b: list[int], swapped: bool, players: int 
     return [(team_a if seat % 2 == a_side else team_b)[(seat // 2) % 2] for seat in range(players)]
 
 
-def _check_table(match: dict, swapped: int, table: dict, layout: games.Layout) -> None:
-    """Reject a table dict that would corrupt the results (a runner bug, said plainly)."""
+def match_entrants(match: dict) -> list[list[int]]:
+    """A stored match as k entrants, each one side's bots: its entrants of one bot each, or team
+    A and team B (entrants 0 and 1) from the team columns."""
     if match.get("entrants"):
-        return _check_group_table(match, swapped, table, layout)
-    points = table["points"]
-    if len(points) != 2:
-        raise ValueError(f"a table has two sides, got points {points!r}")
-    team_a = {match["team_a_bot1_id"], match["team_a_bot2_id"]}
-    team_b = {match["team_b_bot1_id"], match["team_b_bot2_id"]}
-    a_side = 1 if swapped else 0
-    seen = set()
-    for s in table["seats"]:
-        seat = s["seat"]
-        if seat in seen:
-            raise ValueError(f"seat {seat} appears twice")
-        seen.add(seat)
-        if s["status"] not in SEAT_STATUSES:
-            raise ValueError(f"unknown seat status {s['status']!r}")
-        team = team_a if seat % 2 == a_side else team_b
-        if s["bot_id"] not in team:
-            raise ValueError(
-                f"seat {seat} holds bot {s['bot_id']}, but that side belongs to bots {sorted(team)}"
-                f" (match {match['match_no']}, swapped={swapped})"
-            )
-    forfeit = table.get("forfeit")
-    if forfeit is not None and forfeit.get("side") not in (0, 1):
-        raise ValueError(f"forfeit side must be 0 or 1, got {forfeit!r}")
+        return [[b] for b in match["entrants"]]
+    return [[match["team_a_bot1_id"], match["team_a_bot2_id"]], [match["team_b_bot1_id"], match["team_b_bot2_id"]]]
 
 
-def _check_group_table(match: dict, room: int, table: dict, layout: games.Layout) -> None:
-    """A match of k entrants, one per side: every seat of side j holds entrant (j - room) mod k."""
-    entrants = match["entrants"]
+def _check_table(match: dict, room: int, table: dict, layout: games.Layout) -> None:
+    """Reject a table dict that would corrupt the results (a runner bug, said plainly). One rule
+    for every match of k entrants (two teams: k = 2, room 1 swapped): room r gives side j to
+    entrant (j - r) mod k, and every seat of a side holds one of that entrant's bots."""
+    entrants = match_entrants(match)
     k = len(entrants)
     if layout.num_sides != k:
         raise ValueError(f"a match of {k} entrants needs a table of {k} sides, not {layout.num_sides}")
@@ -233,14 +214,15 @@ def _check_group_table(match: dict, room: int, table: dict, layout: games.Layout
         raise ValueError(f"a table of {k} sides needs {k} points, got {table['points']!r}")
     seats = sorted(s["seat"] for s in table["seats"])
     if seats != list(range(layout.players)):
-        raise ValueError(f"a table of {layout.players} players has seats 0 .. {layout.players - 1}, got {seats}")
+        raise ValueError(f"a table of {layout.players} players has seats 0 .. {layout.players - 1} once each, "
+                         f"got {seats}")
     for s in table["seats"]:
         if s["status"] not in SEAT_STATUSES:
             raise ValueError(f"unknown seat status {s['status']!r}")
         expected = entrants[(layout.side_of(s["seat"]) - room) % k]
-        if s["bot_id"] != expected:
-            raise ValueError(f"seat {s['seat']} holds bot {s['bot_id']}, but in room {room} it is bot {expected}'s"
-                             f" (match {match['match_no']})")
+        if s["bot_id"] not in expected:
+            raise ValueError(f"seat {s['seat']} holds bot {s['bot_id']}, but in room {room} its side is bots "
+                             f"{sorted(set(expected))} (match {match['match_no']})")
     forfeit = table.get("forfeit")
     if forfeit is not None and forfeit.get("side") not in range(k):
         raise ValueError(f"forfeit side must be 0 .. {k - 1}, got {forfeit!r}")
