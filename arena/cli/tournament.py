@@ -55,9 +55,10 @@ def tournament_run(
         "at most one per table playing); 1 plays them all in this one.", show_default=False)] = None,
     fmt: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP, show_default=False)] = None,
     players: Annotated[int | None, typer.Option(
-        "--players", help=PLAYERS_HELP + " Each match is a group of that many bots.", show_default=False)] = None,
-    partners: Annotated[str, typer.Option("--partners", help="clone: a side is two copies of one bot; "
-                                          "mixed: rotating partnerships of different bots.")] = "clone",
+        "--players", help=PLAYERS_HELP + " Except at two sides of two, each match is a bot per side "
+        "(where each plays alone, as many bots as players), in every seat of its side.", show_default=False)] = None,
+    partners: Annotated[str, typer.Option("--partners", help="clone: a side is copies of one bot; mixed (at two sides "
+                                          "of two): rotating partnerships of different bots.")] = "clone",
     pairing: Annotated[str, typer.Option("--pairing", help="roundrobin: every pairing; swiss: each round pairs "
                                          "bots of similar score (many bots, far fewer matches).")] = "roundrobin",
     rounds: Annotated[int | None, typer.Option("--rounds", help="Swiss rounds (default: log2 of the bots, plus 2).",

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from arena.process import cgroups, libraries, runtime, seccomp, view
+from arena.process import cgroups, fitted, libraries, runtime, seccomp, view
 
 if TYPE_CHECKING:
     from arena.process.command import BotCommand, Limits
@@ -516,7 +516,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         if problem:
             raise ValueError(f"sandbox {mode}: {problem}")
         argv[0] = sandbox_python()
-    env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **tag_env}
+    env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **fitted.environment(argv, limits, PATH), **tag_env}
     if python:
         env["PYTHONPATH"] = KIT_MOUNT if mode == "bwrap" else str(runtime.runtime())
         if lib is not None:
@@ -556,7 +556,8 @@ def fork_request(argv: list[str], workdir: Path, in_process: bool, limits: Limit
                  tag_env: Mapping[str, str], binds: list[tuple[str, str]]) -> dict:
     """What the fork server needs to start one bot (see arena/process/forkserver.py): its folder
     `workdir` is shown at runtime.BOT_MOUNT, where it starts."""
-    env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/tmp", "TMPDIR": "/tmp", **tag_env}
+    env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/tmp", "TMPDIR": "/tmp",
+           **fitted.environment(argv, limits, PATH), **tag_env}
     if os.path.basename(argv[0]).startswith("python"):
         env["PYTHONPATH"] = KIT_MOUNT
     return {
