@@ -3,7 +3,9 @@ output folder, small messages), through the installed `arena` program on a real 
 
 from __future__ import annotations
 
+import http.client
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -102,3 +104,54 @@ def test_report_output_a_file_or_a_foreign_folder_is_refused(played, tmp_path):
 def test_a_port_out_of_range_is_one_line(command, tmp_path):
     ran = arena(*command, "--port", "99999", "--db", tmp_path / "x.db", code=None)
     one_line_error(ran, "--port", "65535")
+
+
+@pytest.mark.parametrize("listing", [("replay", "1"), ("standings", "small"), ("tournament", "list")])
+def test_a_listing_into_a_closed_pipe_exits_quietly(played, listing):
+    """`arena replay 1 | head -1`: the reader has what it wanted (here it reads nothing at all)."""
+    argv = " ".join([str(ARENA), *listing, "--db", str(played)])
+    ran = subprocess.run(["bash", "-c", f"{argv} | true; echo status ${{PIPESTATUS[0]}} >&2"], capture_output=True,
+                         text=True, timeout=600)
+    assert ran.stderr.splitlines() == ["status 0"], ran.stderr
+
+
+def test_variant_and_players_that_disagree_are_refused(two_games):
+    ran = arena("tournament", "run", "--game", "zwicken", "--variant", "scharf:players=4", "--players", "3", "--bots",
+                "zwicken_random,zwicken_rule,any-random", "--boards", "1", "--name", "clash", code=None, db=two_games)
+    one_line_error(ran, "players=4", "--players 3")
+
+
+def test_resuming_a_finished_tournament_plays_nothing_and_says_so(played):
+    ran = arena("tournament", "run", "--resume", "small", db=played)
+    assert "playing the rest" not in ran.stdout and "is finished: nothing to play" in ran.stderr
+
+
+def test_sprt_says_the_board_count_once(played):
+    ran = arena("sprt", "zwicken_rule", "zwicken_random", "--game", "zwicken", "--players", "3", "--max-boards", "1",
+                "--elo0", "0", "--elo1", "400", "--seed", "13371337133713371337", "--quiet", db=played)
+    line = next(line for line in ran.stdout.splitlines() if "after 1 board" in line)
+    assert line.count("1 board") == 1, line
+
+
+def test_serve_answers_json_at_its_root_when_asked(played):
+    proc = subprocess.Popen([str(ARENA), "serve", "--db", str(played), "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())[1])
+        for path, accept in (("/", "application/json"), ("/?format=json", "*/*")):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            conn.request("GET", path, headers={"Host": f"127.0.0.1:{port}", "Accept": accept})
+            r = conn.getresponse()
+            assert r.status == 200 and r.getheader("content-type").startswith("application/json"), path
+            assert "small" in r.read().decode()
+            conn.close()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request("GET", "/", headers={"Host": f"127.0.0.1:{port}", "Accept": "text/html"})
+        assert conn.getresponse().read().lstrip().lower().startswith(b"<!doctype html")
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait()
+        proc.stdout.close()
+        assert "Traceback" not in proc.stderr.read()
+        proc.stderr.close()

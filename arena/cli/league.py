@@ -77,7 +77,7 @@ def serve_cmd(
 
     rules = None
     if game is not None or variant is not None or players is not None:
-        rules = runner.with_players(runner.parse_variant(variant, game), game, players)
+        rules = runner.with_players(runner.parse_variant(variant, game), game, players, variant)
     if min(quota_mb, total_quota_mb, min_free_mb) < 0:
         raise ArenaError("--quota-mb, --total-quota-mb and --min-free-mb cannot be negative")
     if submit_limit < 1 or submit_window <= 0 or code_limit < 1:

@@ -133,7 +133,7 @@ def tournament_run(
             if all_bots and not specs:
                 raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")
             settings = runner.Settings(boards=boards, variant=runner.with_players(
-                                       runner.parse_variant(_variant(ctx, variant, game), game), game, players),
+                                       runner.parse_variant(_variant(ctx, variant, game), game), game, players, variant),
                                    seed=seed, format=fmt or runner.check_game(game).info.formats[0], game=game,
                                    partners=partners, gauntlet=gauntlet, pairing=pairing, rounds=rounds,
                                    time_control=_time_control(move_ms, bank_ms, tempo))
@@ -226,7 +226,7 @@ def _header(t: dict, mode: str) -> str:
 
     names = ", ".join(b["name"] if [x["name"] for x in t["bots"]].count(b["name"]) == 1
                       else f"{b['name']}@{b['version']}" for b in t["bots"])
-    done = f"; {t['boards_done']} of them stored, playing the rest" if t["boards_done"] else ""
+    done = f"; {t['boards_done']} of them stored, playing the rest" if 0 < t["boards_done"] < t["boards_total"] else ""
     return (f"tournament '{t['name']}': {len(t['bots'])} bots ({names}), {t['matches']} matches x "
             f"{t['boards']} boards = {t['boards_total']} boards{done}\n"
             f"seed {t['seed']}, {runner.check_game(t['game']).variant(t['variant'])}, {t['format']} format, "

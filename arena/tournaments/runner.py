@@ -130,12 +130,17 @@ def parse_variant(text: str | None, game: str | None = None) -> dict[str, Any]:
         raise ArenaError(f"--variant: {exc}") from None
 
 
-def with_players(variant: dict[str, Any], game: str | None, players: int | None) -> dict[str, Any]:
+def with_players(variant: dict[str, Any], game: str | None, players: int | None,
+                 text: str | None = None) -> dict[str, Any]:
     """The variant with `--players N` where given: for a game that lets the table's size be
     chosen (a `players` option), else one line. The layout (who plays alone, who in sides) is
-    the game's for that many players."""
+    the game's for that many players. A --variant `text` that names another number of players
+    is refused."""
     if players is None:
         return variant
+    if text is not None and re.search(r"\bplayers\b", text) and variant.get("players") != players:
+        raise ArenaError(f"--variant {text!r} says players={variant.get('players')} and --players {players}: "
+                         "give the number once")
     g = check_game(game)
     if g.info.min_players == g.info.max_players or "players" not in variant:
         raise ArenaError(f"--players: {g.info.title} is always played by {g.info.min_players}")
