@@ -92,6 +92,16 @@ def test_a_node_bot_runs(open_dir, user):
     conformant(check("bot.cjs", open_dir, user), "random-js")
 
 
+@pytest.mark.parametrize("user", USERS)
+def test_a_node_bot_holds_more_heap_than_the_c_librarys_arenas_would_leave_it(open_dir, user):
+    """Under 1 GiB a `node` without MALLOC_ARENA_MAX dies at about 56 MiB of JavaScript heap: the
+    arena's MALLOC_ARENA_MAX=2 lets this one hold 150 MiB, with no flags."""
+    needs("node")
+    hold = "globalThis.held = [];\nfor (let i = 0; i < 150; i++) held.push(new Array(128 * 1024).fill(i + 0.5));\n"
+    (open_dir / "bot.cjs").write_text(hold + (ROOT / "bots" / "zwicker" / "js" / "random_bot.cjs").read_text())
+    conformant(check("bot.cjs", open_dir, user), "random-js")
+
+
 def test_the_environment_fits_the_jvm_to_the_limits_it_is_given():
     """Every bot gets MALLOC_ARENA_MAX; a JVM, named straight or after `env`, the flags sized from its limits."""
     assert fitted.environment(["/usr/bin/perl", "bot.pl"], Limits(), "/usr/bin") == {"MALLOC_ARENA_MAX": "2"}

@@ -128,7 +128,7 @@ def tournament_run(
             mode = resolve_mode(sandbox)
             if all_bots == bool(bots):
                 raise ArenaError("name the bots with --bots A,B,... or use --all")
-            enabled = [b for b in registry.list_bots(database) if not b.get("disabled")]
+            enabled = [b for b in registry.list_bots(database) if not b.get("disabled") and registry.plays(b, game)]
             specs = [f"{b['name']}@{b['version']}" for b in _latest(enabled)] if all_bots else bots.split(",")
             if all_bots and not specs:
                 raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")

@@ -5,7 +5,7 @@
   For trusted bots and debugging.
 - `rlimit`: resource limits (address space, CPU seconds, file size, open files, processes) set
   before the bot's program starts (by the guard shell's `ulimit`, else `prlimit`), a minimal
-  environment, a private temp directory
+  environment (with what fits common runtimes to the limits: arena.process.fitted), a private temp directory
   as HOME and TMPDIR, and, when the arena runs as root, a throw-away uid of its own, which makes
   the process limit meaningful (root ignores RLIMIT_NPROC), keeps the bot from signalling other
   processes and from reading files that are not world-readable, and lets the arena find and kill

@@ -106,7 +106,7 @@ def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, tes
     if batch < 1:
         raise ArenaError(f"--batch must be at least 1, got {batch}")
     settings = settings or Settings()
-    new_row, old_row = resolve_bots(db, [new])[0], resolve_bots(db, [old])[0]
+    new_row, old_row = resolve_bots(db, [new], settings.game)[0], resolve_bots(db, [old], settings.game)[0]
     name = name or f"sprt-{new_row['name']}@{new_row['version']}-{old_row['name']}@{old_row['version']}"
     existing = {t["name"]: t for t in read.list_tournaments(db)}
     if name in existing:

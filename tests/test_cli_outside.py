@@ -1,0 +1,62 @@
+"""What a newcomer met from outside (the bots of another game, a read-only report, ports, an
+output folder, small messages), through the installed `arena` program on a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARENA = Path(sys.executable).parent / "arena"
+BOTS = ROOT / "bots"
+NO_ISOLATION = "arena: warning: no sandbox isolates bots here"
+
+
+def arena(*args, code=0, db=None, **kw) -> subprocess.CompletedProcess:
+    argv = [str(ARENA), *map(str, args), *(["--db", str(db)] if db is not None else [])]
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=600, **kw)
+    if code is not None:
+        assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
+    return proc
+
+
+def one_line_error(proc: subprocess.CompletedProcess, *texts: str) -> None:
+    err = [line for line in proc.stderr.splitlines() if not line.startswith(NO_ISOLATION)]
+    assert proc.returncode == 2 and len(err) == 1 and err[0].startswith("arena: error: "), (proc.returncode, proc.stderr)
+    assert all(t in err[0] for t in texts), err[0]
+
+
+@pytest.fixture(scope="module")
+def two_games(tmp_path_factory) -> Path:
+    """A database with a one-game bot of each of two games and the arena's any-game random bot,
+    registered as `make tournament` and docs/adding-a-game.md register them."""
+    db = tmp_path_factory.mktemp("two") / "arena.db"
+    arena("bot", "add", BOTS / "zwicker" / "random_bot.py", "--name", "random", db=db)
+    for name in ("random", "rule"):
+        arena("bot", "add", BOTS / "zwicken" / f"zwicken_{name}_bot.py", "--name", f"zwicken_{name}", "--game",
+              "zwicken", db=db)
+    arena("bot", "add", BOTS / "random_bot.py", "--name", "any-random", "--game", "zwicken", db=db)
+    return db
+
+
+def test_a_bot_of_another_game_is_refused_in_one_line(two_games):
+    ran = arena("tournament", "run", "--game", "zwicken", "--players", "3", "--bots",
+                "zwicken_random,zwicken_rule,random", "--boards", "1", "--name", "wrong", code=None, db=two_games)
+    one_line_error(ran, "'random@1'", "zwicker", "not zwicken")
+    sprt = arena("sprt", "zwicken_rule", "random", "--game", "zwicken", "--max-boards", "2", code=None, db=two_games)
+    one_line_error(sprt, "'random@1'", "not zwicken")
+    assert "wrong" not in arena("tournament", "list", db=two_games).stdout
+
+
+def test_all_takes_the_bots_of_the_game_and_the_anchor_is_of_the_game(two_games):
+    arena("tournament", "run", "--game", "zwicken", "--players", "3", "--all", "--boards", "1", "--name", "all3",
+          "--seed", "13371337133713371337", db=two_games)
+    standings = json.loads(arena("standings", "all3", "--json", db=two_games).stdout)
+    assert {r["bot"] for r in standings["standings"]} == {"zwicken_random", "zwicken_rule", "any-random"}
+    assert standings["anchor"] == "zwicken_random"  # the game's own anchor, by (name, game)
+    bots = {b["name"]: b for b in json.loads(arena("bot", "list", "--json", db=two_games).stdout)}
+    assert bots["random"]["games"] == ["zwicker"] and bots["any-random"]["games"] is None
