@@ -60,3 +60,45 @@ def test_all_takes_the_bots_of_the_game_and_the_anchor_is_of_the_game(two_games)
     assert standings["anchor"] == "zwicken_random"  # the game's own anchor, by (name, game)
     bots = {b["name"]: b for b in json.loads(arena("bot", "list", "--json", db=two_games).stdout)}
     assert bots["random"]["games"] == ["zwicker"] and bots["any-random"]["games"] is None
+
+
+@pytest.fixture(scope="module")
+def played(two_games) -> Path:
+    arena("tournament", "run", "--game", "zwicken", "--players", "3", "--bots", "zwicken_random,zwicken_rule,any-random",
+          "--boards", "1", "--name", "small", "--seed", "13371337133713371337", db=two_games)
+    return two_games
+
+
+def test_report_only_reads_the_database(played, tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    copy = ro / "arena.db"
+    copy.write_bytes(played.read_bytes())
+    copy.chmod(0o444)
+    ro.chmod(0o555)
+    before = copy.read_bytes()
+    try:  # (as root the modes do not bind: then the unchanged file is what shows it only read)
+        wrote = arena("report", "small", "--output", tmp_path / "site", db=copy)
+        assert (tmp_path / "site" / "index.html").is_file() and "wrote" in wrote.stdout
+        assert copy.read_bytes() == before and sorted(p.name for p in ro.iterdir()) == ["arena.db"]
+    finally:
+        ro.chmod(0o755)
+
+
+def test_report_output_a_file_or_a_foreign_folder_is_refused(played, tmp_path):
+    (tmp_path / "afile").write_text("mine")
+    one_line_error(arena("report", "small", "--output", tmp_path / "afile", code=None, db=played), "not a folder")
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    one_line_error(arena("report", "small", "--output", foreign, code=None, db=played), "--force")
+    assert not (foreign / "index.html").exists()
+    arena("report", "small", "--output", foreign, "--force", db=played)
+    assert (foreign / "index.html").is_file() and (foreign / "notes.txt").read_text() == "mine"
+    arena("report", "small", "--output", foreign, db=played)  # an earlier report is written over
+
+
+@pytest.mark.parametrize("command", [("serve",), ("league", "serve")])
+def test_a_port_out_of_range_is_one_line(command, tmp_path):
+    ran = arena(*command, "--port", "99999", "--db", tmp_path / "x.db", code=None)
+    one_line_error(ran, "--port", "65535")
