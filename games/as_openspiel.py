@@ -268,10 +268,12 @@ class Observer:
 class RolloutEvaluator:
     """For OpenSpiel's MCTS and ISMCTS: a state's value is the mean returns of `n` random playouts
     on the arena's state; the prior is uniform. `policy(arena_state, moves, rng) -> index` plays
-    the playouts instead of a uniform choice where given."""
+    the playouts instead of a uniform choice where given. `first(arena_state, moves) -> index`,
+    where given, makes the prior rank that move first and the others in the game's order (a
+    judge's choice: `TimedISMCTS` with `widen` expands a node's children in that order)."""
 
-    def __init__(self, n: int = 1, rng: random.Random | None = None, policy: Any = None) -> None:
-        self.n, self.rng, self.policy = n, rng or random.Random(), policy
+    def __init__(self, n: int = 1, rng: random.Random | None = None, policy: Any = None, first: Any = None) -> None:
+        self.n, self.rng, self.policy, self.first = n, rng or random.Random(), policy, first
 
     def evaluate(self, state: ArenaState) -> np.ndarray:
         total = np.zeros(state._game.layout.players)
@@ -286,7 +288,13 @@ class RolloutEvaluator:
 
     def prior(self, state: ArenaState) -> list[tuple[int, float]]:
         legal = state.legal_actions()
-        return [(a, 1.0 / len(legal)) for a in legal]
+        if self.first is None or len(legal) < 2:
+            return [(a, 1.0 / len(legal)) for a in legal]
+        best = self.first(state.arena, state._moves())
+        ranked = [best, *(a for a in legal if a != best)]
+        weights = [1.0 / (k + 1) for k in range(len(ranked))]
+        total = sum(weights)
+        return [(a, w / total) for a, w in zip(ranked, weights)]
 
 
 @functools.cache
@@ -342,15 +350,20 @@ class TimedISMCTS:
     clock: `search(root, resample, seconds)` runs simulations from states `resample()` gives (the
     seat's possible worlds) until `seconds` have passed (at least `min_simulations`, at most
     `max_simulations`), and returns the action of most visits at the root and the number of
-    simulations."""
+    simulations.
+
+    `widen` (None: OpenSpiel's own expansion, every child once, in random order, before any is
+    chosen by value) widens progressively: a node visited n times has at most
+    ceil(widen * sqrt(n + 1)) children, expanded in the order of the evaluator's prior."""
 
     def __init__(self, game: ArenaGame, evaluator: Any, uct_c: float, seed: int,
-                 min_simulations: int = 8, max_simulations: int = 100_000) -> None:
+                 min_simulations: int = 8, max_simulations: int = 100_000, widen: float | None = None) -> None:
         from open_spiel.python.algorithms import ismcts
 
         self.game, self.min, self.max = game, min_simulations, max_simulations
-        self.bot = ismcts.ISMCTSBot(game, evaluator, uct_c, max_simulations=1, random_state=np.random.RandomState(seed),
-                                    final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
+        kind = ismcts.ISMCTSBot if widen is None else _widening(ismcts.ISMCTSBot, widen)
+        self.bot = kind(game, evaluator, uct_c, max_simulations=1, random_state=np.random.RandomState(seed),
+                        final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
 
     def search(self, root: ArenaState, resample: Any, seconds: float) -> tuple[int, int]:
         import time
@@ -375,6 +388,23 @@ class TimedISMCTS:
         best = max(p for _, p in policy)
         choices = [a for a, p in policy if p == best]
         return int(choices[bot._random_state.randint(len(choices))]), n
+
+
+def _widening(base: Any, widen: float) -> Any:
+    """OpenSpiel's ISMCTSBot with progressive widening (`TimedISMCTS`); only its expansion differs."""
+    import math
+
+    class WideningISMCTS(base):  # type: ignore[misc, valid-type]
+        def check_expand(self, node: Any, legal_actions: list[int]) -> int:
+            width = min(len(legal_actions), max(1, math.ceil(widen * math.sqrt(node.total_visits + 1))))
+            if len(node.child_info) >= width:
+                return pyspiel.INVALID_ACTION
+            for action in sorted(legal_actions, key=lambda a: -node.prior_map.get(a, 0.0)):
+                if action not in node.child_info:
+                    return int(action)
+            return pyspiel.INVALID_ACTION
+
+    return WideningISMCTS
 
 
 def make_game(name: str, variant: Any = None, **params: Any) -> ArenaGame:

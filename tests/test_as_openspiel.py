@@ -78,6 +78,21 @@ def test_bad_parameters_say_so():
         pyspiel.load_game("arena_zwicker", {"deals": 0})
 
 
+def test_progressive_widening_expands_few_children_in_the_priors_order():
+    game = as_openspiel.make_game("zwicker")
+    g = games.game("zwicker")
+    deal = g.deal(g.variant(None), 12345, 0)
+    moves = deal.legal_moves()[0]
+    first = len(moves) - 1  # the prior's first: the last move of the game's order
+    evaluator = as_openspiel.RolloutEvaluator(1, random.Random(1), first=lambda state, moves: first)
+    search = as_openspiel.TimedISMCTS(game, evaluator, 10.0, 1, min_simulations=15, max_simulations=15, widen=1.0)
+    rng = random.Random(2)
+    root = as_openspiel.ArenaState.from_arena(game, deal)
+    search.search(root, lambda: as_openspiel.ArenaState.from_arena(game, as_openspiel.resample(game, deal, deal.to_move, rng)), 1e9)
+    children = search.bot._root_node.child_info
+    assert len(moves) > 4 and set(children) == {first, 0, 1, 2}  # ceil(sqrt(15)) = 4 of them
+
+
 @pytest.mark.parametrize(("bot", "game"), [("bots/zwicker/ismcts_bot.py --simulations 4", "zwicker"),
                                            ("bots/zwicken/zwicken_ismcts_bot.py --simulations 4", "zwicken")])
 def test_the_ismcts_bots_pass_bot_check(bot, game, tmp_path):

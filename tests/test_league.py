@@ -5,6 +5,7 @@ started again that loses and doubles nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -107,7 +108,15 @@ class Server:
     def stop(self, sig: int = signal.SIGINT) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
-            self.proc.wait(timeout=60)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:  # what it hangs in, then the failure
+                self.proc.send_signal(signal.SIGUSR1)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.proc.wait(timeout=10)  # (a failing test only: time for the dump)
+                self.proc.kill()
+                self.proc.wait(timeout=60)
+                raise AssertionError("the server did not stop: " + self.proc.stderr.read()[-6000:]) from None
         self._reader.join(timeout=60)  # at the end of its output
         self.proc.stdout.close()
         self.proc.stderr.close()

@@ -85,3 +85,28 @@ def test_an_author_submits_through_the_form_and_the_league_page_shows_it(page, o
         page.wait_for_selector("pre:has-text('plays')", timeout=WAIT_MS)
     finally:
         server.stop()
+
+
+def test_the_league_page_fits_a_phone(page, open_dir):
+    """At 400 px: no sideways scrolling, the standings' main columns in view, and the rating
+    chart's labels at least 10 px high (the names are a legend in HTML, which wraps)."""
+    db = open_dir / "league.db"
+    long, short = add_author(db, "an-author-with-a-long-name"), add_author(db, "bo")
+    server = Server(db)
+    try:
+        for token, name, source in ((long, "a-rather-long-bot-name-for-a-phone", "greedy_bot.py"),
+                                    (short, "rnd", "random_bot.py")):
+            assert server.submit(make_bot(open_dir / name, BOTS / "zwicker" / source), token, name).returncode == 0
+        server.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
+        page.set_viewport_size({"width": 400, "height": 800})
+        page.goto(server.url + "/")
+        page.wait_for_selector("svg[aria-label='rating history']", timeout=WAIT_MS)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 400
+        assert page.evaluate("Array.from(document.querySelectorAll('#main *'))"
+                             ".filter(e => e.getBoundingClientRect().right > 400).length") == 0
+        heights = page.evaluate("Array.from(document.querySelectorAll(\"svg[aria-label='rating history'] text\"))"
+                                ".map(t => t.getBoundingClientRect().height)")
+        assert heights and min(heights) >= 10, heights
+        assert "a-rather-long-bot-name-for-a-phone@1" in page.inner_text(".legend")
+    finally:
+        server.stop()

@@ -30,6 +30,8 @@ def league(tmp_path_factory):
     tokens = {name: add_author(db, name) for name in AUTHORS}
     server = Server(db, "--submit-limit", "1000", "--code-limit", "3")
     yield {"server": server, "db": db, "tokens": tokens, "folder": folder}
+    if server.proc.poll() is not None:
+        Path("/tmp/league_dead.txt").write_text(server.proc.stderr.read())
     server.stop()
 
 
@@ -234,3 +236,120 @@ def raw(url: str, request: bytes) -> bytes:
         while chunk := sock.recv(65536):
             chunks.append(chunk)
     return b"".join(chunks)
+
+
+def answers(data: bytes) -> list[int]:
+    """The status of every HTTP response in what a connection got back."""
+    return [int(part[:3]) for part in data.split(b"HTTP/1.1 ")[1:] if part[:3].isdigit()] \
+        if data.startswith(b"HTTP/1.1 ") else []
+
+
+def test_ambiguous_framing_is_400_and_nothing_smuggled_is_answered(league):
+    s = league["server"]
+    host = s.url.split("//")[1]
+    smuggled = f"GET /api/status HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+    for headers, status in ((b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", 400),
+                            (b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", 400),
+                            (b"Transfer-Encoding: chunked\r\n", 400),
+                            (b"Content-Length: 5\r\nContent-Length: 6\r\n", 400),  # (h11's own refusal)
+                            (b"Transfer-Encoding: gzip, chunked\r\n", 501)):  # (h11's own refusal)
+        got = raw(s.url, b"POST /api/submit HTTP/1.1\r\nHost: " + host.encode() + b"\r\n" + headers + b"\r\n0\r\n\r\n"
+                  + smuggled)
+        assert answers(got) == [status], (headers, got)
+
+
+def test_a_foreign_host_header_is_refused(league):
+    s = league["server"]
+    port = s.url.rsplit(":", 1)[1]
+    for host, status in ((f"127.0.0.1:{port}", 200), (f"localhost:{port}", 200), ("LOCALHOST", 200),
+                         (f"evil.example:{port}", 400), ("evil.example", 400), (f"127.0.0.1.evil.example:{port}", 400)):
+        got = raw(s.url, f"GET /api/status HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        assert answers(got) == [status], (host, got[:200])
+    assert b"evil" not in raw(s.url, b"GET / HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+
+
+@pytest.mark.parametrize("path", ["/match/99999999999999999999999", "/replay/99999999999999999999999",
+                                  "/api/deals/99999999999999999999999", "/api/deals/-1", "/match/%C2%B9",
+                                  "/api/deals/1e9", "/match/0"])
+def test_an_id_out_of_range_is_404_never_500(league, path):
+    s = league["server"]
+    code, body = s.get(path)
+    assert code == 404 and b"Error" not in body and b"Traceback" not in body, body
+
+
+def test_the_same_content_sent_four_times_at_once_is_one_row_and_one_new_answer(league):
+    import threading
+
+    from arena.league import archive
+
+    s, t, db = league["server"], league["tokens"], league["db"]
+    data = archive.pack(make_bot(league["folder"] / "twice", BOTS / "zwicker" / "greedy_bot.py", stderr="twice"))
+    before = stored(db)
+    results: list[tuple[int, dict]] = []
+    threads = [threading.Thread(target=lambda: results.append(post(s.url, t["peggy"], "twice", data)))
+               for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answer["state"] for _code, answer in results) == ["new", "unchanged", "unchanged", "unchanged"]
+    assert sorted(code for code, _answer in results) == [200, 200, 200, 201]
+    rows, copies = stored(db)
+    assert rows == before[0] + 1 and len(copies) == len(before[1]) + 1
+
+
+def test_the_database_and_stored_code_are_the_organisers_alone(league):
+    db = league["db"]
+    assert db.stat().st_mode & 0o777 == 0o600
+    assert (db.parent / "bots").stat().st_mode & 0o777 == 0o711  # passed through by the bots' users, not listed
+
+
+def test_a_server_sweeps_the_temp_folders_a_killed_one_left(tmp_path):
+    import os
+
+    tmp_path.chmod(0o755)
+    temp = tmp_path / "tmp"
+    temp.mkdir(mode=0o755)
+    dead = temp / "arena-submission-999999999-abc"  # no such pid
+    (dead / "bot").mkdir(parents=True)
+    alive = temp / f"arena-submission-{os.getpid()}-def"  # this test runs
+    alive.mkdir()
+    db = tmp_path / "league.db"
+    add_author(db, "anyone")
+    server = Server(db, env={"TMPDIR": str(temp)})
+    try:
+        assert server.next_line() == f"swept: {dead} (left by a server stopped mid-submission)"
+        assert not dead.exists() and alive.exists()
+    finally:
+        server.stop()
+
+
+def test_a_storage_quota_refuses_and_pruning_frees_it(tmp_path):
+    """Each version here takes about 25 KB (the bot kit beside the bot): two fit in 0.06 MiB,
+    a third does not until the organiser prunes the one that never played."""
+    from arena.league import archive
+
+    tmp_path.chmod(0o755)
+    db = tmp_path / "league.db"
+    token = add_author(db, "hoarder")
+    server = Server(db, "--quota-mb", "0.06")
+    try:
+        sources = ("random_bot.py", "first_bot.py", "greedy_bot.py")
+        data = [archive.pack(make_bot(tmp_path / f"v{k}", BOTS / "zwicker" / source)) for k, source in enumerate(sources)]
+        for k in (0, 1):
+            code, answer = post(server.url, token, "hoard", data[k])
+            assert code == 201, answer
+        before = stored(db)
+        code, answer = post(server.url, token, "hoard", data[2])
+        assert code == 507 and answer["error"].startswith("over your storage quota: your stored versions take 0.0"), \
+            answer
+        assert stored(db) == before
+        out = arena("league", "prune", "--db", str(db))
+        assert out.returncode == 0 and out.stdout.splitlines()[0].startswith("pruned hoard@1 by hoarder ("), out.stdout
+        assert arena("league", "prune", "--db", str(db)).stdout.strip() == "0 versions, 0.0 MiB freed"
+        code, answer = post(server.url, token, "hoard", data[2])
+        assert code == 201 and answer["version"] == 3, answer
+        code, body = server.get("/api/me", token)
+        assert [v["version"] for v in json.loads(body)["bots"][0]["versions"]] == [1, 2, 3]  # hoard@1's check stays
+    finally:
+        server.stop()

@@ -552,6 +552,7 @@ def test_export_csv_and_json(db, three):
     assert doc["ratings"]["prior"]["virtual_draws"] == 1
     assert doc["standings"][0]["flags"] == ["perfect", "separated"] and doc["standings"][0]["more_than"] is not None
     assert [(x["rooms"], x["score"], x["result"]) for x in doc["boards"]] == [([1.0, 1.0], 2.0, 1.0)] * 3
+    assert [(x["entrants"], x["results"], x["scores"]) for x in doc["boards"][:1]] == [(["alpha", "beta"], [32, 28], [1.0, 0.0])]
     assert doc["progression"] == []  # not rated yet
     compute_and_store_ratings(db, tid, bootstrap=10)
     last = [p for p in export.export_document(db, tid)["progression"] if p["boards"] == 3]

@@ -15,7 +15,8 @@ from arena.cli import GAME_HELP, PLAYERS_HELP, VARIANT_HELP, app, echo, echo_jso
 from arena.cli.results import DbOption, JsonOption, _open, _render, standings_notes, standings_text
 from arena.errors import ArenaError
 from arena.league import archive, authors, client, store
-from arena.league.submissions import RateLimit
+from arena.league.archive import MiB
+from arena.league.submissions import Quota, RateLimit
 from arena.play.table import TimeControl
 from arena.results import read
 
@@ -33,7 +34,11 @@ LeagueOption = Annotated[str, typer.Option("--name", help="The league's tourname
 def serve_cmd(
     db: DbOption = None,
     host: Annotated[str, typer.Option(help="Address to listen on (put a reverse proxy in front for TLS).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port (0: any free one, printed).")] = 8018,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free one, printed).")] = 8018,
+    public_host: Annotated[list[str] | None, typer.Option(
+        "--public-host", help="A name the server is reached by (its Host header, behind a reverse proxy); "
+        "repeatable. Requests naming another host are refused (DNS rebinding); the --host address, and "
+        "localhost for a loopback one, are always taken.", show_default=False)] = None,
     concurrency: Annotated[int, typer.Option(help="Matches played at once (each plays its two rooms side by side; "
                                              "0: one per two cores, or with --cluster what keeps its workers busy).")] = 0,
     boards: Annotated[int, typer.Option(help="Boards per match (fixed when the league is made).")] = 8,
@@ -46,6 +51,10 @@ def serve_cmd(
     max_files: Annotated[int, typer.Option(help="Most files and folders in a bot.")] = archive.Limits.max_files,
     submit_limit: Annotated[int, typer.Option(help="Submissions an author may make per --submit-window.")] = 10,
     submit_window: Annotated[float, typer.Option(help="Seconds the --submit-limit counts over.")] = 3600.0,
+    quota_mb: Annotated[float, typer.Option(help="MiB an author's stored versions may take.")] = 100.0,
+    total_quota_mb: Annotated[float, typer.Option(help="MiB the league's stored versions may take in all.")] = 5000.0,
+    min_free_mb: Annotated[float, typer.Option(help="MiB the database's disk keeps free: a submission that "
+                                               "would leave less is refused.")] = 1000.0,
     code_limit: Annotated[int, typer.Option(help="Downloads of their own bots' code an author may make per hour.")] = 30,
     move_ms: Annotated[float, typer.Option(help="Milliseconds per move before the bank is drawn on.")] = 1000.0,
     fair: Annotated[bool, typer.Option("--fair/--free", help="The fair setting (README, Running tournaments): "
@@ -68,7 +77,9 @@ def serve_cmd(
 
     rules = None
     if game is not None or variant is not None or players is not None:
-        rules = runner.with_players(runner.parse_variant(variant, game), game, players)
+        rules = runner.with_players(runner.parse_variant(variant, game), game, players, variant)
+    if min(quota_mb, total_quota_mb, min_free_mb) < 0:
+        raise ArenaError("--quota-mb, --total-quota-mb and --min-free-mb cannot be negative")
     if submit_limit < 1 or submit_window <= 0 or code_limit < 1:
         raise ArenaError("--submit-limit and --code-limit must be at least 1 and --submit-window above 0")
     if max_bytes < 1 or max_files < 1:
@@ -90,12 +101,17 @@ def serve_cmd(
         echo(f"league '{name}' serving on {url} (Ctrl-C stops; started again it plays on)")
         sys.stdout.flush()
 
+    import faulthandler
+    import signal
+
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1 PID`: every thread's stack, on stderr
     try:
         trio.run(lambda: serve(path, host=host, port=port, concurrency=concurrency or None, sandbox=sandbox,
-                               cluster=cluster, name=name, game=game, variant=rules,
+                               cluster=cluster, name=name, game=game, variant=rules, public_hosts=public_host or [],
                                boards=boards, limits=archive.Limits(max_bytes, max_files),
                                rate=RateLimit(submit_limit, submit_window),
                                code_rate=RateLimit(code_limit, 3600.0, "code"),
+                               quota=Quota(int(quota_mb * MiB), int(total_quota_mb * MiB), int(min_free_mb * MiB)),
                                time_control=TimeControl(move_s=move_ms / 1000, tempo="fixed" if fair else "free"),
                                on_ready=ready,
                                log=None if quiet else log))
@@ -150,6 +166,29 @@ def standings_cmd(db: DbOption = None, name: LeagueOption = store.DEFAULT_NAME, 
     echo(standings_text(doc))
     for line in standings_notes(doc):
         echo(line)
+
+
+@league_app.command("prune")
+def prune_cmd(db: DbOption = None, name: LeagueOption = store.DEFAULT_NAME,
+              dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would go; remove nothing.")] = False,
+              as_json: JsonOption = False) -> None:
+    """Remove the stored copies of versions that never played (replaced before their first
+    match); their rows and checks stay, so authors still see them. Frees their quota.
+
+    Example: arena league prune --db league.db --dry-run
+    """
+    with _open(db) as d:
+        t = store.league_tournament(d, name, create=False)
+        store.ensure_tables(d)
+        versions = store.prunable(d, t["id"]) if dry_run else store.prune(d, t["id"])
+    if as_json:
+        echo_json(versions)
+        return
+    for v in versions:
+        echo(f"{'would prune' if dry_run else 'pruned'} {v['name']}@{v['version']} by {v['author']} "
+             f"({(v['bytes'] or 0) / MiB:.1f} MiB)")
+    echo(f"{len(versions)} versions, {sum(v['bytes'] or 0 for v in versions) / MiB:.1f} MiB"
+         + (" would be freed" if dry_run else " freed"))
 
 
 @author_app.command("add")

@@ -88,7 +88,8 @@ def _shell(title: str, body: str, *, script: str | None = None) -> str:
     scripts = f'<script src="/static/{script}"></script>' if script else ""
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{_e(title)}</title>'
-            f'<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/style.css"></head><body>'
+            f'<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/style.css">'
+            f'<link rel="stylesheet" href="/static/league.css"></head><body>'
             f'<header class="top"><a class="brand" href="/">Zwicker Arena</a><nav id="crumbs">'
             f'<a href="/">league</a><span class="sep">/</span><a href="/author">my bots</a></nav>'
             f'<span id="live" class="live">live</span></header><main id="main">{body}</main>{scripts}</body></html>')
@@ -104,12 +105,14 @@ def league_main(doc: dict[str, Any], playing: list[dict], waiting: list[str]) ->
             f'<tr><td class="num">{r["rank"]}</td><td class="bot">{_e(r["bot"])}{state}</td>'
             f'<td>{_e(r["author"] or "")}</td><td class="num">{_elo(r["elo"])}</td>'
             f'<td class="num">{_interval(r)}</td><td class="num">{r["boards"]}</td>'
-            f'<td class="num">{r["wins"]}</td><td class="num">{r["draws"]}</td><td class="num">{r["losses"]}</td>'
-            f'<td class="num">{r["avg_margin"]:+.1f}</td><td class="num">{r["faults"]}</td></tr>')
+            f'<td class="num wide">{r["wins"]}</td><td class="num wide">{r["draws"]}</td>'
+            f'<td class="num wide">{r["losses"]}</td><td class="num wide">{r["avg_margin"]:+.1f}</td>'
+            f'<td class="num">{r["faults"]}</td></tr>')
     standings = (
         '<table id="standings"><thead><tr><th>#</th><th>bot</th><th>author</th><th class="num">elo</th>'
-        '<th class="num">95% interval</th><th class="num">boards</th><th class="num">W</th><th class="num">D</th>'
-        '<th class="num">L</th><th class="num">margin</th><th class="num">faults</th></tr></thead><tbody>'
+        '<th class="num">95% interval</th><th class="num">boards</th><th class="num wide">W</th>'
+        '<th class="num wide">D</th><th class="num wide">L</th><th class="num wide">margin</th>'
+        '<th class="num">faults</th></tr></thead><tbody>'
         + "".join(rows) + "</tbody></table>") if rows else '<p class="muted">No bots yet.</p>'
     anchor = f"0 = {_e(doc['anchor'])}" if doc.get("anchor") else "0 = the pool's mean"
     play_rows = "".join(
@@ -139,9 +142,11 @@ def league_page(doc: dict[str, Any], playing: list[dict], waiting: list[str]) ->
     return _shell(f"{doc['league']}: Zwicker Arena league", league_main(doc, playing, waiting), script="league.js")
 
 
-def history_svg(history: dict[str, list[dict]], width: int = 560, height: int = 220) -> str:
+def history_svg(history: dict[str, list[dict]], width: int = 360, height: int = 200) -> str:
     """Each bot's Elo over the league's growing record, one line per name; a dot where a new
-    version takes over (each version is its own line segment)."""
+    version takes over (each version is its own line segment). Drawn small (360 wide, scaled
+    to the card) so that its axis labels stay readable on a phone; the names are a legend in
+    HTML under it, which wraps instead of shrinking."""
     points = [p for line in history.values() for p in line]
     if not points:
         return '<p class="muted">No ratings yet.</p>'
@@ -151,13 +156,14 @@ def history_svg(history: dict[str, list[dict]], width: int = 560, height: int = 
         lo, hi = lo - 25, hi + 25
 
     def xy(p: dict) -> str:
-        x = 40 + (width - 140) * (p["point"] - 1) / max(x_max - 1, 1)
+        x = 40 + (width - 50) * (p["point"] - 1) / max(x_max - 1, 1)
         y = 10 + (height - 30) * (hi - p["elo"]) / (hi - lo)
         return f"{x:.1f},{y:.1f}"
 
     parts = [f'<svg viewBox="0 0 {width} {height}" width="100%" role="img" aria-label="rating history">',
-             f'<text x="4" y="14" font-size="10">{_elo(hi)}</text><text x="4" y="{height - 20}" font-size="10">'
+             f'<text x="2" y="16" font-size="13">{_elo(hi)}</text><text x="2" y="{height - 18}" font-size="13">'
              f'{_elo(lo)}</text>']
+    legend = []
     for k, (name, line) in enumerate(sorted(history.items())):
         colour = COLOURS[k % len(COLOURS)]
         by_version: dict[int, list[dict]] = {}
@@ -169,12 +175,10 @@ def history_svg(history: dict[str, list[dict]], width: int = 560, height: int = 
                          f'<title>{_e(name)}@{version}</title></polyline>')
             parts.append(f'<circle cx="{xy(segment[0]).split(",")[0]}" cy="{xy(segment[0]).split(",")[1]}" r="3"'
                          f' fill="{colour}"><title>{_e(name)}@{version}</title></circle>')
-        last = line[-1]
-        x, y = xy(last).split(",")
-        parts.append(f'<text x="{float(x) + 6:.1f}" y="{float(y) + 4:.1f}" font-size="11" fill="{colour}">'
-                     f'{_e(name)}@{last["version"]}</text>')
+        legend.append(f'<span class="key"><svg width="12" height="12" aria-hidden="true"><rect width="12" height="12"'
+                      f' rx="2" fill="{colour}"/></svg> {_e(name)}@{line[-1]["version"]}</span>')
     parts.append("</svg>")
-    return "".join(parts)
+    return '<div class="history">' + "".join(parts) + f'<p class="legend">{" ".join(legend)}</p></div>'
 
 
 def match_page(league: str, detail: dict) -> str:

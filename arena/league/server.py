@@ -34,7 +34,7 @@ from starlette.routing import Route
 from arena.errors import ArenaError
 from arena.league import archive, pages, store
 from arena.league.ladder import Ladder
-from arena.league.submissions import RateLimit, Refused, Submissions, author_of
+from arena.league.submissions import Quota, RateLimit, Refused, Submissions, author_of, sweep_temp
 from arena.play.table import TimeControl
 from arena.process import forking
 from arena.process.modes import resolve_mode
@@ -152,7 +152,7 @@ def _json(value: Any, status: int = 200) -> Response:
     return Response(pages.dumps(value), status_code=status, media_type="application/json")
 
 
-def make_app(league: League) -> Any:
+def make_app(league: League, hosts: frozenset[str] | None = None) -> Any:
     db = league.db
 
     async def index(request: Request) -> Response:
@@ -294,9 +294,9 @@ def make_app(league: League) -> Any:
 
     async def script(request: Request) -> Response:
         name = request.path_params["name"]
-        if name not in ("league.js", "author.js"):
+        if name not in ("league.js", "author.js", "league.css"):
             return Response("not found", status_code=404)
-        return FileResponse(STATIC / name, media_type="text/javascript")
+        return FileResponse(STATIC / name, media_type="text/css" if name.endswith(".css") else "text/javascript")
 
     routes = [
         Route("/", index), Route("/author", author), Route("/match/{no}", match),
@@ -309,7 +309,7 @@ def make_app(league: League) -> Any:
         Route("/api/submit", submit, methods=["POST"]),
     ]
     return SecurityHeaders(Starlette(routes=routes, exception_handlers={HTTPException: _http_error,
-                                                                      Exception: _server_error}))
+                                                                      Exception: _server_error}), hosts)
 
 
 async def _http_error(request: Request, exc: HTTPException) -> Response:
@@ -321,31 +321,88 @@ async def _http_error(request: Request, exc: HTTPException) -> Response:
 
 async def _server_error(request: Request, exc: Exception) -> Response:
     """A failure of ours, as one line too (the traceback goes to the server's log)."""
-    return _json({"error": f"the server failed on this request ({type(exc).__name__}); its log says why",
-                  "status": 500}, 500)
+    return _json({"error": "the server failed on this request; its log says why", "status": 500}, 500)
 
 
 class SecurityHeaders:
     """ASGI middleware: every answer carries the content policy (nothing from elsewhere, no
-    inline script), and the API's are never cached."""
+    inline script), and the API's are never cached. Before the app sees a request, any framing
+    but one Content-Length is refused (400, and the connection closed, so that nothing smuggled
+    after it is read as a request): h11 takes a chunked Transfer-Encoding over a Content-Length
+    beside it, where a proxy in front may have read the other, and no client of the league
+    needs chunked bodies.
+    With `hosts`, a Host header naming another server (DNS rebinding) is refused too."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, hosts: frozenset[str] | None = None) -> None:
         self.app = app
+        self.hosts = hosts
+
+    def _refusal(self, scope: dict) -> str | None:
+        headers = [(k.lower(), v) for k, v in scope.get("headers", [])]
+        if any(k == b"transfer-encoding" for k, _v in headers):  # (h11 drops a Content-Length beside it)
+            return "Transfer-Encoding is not taken: send a body with its Content-Length"
+        if sum(k == b"content-length" for k, _v in headers) > 1:
+            return "a request with two Content-Length headers is ambiguous"
+        if self.hosts is not None:
+            host = [v for k, v in headers if k == b"host"]
+            if len(host) != 1 or _hostname(host[0].decode("latin-1")) not in self.hosts:
+                return f"this server answers to {', '.join(sorted(self.hosts))} only (the Host header)"
+        return None
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         api = scope.get("path", "").startswith("/api/")
+        extra = [(b"content-security-policy", POLICY.encode()), (b"x-content-type-options", b"nosniff"),
+                 (b"referrer-policy", b"no-referrer")] + ([(b"cache-control", b"no-store")] if api else [])
+        if (why := self._refusal(scope)) is not None:
+            with trio.move_on_after(5):  # what the client sent of its body (Hypercorn would read it anyway)
+                left = 1024 * 1024
+                while left > 0:
+                    message = await receive()
+                    left -= len(message.get("body", b""))
+                    if message["type"] != "http.request" or not message.get("more_body"):
+                        break
+            body = pages.dumps({"error": why, "status": 400}).encode()
+            await send({"type": "http.response.start", "status": 400, "headers": [
+                (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"), *extra]})
+            await send({"type": "http.response.body", "body": body})
+            return
 
         async def sending(message: dict) -> None:
             if message["type"] == "http.response.start":
-                extra = [(b"content-security-policy", POLICY.encode()), (b"x-content-type-options", b"nosniff"),
-                         (b"referrer-policy", b"no-referrer")] + ([(b"cache-control", b"no-store")] if api else [])
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
         await self.app(scope, receive, sending)
+
+
+def _hostname(host: str) -> str:
+    """The name in a Host header, without its port, lower case ("[::1]:8018" is "::1")."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def allowed_hosts(host: str, public: list[str]) -> frozenset[str] | None:
+    """The names a server bound to `host` answers to: that address (and `localhost` for a
+    loopback one) and every --public-host; None (any) for a wildcard address without any."""
+    import ipaddress
+
+    names = {h.strip().lower() for h in public if h.strip()}
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return frozenset(names | {host.lower()})
+    if address.is_unspecified:
+        return frozenset(names) if names else None
+    names.add(str(address))
+    if address.is_loopback:
+        names.update({"localhost", "127.0.0.1", "::1"})
+    return frozenset(names)
 
 
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz")
@@ -417,8 +474,9 @@ def status_document(db: Any, tid: int, first: int = 2) -> dict:
 async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrency: int | None = None,
                 sandbox: str = "auto", cluster: str | None = None,
                 name: str = store.DEFAULT_NAME, boards: int = 8, game: str | None = None,
-                variant: dict | None = None, limits: archive.Limits = archive.Limits(),
-                rate: RateLimit | None = None, code_rate: RateLimit | None = None, time_control: TimeControl = TimeControl(),
+                variant: dict | None = None, limits: archive.Limits = archive.Limits(), public_hosts: list[str] | None = None,
+                rate: RateLimit | None = None, code_rate: RateLimit | None = None, quota: Quota | None = None,
+                time_control: TimeControl = TimeControl(),
                 on_ready: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None) -> None:
     """Play the ladder and serve its pages until SIGINT or SIGTERM. The league is made on first
     use for `game` (None: the default) and its `variant` (None: the game's own). With
@@ -432,7 +490,10 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
                         time_control=time_control, on_rated=lambda fitted: league.refresh(fitted), log=log,
                         cluster=cluster)
         store.ensure_tables(db)
-        league = League(db, t["id"], ladder, Submissions(db, t["id"], mode, limits, rate or RateLimit()),
+        store.private(db_path)
+        swept = sweep_temp()
+        league = League(db, t["id"], ladder, Submissions(db, t["id"], mode, limits, rate or RateLimit(),
+                                                         quota=quota or Quota()),
                         Reads(db_path), code_rate=code_rate or RateLimit(CODE_LIMIT, 3600.0, "code"))
         league.doc = pages.empty_document(t)  # until the first fit, a moment after the start
         config = Config()
@@ -441,11 +502,14 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
         config.errorlog = "-"
         config.loglevel = "WARNING"
         config.graceful_timeout = 1.0
-        app = make_app(league)
+        app = make_app(league, allowed_hosts(host, public_hosts or []))
         async with forking.serving(mode), trio.open_nursery() as nursery:
             binds = await nursery.start(partial(hypercorn_serve, app, config, mode="asgi"))
             if on_ready is not None:
                 on_ready(binds[0] if binds else f"http://{host}:{port}")
+            for folder in swept:
+                if log is not None:
+                    log(f"swept: {folder} (left by a server stopped mid-submission)")
             await nursery.start(ladder.run)
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                 async for _signum in signals:

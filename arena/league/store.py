@@ -16,6 +16,7 @@ import json
 import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import sqlite_utils
 
@@ -49,7 +50,77 @@ def ensure_tables(db: sqlite_utils.Database) -> None:
     db.execute("CREATE TABLE IF NOT EXISTS league_rate (author_id INTEGER NOT NULL, kind TEXT NOT NULL,"
                " at REAL NOT NULL)")
     db.execute("CREATE INDEX IF NOT EXISTS league_rate_author ON league_rate (author_id, kind, at)")
+    if "bytes" not in {r[1] for r in db.execute("PRAGMA table_info(league_versions)")}:
+        db.execute("ALTER TABLE league_versions ADD COLUMN bytes INTEGER")
     db.conn.commit()
+    for bot_id, path in db.execute("SELECT b.id, b.path FROM league_versions lv JOIN bots b ON b.id = lv.bot_id"
+                                   " WHERE lv.bytes IS NULL").fetchall():  # (versions stored before it was kept)
+        with writing(db):
+            db.execute("UPDATE league_versions SET bytes = ? WHERE bot_id = ?", [stored_bytes(path), bot_id])
+
+
+def stored_bytes(path: Any) -> int:
+    """The bytes of a bot's files (a file, or a folder's files), as its quota counts them."""
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    if path.is_file():
+        return path.stat().st_size
+    total = 0
+    for here, _dirs, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(here, f)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def usage(db: sqlite_utils.Database, author_id: int | None = None) -> int:
+    """The bytes the league's stored versions take (an author's, or everyone's); pruned or
+    removed versions are not counted."""
+    where = " AND lv.author_id = ?" if author_id is not None else ""
+    (used,) = db.execute("SELECT COALESCE(SUM(lv.bytes), 0) FROM league_versions lv JOIN bots b ON b.id = lv.bot_id"
+                         f" WHERE b.removed IS NULL{where}", [] if author_id is None else [author_id]).fetchone()
+    return used
+
+
+def prunable(db: sqlite_utils.Database, tid: int) -> list[dict]:
+    """The versions that never played and never will: not a name's version on the ladder, and
+    in no match, started or finished."""
+    active = {b["id"] for b in active_bots(db)}
+    _pairs, matches_of = pair_counts(db, tid)
+    return [dict(r) for r in db.query(
+        "SELECT b.id, b.name, b.version, lv.bytes, a.name AS author FROM league_versions lv JOIN bots b"
+        " ON b.id = lv.bot_id JOIN league_authors a ON a.id = lv.author_id WHERE b.removed IS NULL"
+        " ORDER BY b.name, b.version") if r["id"] not in active and not matches_of.get(r["id"])]
+
+
+def prune(db: sqlite_utils.Database, tid: int) -> list[dict]:
+    """Remove the versions `prunable` lists: their stored copies go, their rows stay (removed)
+    with their checks, so an author still sees what they submitted."""
+    pruned = prunable(db, tid)
+    for v in pruned:
+        registry.remove_bot(db, f"{v['name']}@{v['version']}", force=True)
+    return pruned
+
+
+def private(db_path) -> None:
+    """The database (and its WAL and shared-memory files) readable by the organiser's user
+    alone (0600), and the folder of stored bots not listable by others (0711): the sandboxed
+    bots' throw-away users pass through it to their own copy, under a name (its sha256) no
+    one else is told."""
+    from pathlib import Path
+
+    path = Path(db_path)
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if p.exists() and not p.is_symlink():
+            p.chmod(0o600)
+    bots = path.parent / "bots"
+    bots.mkdir(exist_ok=True)
+    if not bots.is_symlink():
+        bots.chmod(0o711)
 
 
 def league_tournament(db: sqlite_utils.Database, name: str = DEFAULT_NAME, *, boards: int = 8,
@@ -158,7 +229,7 @@ def league_owner(db: sqlite_utils.Database, name: str) -> tuple[str, str] | None
 
 
 def store_version(db: sqlite_utils.Database, tid: int, author: dict, path, name: str, check: dict,
-                  check_text: str) -> dict:
+                  check_text: str, size: int | None = None) -> dict:
     """Store a checked submission: the bot's copy (a new version of the name, or the version
     with that content already), its owner, its check, and its place in the league. The name is
     asked for again here, in the transaction: another author may have taken it while this one's
@@ -173,8 +244,9 @@ def store_version(db: sqlite_utils.Database, tid: int, author: dict, path, name:
             db.execute("INSERT INTO league_bots (name, author_id, created) VALUES (?, ?, ?)"
                        " ON CONFLICT (name) DO UPDATE SET retired = NULL", [name, author["id"], _now()])
             db.execute("UPDATE bots SET source = ? WHERE id = ?", [f"league:{author['name']}", bot["id"]])
-            db.execute("INSERT OR IGNORE INTO league_versions (bot_id, author_id, submitted, check_report, check_text)"
-                       " VALUES (?, ?, ?, ?, ?)", [bot["id"], author["id"], _now(), _dumps(check), check_text])
+            db.execute("INSERT OR IGNORE INTO league_versions (bot_id, author_id, submitted, check_report, check_text,"
+                       " bytes) VALUES (?, ?, ?, ?, ?, ?)", [bot["id"], author["id"], _now(), _dumps(check), check_text,
+                                                             stored_bytes(path) if size is None else size])
             db.execute("INSERT OR IGNORE INTO tournament_bots (tournament_id, bot_id) VALUES (?, ?)", [tid, bot["id"]])
     except BaseException:
         if made:

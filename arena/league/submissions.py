@@ -1,9 +1,11 @@
 """A submission, from the archive to a stored version on the ladder, or a refusal.
 
 In order: the token (401), the bot's name (400) and whose it is (403: a name belongs to the
-author who first submitted it, and the organiser's registered bots to no author), the author's
-rate (429 with the wait), the archive's rules (400, arena.league.archive), whether the arena
-can run it (400), and `bot check` in the sandbox (422 with the verdict and the bot's stderr).
+author who first submitted it, and the organiser's registered bots to no author; a reserved
+name or one that reads as another is no one's, arena.league.names), the author's rate (429
+with the wait), the archive's rules (400, arena.league.archive, unpacked in a process of its
+own), the storage quotas and free space (507), whether the arena can run it (400), and
+`bot check` in the sandbox (422 with the verdict and the bot's stderr).
 Everything before the store happens in a temporary folder that is removed, so nothing of a
 refused submission is kept. The same content again is the version already stored, not checked
 again; an older version, or a retired name's, goes back on the ladder, since what an author
@@ -13,6 +15,7 @@ submitted last is what they want played.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -28,8 +31,33 @@ from arena.errors import ArenaError
 from arena.league import archive, authors, store
 from arena.play.match import check_bot, format_check
 from arena.results import registry
-from arena.results.schema import _BOT_NAME
+from arena.results.schema import _BOT_NAME, _db_folder
 from arena.tournaments.runner import candidate_command
+
+
+UNPACKS = 2  # archives unpacked at once (each in a process of up to archive.MEMORY_MAX)
+CHECKS = 1  # submissions checked at once (each seats the bot at a table in the sandbox)
+TEMP_PREFIX = "arena-submission-"  # then the server's pid: a folder whose server is gone is swept
+
+
+def sweep_temp(root: Path | None = None) -> list[Path]:
+    """Remove the submission folders that servers killed mid-submission left behind (their
+    pid no longer runs; this user's only). Returns what was removed."""
+    removed = []
+    for folder in Path(root or tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*"):
+        pid = folder.name[len(TEMP_PREFIX):].split("-", 1)[0]
+        try:
+            if not pid.isdigit() or folder.is_symlink() or folder.lstat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+            continue  # its server still runs
+        except ProcessLookupError:
+            pass
+        except (OSError, ValueError):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
 
 
 class Refused(ArenaError):
@@ -99,6 +127,30 @@ def may_use(db: sqlite_utils.Database, author: dict, name: str) -> None:
         raise Refused(403, why)
 
 
+@dataclass(frozen=True)
+class Quota:
+    """Storage: what one author's stored versions may take, what the league's may take in all,
+    and the free space the database's disk keeps after a store (bytes)."""
+
+    author: int = 100 * archive.MiB
+    total: int = 5000 * archive.MiB
+    min_free: int = 1000 * archive.MiB
+
+    def refusal(self, db: sqlite_utils.Database, author_id: int, size: int) -> str | None:
+        mine, everyone = store.usage(db, author_id), store.usage(db)
+        mib = archive.MiB
+        if mine + size > self.author:
+            return (f"over your storage quota: your stored versions take {mine / mib:.1f} MiB, this one "
+                    f"{size / mib:.1f} MiB, of {self.author / mib:.0f} MiB (versions that never played can be "
+                    "pruned by the organiser)")
+        if everyone + size > self.total:
+            return f"the league's storage is full ({everyone / mib:.0f} of {self.total / mib:.0f} MiB): tell the organiser"
+        free = shutil.disk_usage(_db_folder(db)).free
+        if free - size < self.min_free:
+            return f"the league's disk is nearly full ({free / mib:.0f} MiB free): tell the organiser"
+        return None
+
+
 @dataclass
 class Submissions:
     """What the server needs to take submissions: its database, the league, the limits."""
@@ -109,6 +161,10 @@ class Submissions:
     limits: archive.Limits = archive.Limits()
     rate: RateLimit = field(default_factory=RateLimit)
     check_deals: int = 1
+    quota: Quota = field(default_factory=lambda: Quota())
+    _names: dict[str, trio.Lock] = field(default_factory=dict)  # one submission of a name at a time
+    unpacking: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(UNPACKS))
+    checking: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(CHECKS))
 
     def admit(self, token: str | None, name: str | None) -> tuple[dict, str]:
         """Who submits what, before the archive is read: 401, 400, 403 or 429, or the author."""
@@ -119,12 +175,24 @@ class Submissions:
         return author, name
 
     async def submit(self, author: dict, name: str, data: bytes) -> dict:
-        """Unpack, check and store; returns the stored version and its check, or raises Refused."""
-        folder = Path(tempfile.mkdtemp(prefix="arena-submission-"))
+        """Unpack, check and store; returns the stored version and its check, or raises Refused.
+        Submissions of one name take turns: the same content sent several times at once is
+        stored once, and the later ones find it stored ("unchanged")."""
+        lock = self._names.setdefault(name, trio.Lock())
+        try:
+            async with lock:
+                return await self._submit(author, name, data)
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._names.pop(name, None)
+
+    async def _submit(self, author: dict, name: str, data: bytes) -> dict:
+        folder = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-"))
         try:
             folder.chmod(0o755)  # the sandboxed check runs as a user of its own
             try:
-                path = await archive.unpack_isolated(data, folder / "bot", self.limits)
+                async with self.unpacking:
+                    path = await archive.unpack_isolated(data, folder / "bot", self.limits)
             except archive.BadArchive as exc:
                 raise Refused(400, str(exc)) from None
             sha = await trio.to_thread.run_sync(registry.bot_sha256, path)
@@ -133,13 +201,17 @@ class Submissions:
                                    [name, sha]).fetchone()
             if same is not None:  # a version already checked: no second check
                 return self._again(name, same[0], same[1])
+            size = await trio.to_thread.run_sync(store.stored_bytes, path)
+            if (why := self.quota.refusal(self.db, author["id"], size)) is not None:
+                raise Refused(507, why)
             try:
                 command = await trio.to_thread.run_sync(candidate_command, path, None)
             except ArenaError as exc:
                 raise Refused(400, str(exc).replace(str(path.parent) + "/", "")) from None
             rules = self.db.execute("SELECT game, variant FROM tournaments WHERE id = ?", [self.tid]).fetchone()
-            result = await check_bot(command, deals=self.check_deals, sandbox=self.sandbox, game=rules[0],
-                                     variant=json.loads(rules[1]))  # at a table of the league's game
+            async with self.checking:
+                result = await check_bot(command, deals=self.check_deals, sandbox=self.sandbox, game=rules[0],
+                                         variant=json.loads(rules[1]))  # at a table of the league's game
             report = result.to_dict()
             report["bot"] = name
             text = format_check(result).replace(str(command), name)
@@ -148,7 +220,7 @@ class Submissions:
                 raise Refused(422, f"{name} failed the check: {_fault(result)}; nothing stored",
                               check=text, stderr=stderr, verdict="not conformant")
             try:
-                bot = store.store_version(self.db, self.tid, author, path, name, report, text)
+                bot = store.store_version(self.db, self.tid, author, path, name, report, text, size)
             except store.NameTaken as exc:  # taken by another author while the check ran
                 raise Refused(403, str(exc)) from None
             return _answer(bot, "new", f"stored {_label(bot)} (conformant)", check=text, stderr=stderr)

@@ -1,16 +1,17 @@
 """Duplicate matches among bots and the conformance check behind `arena bot check`.
 
 A duplicate match plays each board at as many tables (rooms) as the game has sides, so luck of
-the cards cancels out. Two sides (`play_match`, Zwicker's two teams): bot A sits on side 0 at the
-first table and on side 1 at the second. k sides (`play_group`, a Zwicken table of k players):
-room r rotates the entrants by r sides, so each entrant holds each side's cards once. Each table
-has its own processes. No database is needed; the CLI only prints what comes back.
+the cards cancels out: k entrants, one per side (`play_group`), room r rotating them by r sides,
+so each entrant holds each side's cards once. `play_match` tells a match of two entrants as A
+against B (A holds side 0 at the first table, side 1 at the second). Each table has its own
+processes. No database is needed; the CLI only prints what comes back.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -127,10 +128,6 @@ class MatchResult:
                 "totals": self.totals, "forfeits": self.forfeits, "boards": [b.to_dict() for b in self.boards]}
 
 
-def _seats(layout: games.Layout, first: BotCommand, second: BotCommand) -> list[BotCommand]:
-    return [first if layout.side_of(seat) == 0 else second for seat in range(layout.players)]
-
-
 def _rules(variant: games.Variant | str | dict[str, Any] | None,
            game: games.Game | str | None) -> tuple[games.Game, games.Variant]:
     """The game and its variant (None: the game's own default)."""
@@ -160,48 +157,22 @@ async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, s
                      game: games.Game | str | None = None) -> MatchResult:
     """Play `boards` boards of a duplicate match between two BotCommands; A's points come first.
 
-    Without a `seed` one is drawn at random (and kept in the result); a small one is warned of.
-    Each bot runs from a private copy of its files (`private_copy`).
+    The match of two entrants that `play_group` plays (room 0: A holds side 0, room 1: side 1),
+    told as A against B. Without a `seed` one is drawn at random (and kept in the result); a
+    small one is warned of. Each bot runs from a private copy of its files (`private_copy`).
     """
     g, v = _rules(variant, game)
     if g.layout(v).num_sides != 2:
         raise ValueError(f"a match needs a variant with two sides; {v} has {g.layout(v).num_sides}")
-    seed = _match_seed(boards, seed)
-    match_id = match_id or "play"  # never the seed: the bots see it
-    result = MatchResult(bots=[str(bot_a), str(bot_b)], names=["", ""], variant=v.to_dict(), seed=seed,
-                         game=g.info.name)
-    with ExitStack() as copies:
-        bot_a, bot_b = (copies.enter_context(private_copy(bot)) for bot in (bot_a, bot_b))
-        await _play_boards(result, bot_a, bot_b, g, v, boards, time_control, sandbox, limits, match_id, on_board)
-    return result
 
+    def told(board: GroupBoard) -> BoardResult:
+        return BoardResult(board.number, board.seed, board.dealer, board.tables, board.results)
 
-async def _play_boards(result: MatchResult, bot_a: BotCommand, bot_b: BotCommand, g: games.Game, v: games.Variant,
-                       boards: int,
-                       time_control: TimeControl, sandbox: str, limits: Limits | None, match_id: str,
-                       on_board: Callable[[BoardResult], None] | None) -> None:
-    seed = result.seed
-    layout = g.layout(v)
-    for k in range(boards):
-        deal_seed, dealer = board_deal(seed, k, v.players)
-        tables = []
-        for t, seats in enumerate((_seats(layout, bot_a, bot_b), _seats(layout, bot_b, bot_a))):
-            tables.append(await play_table(
-                seats, variant=v, plan=board_plan(g, v, deal_seed, dealer, f"b{k}t{t}"), time_control=time_control,
-                sandbox=sandbox, limits=limits, match_id=match_id, table_id=f"b{k}t{t}",
-                bot_seed=table_bot_seed(seed, k, t), game=g))
-        for table in tables:
-            settle(table, g, v, deal_seed, dealer)
-        a_points = tables[0].points[0] + tables[1].points[1]
-        b_points = tables[0].points[1] + tables[1].points[0]
-        board = BoardResult(k, deal_seed, dealer, tables, [a_points, b_points])
-        for i, side in ((0, 0), (1, 1)):  # A's name from table 0 side 0, B's from side 1
-            if not result.names[i]:
-                seat = layout.sides[side][0]
-                result.names[i] = tables[0].seats[seat].name
-        result.boards.append(board)
-        if on_board is not None:
-            on_board(board)
+    group = await play_group([bot_a, bot_b], boards=boards, seed=seed, variant=v, time_control=time_control,
+                             sandbox=sandbox, limits=limits, match_id=match_id, game=g,
+                             on_board=None if on_board is None else lambda board: on_board(told(board)))
+    return MatchResult(bots=group.bots, names=group.names, variant=group.variant, seed=group.seed,
+                       boards=[told(b) for b in group.boards], game=group.game)
 
 
 def format_match(result: MatchResult) -> str:
@@ -483,10 +454,14 @@ def _unseen(bot: BotCommand, tables: list[TableResult]) -> list[str]:
 STDERR_HEAD, STDERR_TAIL = 6, 6
 
 
+_PICKED_UP = re.compile(r"\s*(NOTE: )?Picked up [A-Z_]+_OPTIONS: ")
+
+
 def stderr_cause(stderr: str) -> str:
     """The line of a failed bot's stderr most likely to say why: a trace's last "Caused by:",
-    else, where the last line is a JVM's stack frame, its first exception line, else the last."""
-    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
+    else, where the last line is a JVM's stack frame, its first exception line, else the last
+    (never the JVM's note of the options it picked up from the environment)."""
+    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip() and not _PICKED_UP.match(line)]
     if not lines:
         return ""
     caused = [line for line in lines if line.startswith("Caused by:")]

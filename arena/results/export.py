@@ -160,13 +160,23 @@ def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
 
 
 def _boards(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
-    """Every board with its two room outcomes (team A's 1, 0.5 or 0 in each) and their sum."""
+    """Every board in one shape, a match being k entrants (team A = entrant 0): `entrants`, each
+    one's `results` over the board's rooms and `scores` (the others it beat on them, draws half);
+    beside them, for two teams, team A's outcome in each room (1, 0.5 or 0) and their sum."""
     labels = _bot_labels(db, tid)
     rooms = {(b["match_no"], b["board_no"]): b for b in board_outcomes(db, tid)}
+    results: dict[tuple[int, int], list[int]] = {}
+    for row in export_rows(db, tid):
+        if row["board_results"] is not None:
+            results[row["match_no"], row["board_no"]] = [int(x) for x in row["board_results"].split()]
     for b in iter_board_results(db, tid):
         outcome = rooms[b["match_no"], b["board_no"]]
-        yield {**b, "seed": str(b["seed"]), "team_a": [labels[x] for x in b["team_a"]],
-               "team_b": [labels[x] for x in b["team_b"]],
+        team_a, team_b = ([labels[x] for x in b[team]] for team in ("team_a", "team_b"))
+        own = results.get((b["match_no"], b["board_no"]), [])
+        yield {**b, "seed": str(b["seed"]), "team_a": team_a, "team_b": team_b,
+               "entrants": ["+".join(dict.fromkeys(team_a)), "+".join(dict.fromkeys(team_b))], "results": own,
+               "scores": [sum(1.0 if r > o else 0.5 if r == o else 0.0 for f, o in enumerate(own) if f != e)
+                          for e, r in enumerate(own)],
                **{k: outcome[k] for k in ("deal", "result", "rooms", "score", "entrants", "results", "scores")
                   if k in outcome}}
 

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 import games
 from arena.errors import ArenaError
 from arena.play.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms  # noqa: F401  (plans: also as tournament.*)
-from arena.results import write
 
 
 def pairings(bot_ids: Sequence[int], partners: str, gauntlet: int | None = None) -> list[tuple[list[int], list[int]]]:
@@ -59,19 +58,17 @@ def two_teams(layout: games.Layout) -> bool:
 
 
 def room_seats(entrants: Sequence[Sequence[int]], layout: games.Layout) -> list[list[int]]:
-    """The bot at each seat in each of a match's rooms. Two teams: the straight room, then the
-    swapped one (`write.seat_bots`). k entrants, one per side: room r gives side j to entrant
+    """The bot at each seat in each of a match's rooms: room r gives side j to entrant
     (j - r) mod k, so that each holds each side's cards once (as arena.play.match.rotation does
-    for `arena play`); an entrant's bot sits in every seat of the side it holds."""
-    if write.is_group(entrants):
-        k = len(entrants)
-        if layout.num_sides != k:
-            raise ArenaError(f"a match of {k} entrants needs a table of {k} sides, not {layout.num_sides}")
-        return [[entrants[(layout.side_of(s) - r) % k][0] for s in range(layout.players)] for r in range(k)]
-    if not two_teams(layout):
-        raise ArenaError("a match of two teams of two needs a table of two sides of two")
-    team_a, team_b = entrants
-    return [write.seat_bots(list(team_a), list(team_b), swapped, layout.players) for swapped in (False, True)]
+    for `arena play`; two teams: room 0 straight, room 1 swapped), and the i-th seat of a side
+    holds the i-th of its entrant's bots, round robin (one bot: all of them; two teams of two:
+    `write.seat_bots`)."""
+    k = len(entrants)
+    if layout.num_sides != k:
+        raise ArenaError(f"a match of {k} entrants needs a table of {k} sides, not {layout.num_sides}")
+    place = {seat: i for side in layout.sides for i, seat in enumerate(side)}
+    return [[(bots := entrants[(layout.side_of(s) - r) % k])[place[s] % len(bots)] for s in range(layout.players)]
+            for r in range(k)]
 
 
 def rooms(matches: Sequence[Sequence[Sequence[int]]], boards: int, layout: games.Layout,
