@@ -52,6 +52,8 @@ def test_a_bot_of_another_game_is_refused_in_one_line(two_games):
     sprt = arena("sprt", "zwicken_rule", "random", "--game", "zwicken", "--max-boards", "2", code=None, db=two_games)
     one_line_error(sprt, "'random@1'", "not zwicken")
     assert "wrong" not in arena("tournament", "list", db=two_games).stdout
+    play = arena("play", "--game", "zwicken", "random", "zwicken_rule", "zwicken_random", code=None, db=two_games)
+    one_line_error(play, "'random@1'", "not zwicken")
 
 
 def test_all_takes_the_bots_of_the_game_and_the_anchor_is_of_the_game(two_games):
