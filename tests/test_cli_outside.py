@@ -157,3 +157,12 @@ def test_serve_answers_json_at_its_root_when_asked(played):
         proc.stdout.close()
         assert "Traceback" not in proc.stderr.read()
         proc.stderr.close()
+
+
+def test_the_anchor_is_found_by_its_file_under_another_name(tmp_path):
+    db = tmp_path / "arena.db"
+    arena("bot", "add", BOTS / "zwicker" / "random_bot.py", "--name", "my-random", db=db)
+    arena("bot", "add", BOTS / "zwicker" / "greedy_bot.py", "--name", "greedy", db=db)
+    arena("tournament", "run", "--bots", "my-random,greedy", "--boards", "1", "--name", "z",
+          "--seed", "13371337133713371337", db=db)
+    assert json.loads(arena("standings", "z", "--json", db=db).stdout)["anchor"] == "my-random"
