@@ -71,3 +71,35 @@ async def test_under_the_fixed_tempo_every_gap_is_the_same(autojump_clock):
 def test_a_tempo_the_arena_does_not_know_is_refused():
     with pytest.raises(ValueError, match="tempo must be one of free, fixed, got 'slow'"):
         TimeControl(tempo="slow")
+
+
+async def test_a_tempo_whisperer_passes_nothing_to_its_partner_under_the_fixed_tempo():
+    """Real processes under the fixed tempo (what `--fair` adds to every run's scheduler): each
+    partner waits a digit of its hand before answering and reads its partner's from the gap
+    between its own reply and its next act; it reads no better than chance (1 in 10), within a
+    generous bound. The sender's pause is its own: nothing here is timed by the test."""
+    from pathlib import Path
+
+    from arena.play.match import RANDOM_BOT
+    from arena.play.table import FixedDeals, play_table
+    from arena.process.command import BotCommand
+    from engine import zwicker
+
+    whisper = BotCommand.from_spec(str(Path(__file__).parent / "hostile" / "tempo_whisper.py"))
+    rand = BotCommand.from_spec(str(RANDOM_BOT))
+    result = await play_table([whisper, rand, whisper, rand], variant="jensen",
+                              plan=FixedDeals([(zwicker.deal_seed(3, k), k % 4) for k in range(2)]),
+                              time_control=TimeControl(move_s=0.12, bank_s=0, tempo="fixed"), bot_seed=5)
+    assert result.ok, (result.forfeit, result.seats[result.forfeit["seat"]].stderr if result.forfeit else "")
+    right = total = 0
+    for me, partner in ((0, 2), (2, 0)):
+        sent = {tuple(line.split()[1:3]): line.split()[3] for line in result.seats[partner].stderr.splitlines()
+                if line.startswith("sent ")}
+        for line in result.seats[me].stderr.splitlines():
+            if line.startswith("read "):
+                _, deal, moves, digit = line.split()
+                if (deal, moves) in sent:
+                    total += 1
+                    right += sent[(deal, moves)] == digit
+    assert total >= 20, (total, result.seats[0].stderr[:500])
+    assert right / total <= 0.4, (right, total)
