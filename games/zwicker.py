@@ -272,7 +272,7 @@ class ZwickerGame:
     anchor = "random"
     modules = (ROOT / "engine", ROOT / "bots" / "botkit.py")
     viewer = Path(__file__).with_name("zwicker") / "viewer.js"  # draws its replays and live tables in the pages
-    docs = (ROOT / "docs" / "rules.md", ROOT / "protocol.md")
+    docs = (ROOT / "docs/rules.md", ROOT / "protocol.md")
 
     def variant(self, spec: str | Mapping[str, Any] | zwicker.Variant | None = None) -> zwicker.Variant:
         """A preset (`jensen`), a preset and options (`jensen:target=51,all_tens=true`; values read

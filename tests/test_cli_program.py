@@ -264,7 +264,8 @@ def test_a_run_shows_its_header_first_then_interim_standings_in_plain_lines(fold
                  "--seed", str(2**60))
     assert proc.stdout.splitlines()[:2] == [
         "tournament 'h': 3 bots (first, greedy, random), 3 matches x 2 boards = 6 boards",
-        f"seed {2**60}, jensen, deal format, clone partners, sandbox none"]
+        f"seed {2**60}, jensen, deal format, clone partners, sandbox none "
+        "(not frozen off their turn: bots took turns for the cores, but ran between them)"]
     assert "rank  bot" in proc.stdout.split("tournament 'h': 6 boards")[1]  # the final standings
     assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
     reports = [line for line in proc.stderr.splitlines() if line.startswith("standings after ")]

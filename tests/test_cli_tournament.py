@@ -63,7 +63,7 @@ def test_run_prints_standings_then_replay_and_resume(dbpath):
     (["--name", "x"], "name the bots with --bots"),
     (["--bots", "bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py", "--name", "x", "--variant", "skat"], "unknown preset"),
     (["--bots", "bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py", "--name", "x", "--variant", "jensen:players=3"],
-     "4 players"),
+     "a table of 3 players needs at least 3 bots"),  # three play alone: a match is three bots
     (["--bots", "bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py", "--name", "x", "--format", "rubber"], "--format"),
     (["--bots", "bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py", "--name", "x", "--sandbox", "jail"], "unknown sandbox"),
     (["--resume", "ghost"], "no tournament 'ghost' to resume"),

@@ -38,9 +38,7 @@ class Kit:
     command: str | None = None  # --command, for a folder
 
 
-JAVA = ("env MALLOC_ARENA_MAX=2 java -Xmx256m -XX:CompressedClassSpaceSize=64m -XX:+UseSerialGC "
-        "-XX:ActiveProcessorCount=2 -XX:TieredStopAtLevel=1 -XX:+DisplayVMOutputToStderr -Xlog:all=warning:stderr "
-        "-jar bot.jar")
+JAVA = "java -jar bot.jar"  # the arena's JAVA_TOOL_OPTIONS fit it to the sandbox (arena/process/fitted.py)
 KIT_LIST = [
     Kit("python", ("python3",), "python3", (), "python3 bot.py", "bot.py"),
     Kit("c", ("cc", "make"), "gcc make", ("make",), "./bot", "bot"),

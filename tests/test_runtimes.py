@@ -14,15 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.process import view
+import games
+from arena.process import fitted, view
+from arena.process.command import Limits
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = Path(sys.executable).parent / "arena"
 BOTS = Path(__file__).parent / "runtimes"
 NOBODY = 65534
-JVM = "java -XX:+UseSerialGC -Xmx128m -XX:CompressedClassSpaceSize=64m"
-"""The JVM's flags for the sandbox's limits: its default heap (a quarter of the machine's memory)
-and class space (1 GiB) do not fit in 1 GiB of address space."""
 USERS = [None, pytest.param(NOBODY, id="user")] if os.geteuid() == 0 else [None]
 """As root the test also runs the arena as an ordinary user (CI runs it as one anyway)."""
 
@@ -65,22 +64,25 @@ def test_a_script_runs_under_the_interpreter_its_hash_bang_names(bots, user, scr
 
 
 @pytest.mark.parametrize("user", USERS)
-def test_a_java_source_file_runs_as_java_file_java(bots, user):
+@pytest.mark.parametrize("game", sorted(games.BUNDLED))
+def test_a_java_source_file_runs_as_java_file_java_with_no_flags(bots, user, game):
     """`java Bot.java` compiles in the sandbox: the JDK's home, its modules and its configuration
-    under /etc (java.security) are in the view."""
+    under /etc (java.security) are in the view, and the arena's JAVA_TOOL_OPTIONS and
+    MALLOC_ARENA_MAX (arena/process/fitted.py) fit the JVM to the limits."""
     needs("java")
-    conformant(check(f"{JVM} Bot.java", bots, user), "java-first")
+    conformant(check("java Bot.java", bots, user, "--game", game), "java-first")
 
 
 @pytest.mark.parametrize("user", USERS)
-def test_a_java_jar_runs(bots, user):
+@pytest.mark.parametrize("game", sorted(games.BUNDLED))
+def test_a_java_jar_runs_with_no_flags(bots, user, game):
     for program in ("javac", "jar"):
         needs(program)
     subprocess.run(["javac", "-d", str(bots / "classes"), str(bots / "Bot.java")], check=True, capture_output=True)
     subprocess.run(["jar", "--create", "--file", str(bots / "bot.jar"), "--main-class", "Bot", "-C", str(bots / "classes"), "."],
                    check=True, capture_output=True)
     (bots / "bot.jar").chmod(0o644)
-    conformant(check(f"{JVM} -jar bot.jar", bots, user), "java-first")
+    conformant(check("java -jar bot.jar", bots, user, "--game", game), "java-first")
 
 
 @pytest.mark.parametrize("user", USERS)
@@ -88,6 +90,26 @@ def test_a_node_bot_runs(open_dir, user):
     needs("node")
     shutil.copy(ROOT / "bots" / "zwicker" / "js" / "random_bot.cjs", open_dir / "bot.cjs")
     conformant(check("bot.cjs", open_dir, user), "random-js")
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_node_bot_holds_more_heap_than_the_c_librarys_arenas_would_leave_it(open_dir, user):
+    """Under 1 GiB a `node` without MALLOC_ARENA_MAX dies at about 56 MiB of JavaScript heap: the
+    arena's MALLOC_ARENA_MAX=2 lets this one hold 150 MiB, with no flags."""
+    needs("node")
+    hold = "globalThis.held = [];\nfor (let i = 0; i < 150; i++) held.push(new Array(128 * 1024).fill(i + 0.5));\n"
+    (open_dir / "bot.cjs").write_text(hold + (ROOT / "bots" / "zwicker" / "js" / "random_bot.cjs").read_text())
+    conformant(check("bot.cjs", open_dir, user), "random-js")
+
+
+def test_the_environment_fits_the_jvm_to_the_limits_it_is_given():
+    """Every bot gets MALLOC_ARENA_MAX; a JVM, named straight or after `env`, the flags sized from its limits."""
+    assert fitted.environment(["/usr/bin/perl", "bot.pl"], Limits(), "/usr/bin") == {"MALLOC_ARENA_MAX": "2"}
+    options = fitted.environment(["/usr/bin/env", "-u", "X", "A=1", "java", "-jar", "bot.jar"], Limits(), "/usr/bin")
+    assert "-XX:MaxRAM=1024m -XX:CompressedClassSpaceSize=64m -XX:ReservedCodeCacheSize=64m" in options["JAVA_TOOL_OPTIONS"]
+    assert "-Xss1024k" in options["JAVA_TOOL_OPTIONS"] and "-Xlog:all=warning:stderr" in options["JAVA_TOOL_OPTIONS"]
+    small = fitted.java_options(Limits(memory_bytes=512 << 20, processes=64))
+    assert "-XX:MaxRAM=512m -XX:CompressedClassSpaceSize=32m" in small and "-Xss256k" in small
 
 
 def test_the_view_of_a_jdk_holds_its_home_and_its_configuration_under_etc(open_dir):
@@ -187,10 +209,10 @@ def test_a_bot_that_runs_out_of_address_space_is_told_the_limit_and_its_size(bot
 
 @pytest.mark.parametrize("user", USERS)
 def test_a_jvm_that_cannot_start_in_the_limits_is_told_which_and_how_big(bots, user):
-    """The JVM's defaults (a heap of a quarter of the machine's memory, 1 GiB of class space, a
-    thread per core for the collector and the compilers) do not fit in the sandbox's limits."""
+    """The author's flags win over the arena's JAVA_TOOL_OPTIONS: a heap of 2 GiB does not fit in
+    the sandbox's address space, and the JVM says so on stderr, not on stdout."""
     needs("java")
-    proc = check("java Bot.java", bots, user)
+    proc = check("java -Xmx2g Bot.java", bots, user)
     assert proc.returncode == 1 and "\nlimit: " in proc.stdout and "1 GiB of address space" in proc.stdout, proc.stdout
 
 
@@ -205,6 +227,8 @@ def test_a_long_trace_shows_its_head_its_last_cause_and_its_tail():
     assert "java.lang.InternalError: Error loading java.security file" in shown
     assert "Caused by: java.io.FileNotFoundException" in shown and "deeper19" in shown and "frame10" not in shown
     assert stderr_cause("\n".join(trace)).startswith("Caused by: java.io.FileNotFoundException")
+    assert stderr_cause("Picked up JAVA_TOOL_OPTIONS: -Xss1024k\nError: no main class\n") == "Error: no main class"
+    assert stderr_cause("Picked up JAVA_TOOL_OPTIONS: -Xss1024k\n") == ""
     assert stderr_cause("\n".join(trace[:10])).startswith("Exception in thread")
     assert stderr_cause("Traceback (most recent call last):\n  File x\nValueError: bad") == "ValueError: bad"
 

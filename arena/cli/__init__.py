@@ -177,14 +177,16 @@ def main(argv: list[str] | None = None) -> None:
             raise
     except BrokenPipeError:  # `arena export ... | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(141)
+        sys.exit(0)
     except (ArenaError, GameError, ValueError, OSError) as exc:
         echo(f"arena: error: {visible(exc)}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:
         echo("arena: interrupted", err=True)
         sys.exit(130)
-    except SystemExit:
+    except SystemExit as exc:  # typer meets a closed pipe as exit 1, its stdout wrapped to stay quiet
+        if exc.code == 1 and type(sys.stdout).__name__.endswith("PacifyFlushWrapper"):
+            sys.exit(0)
         raise
     except typer.Abort:  # click turns Ctrl-C outside a command's own handling into Abort
         echo("arena: interrupted", err=True)

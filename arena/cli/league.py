@@ -34,7 +34,7 @@ LeagueOption = Annotated[str, typer.Option("--name", help="The league's tourname
 def serve_cmd(
     db: DbOption = None,
     host: Annotated[str, typer.Option(help="Address to listen on (put a reverse proxy in front for TLS).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port (0: any free one, printed).")] = 8018,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free one, printed).")] = 8018,
     public_host: Annotated[list[str] | None, typer.Option(
         "--public-host", help="A name the server is reached by (its Host header, behind a reverse proxy); "
         "repeatable. Requests naming another host are refused (DNS rebinding); the --host address, and "
@@ -77,7 +77,7 @@ def serve_cmd(
 
     rules = None
     if game is not None or variant is not None or players is not None:
-        rules = runner.with_players(runner.parse_variant(variant, game), game, players)
+        rules = runner.with_players(runner.parse_variant(variant, game), game, players, variant)
     if min(quota_mb, total_quota_mb, min_free_mb) < 0:
         raise ArenaError("--quota-mb, --total-quota-mb and --min-free-mb cannot be negative")
     if submit_limit < 1 or submit_window <= 0 or code_limit < 1:

@@ -84,7 +84,7 @@ def sprt_cmd(
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
     settings = runner.Settings(variant=runner.with_players(runner.parse_variant(
-                                   variant, game), game, players),
+                                   variant, game), game, players, variant),
                                seed=seed, format=fmt or runner.check_game(game).info.formats[0], game=game,
                                time_control=time_control)
     with _open(db, create=True) as database:

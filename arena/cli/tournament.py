@@ -55,9 +55,10 @@ def tournament_run(
         "at most one per table playing); 1 plays them all in this one.", show_default=False)] = None,
     fmt: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP, show_default=False)] = None,
     players: Annotated[int | None, typer.Option(
-        "--players", help=PLAYERS_HELP + " Each match is a group of that many bots.", show_default=False)] = None,
-    partners: Annotated[str, typer.Option("--partners", help="clone: a side is two copies of one bot; "
-                                          "mixed: rotating partnerships of different bots.")] = "clone",
+        "--players", help=PLAYERS_HELP + " Except at two sides of two, each match is a bot per side "
+        "(where each plays alone, as many bots as players), in every seat of its side.", show_default=False)] = None,
+    partners: Annotated[str, typer.Option("--partners", help="clone: a side is copies of one bot; mixed (at two sides "
+                                          "of two): rotating partnerships of different bots.")] = "clone",
     pairing: Annotated[str, typer.Option("--pairing", help="roundrobin: every pairing; swiss: each round pairs "
                                          "bots of similar score (many bots, far fewer matches).")] = "roundrobin",
     rounds: Annotated[int | None, typer.Option("--rounds", help="Swiss rounds (default: log2 of the bots, plus 2).",
@@ -127,12 +128,12 @@ def tournament_run(
             mode = resolve_mode(sandbox)
             if all_bots == bool(bots):
                 raise ArenaError("name the bots with --bots A,B,... or use --all")
-            enabled = [b for b in registry.list_bots(database) if not b.get("disabled")]
+            enabled = [b for b in registry.list_bots(database) if not b.get("disabled") and registry.plays(b, game)]
             specs = [f"{b['name']}@{b['version']}" for b in _latest(enabled)] if all_bots else bots.split(",")
             if all_bots and not specs:
                 raise ArenaError("no bots registered yet: add some with 'arena bot add PATH'")
             settings = runner.Settings(boards=boards, variant=runner.with_players(
-                                       runner.parse_variant(_variant(ctx, variant, game), game), game, players),
+                                       runner.parse_variant(_variant(ctx, variant, game), game), game, players, variant),
                                    seed=seed, format=fmt or runner.check_game(game).info.formats[0], game=game,
                                    partners=partners, gauntlet=gauntlet, pairing=pairing, rounds=rounds,
                                    time_control=_time_control(move_ms, bank_ms, tempo))
@@ -225,7 +226,7 @@ def _header(t: dict, mode: str) -> str:
 
     names = ", ".join(b["name"] if [x["name"] for x in t["bots"]].count(b["name"]) == 1
                       else f"{b['name']}@{b['version']}" for b in t["bots"])
-    done = f"; {t['boards_done']} of them stored, playing the rest" if t["boards_done"] else ""
+    done = f"; {t['boards_done']} of them stored, playing the rest" if 0 < t["boards_done"] < t["boards_total"] else ""
     return (f"tournament '{t['name']}': {len(t['bots'])} bots ({names}), {t['matches']} matches x "
             f"{t['boards']} boards = {t['boards_total']} boards{done}\n"
             f"seed {t['seed']}, {runner.check_game(t['game']).variant(t['variant'])}, {t['format']} format, "

@@ -9,6 +9,7 @@ import typer
 
 from arena.cli import app
 from arena.cli.results import DbOption, NameArg, _open
+from arena.errors import ArenaError
 from arena.results import read, schema
 
 ShowStderr = Annotated[bool, typer.Option(
@@ -18,7 +19,7 @@ ShowStderr = Annotated[bool, typer.Option(
 @app.command("serve")
 def serve_cmd(
     db: DbOption = None,
-    port: Annotated[int, typer.Option("--port", help="The port on 127.0.0.1 (0: any free one).")] = 8017,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="The port on 127.0.0.1 (0: any free one).")] = 8017,
     show_stderr: ShowStderr = False,
 ) -> None:
     """Serve every tournament of a database in the browser, read-only; a running one updates itself.
@@ -48,22 +49,35 @@ def report_cmd(
         "--output", help="The folder to write (default: results/report-NAME).", show_default=False)] = None,
     db: DbOption = None,
     show_stderr: ShowStderr = False,
+    force: Annotated[bool, typer.Option("--force", help="Write into a non-empty folder that is no report.")] = False,
 ) -> None:
     """Write a tournament's pages as a static site that opens from disk (index.html), with every deal.
 
-    A league's database is written without its authors' stderr unless --show-stderr.
+    It only reads the database (one you may only read works). A league's database is written
+    without its authors' stderr unless --show-stderr. --output may be a new or empty folder or
+    an earlier report (written over); another non-empty folder needs --force.
 
     Example: arena report spring-cup --output results/spring-cup-site
     """
     from arena.report.site import write_site
 
-    with _open(db) as d:
+    with _open(db, readonly=True) as d:
         name = read.get_tournament(d, name)["name"]  # none given: the latest, as `standings`
         out = output if output is not None else Path("results") / f"report-{_safe(name)}"
+        _check_output(out, force)
         counts = write_site(d, name, out, show_stderr=show_stderr)
     typer.echo(f"wrote {out / 'index.html'} ({counts['pages']} pages, {counts['deals']} deals)")
     if "viewer_skipped" in counts:
         typer.echo(f"(the game's viewer is left out, its deals drawn as text: {counts['viewer_skipped']})", err=True)
+
+
+def _check_output(out: Path, force: bool) -> None:
+    """Refuse an --output that is a file, or a non-empty folder that is no earlier report."""
+    if out.exists() and not out.is_dir():
+        raise ArenaError(f"--output {out} is a file, not a folder: give a folder for the report")
+    if out.is_dir() and not force and any(out.iterdir()) and not (out / "mode.js").is_file():
+        raise ArenaError(f"--output {out} is a folder with other files in it and no report: give a new or "
+                         "empty folder, or --force to write into it")
 
 
 def _safe(name: str) -> str:

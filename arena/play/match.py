@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -453,10 +454,14 @@ def _unseen(bot: BotCommand, tables: list[TableResult]) -> list[str]:
 STDERR_HEAD, STDERR_TAIL = 6, 6
 
 
+_PICKED_UP = re.compile(r"\s*(NOTE: )?Picked up [A-Z_]+_OPTIONS: ")
+
+
 def stderr_cause(stderr: str) -> str:
     """The line of a failed bot's stderr most likely to say why: a trace's last "Caused by:",
-    else, where the last line is a JVM's stack frame, its first exception line, else the last."""
-    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
+    else, where the last line is a JVM's stack frame, its first exception line, else the last
+    (never the JVM's note of the options it picked up from the environment)."""
+    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip() and not _PICKED_UP.match(line)]
     if not lines:
         return ""
     caused = [line for line in lines if line.startswith("Caused by:")]

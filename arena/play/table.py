@@ -107,6 +107,7 @@ class SeatResult:
     think_ms_total: float = 0.0
     think_ms_max: float = 0.0
     handshake_ms: float | None = None
+    games: list[str] | None = None  # its ready.games (None: it did not say, so any game)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -225,6 +226,7 @@ class _Table:
                 return
             assert isinstance(reply, Ready)
             self.seats[seat].name, self.seats[seat].version = reply.name, reply.version
+            self.seats[seat].games = None if reply.games is None else list(reply.games)
             if reply.games is not None and self.game.info.name not in reply.games:
                 self.record_fault(seat, ProtocolError(
                     f"it plays {', '.join(reply.games) or 'no game'} (its ready.games), and this table plays "

@@ -114,13 +114,13 @@ def limit_met(text: str, limits: Limits | None = None) -> str | None:
     memory = _size(limits.memory_bytes)
     if _MEMORY.search(text):
         return (f"the bot met the sandbox's limit of {memory} of address space (what a program reserves counts, "
-                f"not only what it touches): reserve less (the JVM: -Xmx256m -XX:CompressedClassSpaceSize=64m "
-                f"-XX:+UseSerialGC; Go: GOMEMLIMIT; docs/runtimes.md has each runtime's flags)")
+                f"not only what it touches): reserve less (the JVM: the arena's JAVA_TOOL_OPTIONS fit it, a larger "
+                f"-Xmx of the bot's own may not; Go: GOMEMLIMIT; docs/runtimes.md has each runtime's flags)")
     if "Could not create the Java Virtual Machine" in text and "Unrecognized" not in text:  # (its cause went to stdout)
         return (f"the JVM could not start within the sandbox's limits: {memory} of address space and "
                 f"{limits.processes} processes and threads; its defaults (a heap of a quarter of the machine's memory, "
-                f"1 GiB of class space, threads per core) do not fit: env MALLOC_ARENA_MAX=2 java -Xmx256m "
-                f"-XX:CompressedClassSpaceSize=64m -XX:+UseSerialGC do (docs/runtimes.md)")
+                f"1 GiB of class space, threads per core) do not fit: the arena's JAVA_TOOL_OPTIONS do, unless the "
+                f"bot's own flags or environment override them (docs/runtimes.md)")
     if _THREADS.search(text):
         return (f"the bot could not start a thread: its limit is {limits.processes} processes and threads, and each "
                 f"thread's stack takes some of its {memory} of address space: start fewer (the JVM: -XX:+UseSerialGC "

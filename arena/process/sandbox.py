@@ -5,7 +5,7 @@
   For trusted bots and debugging.
 - `rlimit`: resource limits (address space, CPU seconds, file size, open files, processes) set
   before the bot's program starts (by the guard shell's `ulimit`, else `prlimit`), a minimal
-  environment, a private temp directory
+  environment (with what fits common runtimes to the limits: arena.process.fitted), a private temp directory
   as HOME and TMPDIR, and, when the arena runs as root, a throw-away uid of its own, which makes
   the process limit meaningful (root ignores RLIMIT_NPROC), keeps the bot from signalling other
   processes and from reading files that are not world-readable, and lets the arena find and kill
@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from arena.process import cgroups, libraries, runtime, seccomp, view
+from arena.process import cgroups, fitted, libraries, runtime, seccomp, view
 
 if TYPE_CHECKING:
     from arena.process.command import BotCommand, Limits
@@ -516,7 +516,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         if problem:
             raise ValueError(f"sandbox {mode}: {problem}")
         argv[0] = sandbox_python()
-    env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **tag_env}
+    env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **fitted.environment(argv, limits, PATH), **tag_env}
     if python:
         env["PYTHONPATH"] = KIT_MOUNT if mode == "bwrap" else str(runtime.runtime())
         if lib is not None:
@@ -556,7 +556,8 @@ def fork_request(argv: list[str], workdir: Path, in_process: bool, limits: Limit
                  tag_env: Mapping[str, str], binds: list[tuple[str, str]]) -> dict:
     """What the fork server needs to start one bot (see arena/process/forkserver.py): its folder
     `workdir` is shown at runtime.BOT_MOUNT, where it starts."""
-    env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/tmp", "TMPDIR": "/tmp", **tag_env}
+    env = {"PATH": PATH, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/tmp", "TMPDIR": "/tmp",
+           **fitted.environment(argv, limits, PATH), **tag_env}
     if os.path.basename(argv[0]).startswith("python"):
         env["PYTHONPATH"] = KIT_MOUNT
     return {

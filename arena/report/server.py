@@ -243,6 +243,9 @@ def make_app(results: Results, host: str = HOST) -> Any:
     shell = (STATIC / "index.html").read_bytes()
 
     async def index(request: Request) -> Response:
+        kind = views.wanted(request.headers.get("accept", ""), request.query_params.get("format"))
+        if kind != "html":  # the app's first view, as JSON (or its events) like every other view
+            return await answer(request, "tournaments", kind)
         return Response(shell, media_type=TYPES[".html"])
 
     async def mode(request: Request) -> Response:

@@ -780,23 +780,24 @@ def _file_sha256(path: Path) -> str | None:
 
 def _anchor_bot(db: sqlite_utils.Database, tid: int) -> int | None:
     """The bot that anchors the scale when it takes part: the game's anchor (`games.extras`: a
-    random bot of its own, else the arena's, "random"), the one of that name whose file is that
-    bot's, else the latest of that name (others may share it: a random_bot.cjs registered by its
-    path is "random" too)."""
+    random bot of its own, else the arena's, "random"): the one of that name whose file is that
+    bot's, else one under another name whose file is, else the latest of that name that plays the
+    game (others may share it: a random_bot.cjs registered by its path is "random" too)."""
     (game,) = db.execute("SELECT game FROM tournaments WHERE id = ?", [tid]).fetchone() or (None,)
     try:
         name, path = games.extras(games.game(game)).anchor
     except games.GameError:
         name, path = games.RANDOM_NAME, games.RANDOM_BOT  # a game not installed here
-    rows = db.execute(
-        "SELECT b.id, b.sha256 FROM tournament_bots tb JOIN bots b ON b.id = tb.bot_id"
-        " WHERE tb.tournament_id = ? AND b.name = ? ORDER BY b.version DESC",
-        [tid, name],
-    ).fetchall()
-    if not rows:
-        return None
     bundled = _file_sha256(path)
-    return next((bot_id for bot_id, sha in rows if sha == bundled), rows[0][0])
+    rows = db.execute(
+        "SELECT b.id, b.sha256, b.name, b.games FROM tournament_bots tb JOIN bots b ON b.id = tb.bot_id"
+        " WHERE tb.tournament_id = ? AND (b.name = ? OR b.sha256 = ?) ORDER BY b.name != ?, b.version DESC",
+        [tid, name, bundled, name],
+    ).fetchall()
+    found = [bot_id for bot_id, sha, _n, _g in rows if sha == bundled]
+    found += [bot_id for bot_id, _s, named, plays in rows
+              if named == name and (plays is None or game in json.loads(plays))]
+    return found[0] if found else None
 
 
 BOOTSTRAP = 1000

@@ -9,6 +9,7 @@ keeps its own permission bits: registering never makes anything readable that wa
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -146,7 +147,15 @@ store_copy = _store_copy  # (for the registration check: the same copy, elsewher
 def _bot_row(db: sqlite_utils.Database, row: dict) -> dict:
     row = dict(row)
     row["path"] = str((_db_folder(db) / row["path"]).resolve())
+    if isinstance(row.get("games"), str):
+        row["games"] = json.loads(row["games"])
     return row
+
+
+def plays(bot: dict, game: str) -> bool:
+    """Whether a bot version may sit at a table of `game`: its stored ready.games name it, or
+    it named none (any game)."""
+    return bot.get("games") is None or game in bot["games"]
 
 
 def default_name(path: Path) -> str:
@@ -167,6 +176,7 @@ def add_bot(
     command: str | None = None,
     store_dir: str | os.PathLike[str] | None = None,
     new_version: bool = False,
+    games: list[str] | None = None,
 ) -> dict:
     """Register a bot file or folder: same content again gives the existing version back.
 
@@ -211,9 +221,10 @@ def add_bot(
     with db.atomic():
         version = db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM bots WHERE name = ?", [name]).fetchone()[0]
         bot_id = db.execute(
-            "INSERT INTO bots (name, version, command, path, kind, source, sha256, added)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [name, version, command, rel, "folder" if source.is_dir() else "file", str(source.resolve()), sha, _now()],
+            "INSERT INTO bots (name, version, command, path, kind, source, sha256, added, games)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [name, version, command, rel, "folder" if source.is_dir() else "file", str(source.resolve()), sha, _now(),
+             None if games is None else json.dumps(games)],
         ).lastrowid
     assert bot_id is not None
     return get_bot(db, bot_id)

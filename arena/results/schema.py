@@ -770,3 +770,8 @@ def _dumps(value: Any) -> str:
 # Export
 
 
+@migrations(name="0014_bot_games")
+def _m0014_bot_games(db: sqlite_utils.Database) -> None:
+    """The games a bot version plays, as its `ready.games` said when `bot add` checked it (JSON
+    array); NULL: any game (it did not say, was added without the check, or was stored before)."""
+    db.execute("ALTER TABLE bots ADD COLUMN games TEXT")

@@ -1,7 +1,8 @@
 """Writing results: tournaments, their tables as they are played, and their ratings.
 
-A table (one board played in one of its two rooms) is written in one transaction with its seats
-and deals; the board row appears in the same transaction as its second table, so a reader
+A table (one board played in one of its k rooms, one per entrant; two teams: two) is written in
+one transaction with its seats and deals; the board row appears in the same transaction as its
+last table, so a reader
 never sees half a table or a board counted once. Recording a table twice raises
 `TableAlreadyRecorded`: the runner skips what `done_tables` lists, so a second write is a bug.
 """
@@ -275,10 +276,7 @@ def record_table(
                 ],
             )
             compact.insert(db, table_id, variant, table["deals"], game)
-            if match.get("entrants"):
-                _complete_group_board(db, match, board_no)
-            else:
-                _complete_board(db, match["id"], board_no)
+            _complete_board(db, match, board_no)
     except sqlite3.IntegrityError as exc:
         if db.execute(
             "SELECT 1 FROM board_tables WHERE match_id = ? AND board_no = ? AND swapped = ?",
@@ -302,32 +300,12 @@ def _parse_variant(text: str, game: str = games.ORIGINAL) -> tuple[games.Variant
     return g.variant(json.loads(text)), g
 
 
-def _complete_board(db: sqlite_utils.Database, match_id: int, board_no: int) -> None:
-    """Inside record_table's transaction: once both tables are in, write the board's result."""
-    rows = db.execute(
-        "SELECT swapped, side0_points, side1_points, board_seed FROM board_tables WHERE match_id = ? AND board_no = ?",
-        [match_id, board_no],
-    ).fetchall()
-    if len(rows) < 2:
-        return
-    seeds = {r[3] for r in rows}
-    if len(seeds) != 1:
-        raise ValueError(f"the two tables of board {board_no} were played with different seeds {sorted(seeds)}")
-    margin = 0
-    for swapped, p0, p1, _seed in rows:
-        margin += (p1 - p0) if swapped else (p0 - p1)
-    outcome = "win" if margin > 0 else "loss" if margin < 0 else "draw"
-    db.execute(
-        "INSERT INTO boards (match_id, board_no, seed, team_a_margin, team_a_outcome, completed)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
-        [match_id, board_no, rows[0][3], margin, outcome, _now()],
-    )
-
-
-def _complete_group_board(db: sqlite_utils.Database, match: dict, board_no: int) -> None:
-    """Inside record_table's transaction: once all k rooms are in, write the board's result per
-    entrant (what its sides scored over the rooms) and, for the boards table, entrants 0 and 1."""
-    entrants = match["entrants"]
+def _complete_board(db: sqlite_utils.Database, match: dict, board_no: int) -> None:
+    """Inside record_table's transaction: once all k rooms of the board are in (two teams: both),
+    write its result: each entrant's over the rooms (what the side it held scored; room r gives
+    side j to entrant (j - r) mod k), entrant 0's margin over entrant 1 (team A's) and, for a
+    match of entrants of one bot, each one's result and score (the others it beat, draws half)."""
+    entrants = match_entrants(match)
     k = len(entrants)
     rows = db.execute("SELECT swapped, side_points, board_seed FROM board_tables WHERE match_id = ? AND board_no = ?",
                       [match["id"], board_no]).fetchall()
@@ -339,15 +317,16 @@ def _complete_group_board(db: sqlite_utils.Database, match: dict, board_no: int)
     for room, points, _seed in rows:
         for side, p in enumerate(json.loads(points)):
             results[(side - room) % k] += p
-    scores = [sum(1.0 if r > o else 0.5 if r == o else 0.0 for f, o in enumerate(results) if f != e)
-              for e, r in enumerate(results)]
     margin = results[0] - results[1]
     board_id = db.execute(
         "INSERT INTO boards (match_id, board_no, seed, team_a_margin, team_a_outcome, completed) VALUES (?, ?, ?, ?, ?, ?)",
         [match["id"], board_no, rows[0][2], margin, "win" if margin > 0 else "loss" if margin < 0 else "draw", _now()],
     ).lastrowid
-    db.conn.executemany("INSERT INTO board_entrants (board_id, entrant, bot_id, result, score) VALUES (?, ?, ?, ?, ?)",
-                        [(board_id, e, entrants[e], results[e], scores[e]) for e in range(k)])
+    if match.get("entrants"):
+        scores = [sum(1.0 if r > o else 0.5 if r == o else 0.0 for f, o in enumerate(results) if f != e)
+                  for e, r in enumerate(results)]
+        db.conn.executemany("INSERT INTO board_entrants (board_id, entrant, bot_id, result, score) VALUES (?, ?, ?, ?, ?)",
+                            [(board_id, e, entrants[e][0], results[e], scores[e]) for e in range(k)])
 
 
 def compute_and_store_ratings(

@@ -130,12 +130,17 @@ def parse_variant(text: str | None, game: str | None = None) -> dict[str, Any]:
         raise ArenaError(f"--variant: {exc}") from None
 
 
-def with_players(variant: dict[str, Any], game: str | None, players: int | None) -> dict[str, Any]:
+def with_players(variant: dict[str, Any], game: str | None, players: int | None,
+                 text: str | None = None) -> dict[str, Any]:
     """The variant with `--players N` where given: for a game that lets the table's size be
     chosen (a `players` option), else one line. The layout (who plays alone, who in sides) is
-    the game's for that many players."""
+    the game's for that many players. A --variant `text` that names another number of players
+    is refused."""
     if players is None:
         return variant
+    if text is not None and re.search(r"\bplayers\b", text) and variant.get("players") != players:
+        raise ArenaError(f"--variant {text!r} says players={variant.get('players')} and --players {players}: "
+                         "give the number once")
     g = check_game(game)
     if g.info.min_players == g.info.max_players or "players" not in variant:
         raise ArenaError(f"--players: {g.info.title} is always played by {g.info.min_players}")
@@ -159,9 +164,10 @@ def resized(variant: dict[str, Any], g: games.Game, players: int) -> dict[str, A
 # -- bots ---------------------------------------------------------------------------------------
 
 
-def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str]) -> list[dict]:
+def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str], game: str | None = None) -> list[dict]:
     """Registered names (`greedy`, `greedy@2`) or paths (registered on the way, by content;
-    a path never takes over a registered name, registry.add_bot)."""
+    a path never takes over a registered name, registry.add_bot); with `game`, a bot whose
+    ready.games (stored by `bot add`) leave it out is refused."""
     rows = []
     for spec in specs:
         spec = spec.strip()
@@ -176,6 +182,9 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str]) -> list[dict]:
             row = registry.get_bot(db, spec)
         if row.get("disabled"):
             raise ArenaError(f"bot '{row['name']}' is disabled: 'arena bot enable {row['name']}' brings it back")
+        if game is not None and not registry.plays(row, game):
+            raise ArenaError(f"bot '{row['name']}@{row['version']}' plays {', '.join(row['games']) or 'no game'}"
+                             f" (its ready.games), not {game}")
         rows.append(row)
     ids = [r["id"] for r in rows]
     if len(set(ids)) != len(ids):
@@ -266,7 +275,8 @@ def register_bot(db: sqlite_utils.Database, path: Path, *, name: str | None = No
             raise ArenaError(f"{path} did not start and answer hello ({seat.status}: {seat.detail}"
                              f"{'; stderr: ' + why[:200] if why else ''}{'; ' + limit if limit else ''}); nothing stored "
                              "(see 'arena bot check', or add it with --no-check)")
-    return registry.add_bot(db, path, name=name, command=command, new_version=new_version)
+    return registry.add_bot(db, path, name=name, command=command, new_version=new_version,
+                            games=seat.games if check else None)
 
 
 # -- the schedule -------------------------------------------------------------------------------
@@ -496,11 +506,11 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         if name not in existing:
             raise ArenaError(f"no tournament '{name}' to resume (known: {', '.join(sorted(existing)) or 'none yet'})")
         return read.get_tournament(db, name)["id"]
-    bots = resolve_bots(db, bot_specs)
+    bots = resolve_bots(db, bot_specs, settings.game)
     ids = [b["id"] for b in bots]
     gauntlet_id = None
     if settings.gauntlet:
-        gauntlet_id = resolve_bots(db, [settings.gauntlet])[0]["id"]
+        gauntlet_id = resolve_bots(db, [settings.gauntlet], settings.game)[0]["id"]
         if gauntlet_id not in ids:
             ids.append(gauntlet_id)
     if name in existing:

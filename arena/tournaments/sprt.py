@@ -106,7 +106,7 @@ def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, tes
     if batch < 1:
         raise ArenaError(f"--batch must be at least 1, got {batch}")
     settings = settings or Settings()
-    new_row, old_row = resolve_bots(db, [new])[0], resolve_bots(db, [old])[0]
+    new_row, old_row = resolve_bots(db, [new], settings.game)[0], resolve_bots(db, [old], settings.game)[0]
     name = name or f"sprt-{new_row['name']}@{new_row['version']}-{old_row['name']}@{old_row['version']}"
     existing = {t["name"]: t for t in read.list_tournaments(db)}
     if name in existing:
@@ -243,7 +243,7 @@ def summary(db: sqlite_utils.Database, tid: int) -> dict[str, Any]:
     said = {"H1": f"H1 accepted: {row['new']} is better than {row['old']} (by elo1 = {test.elo1:g} rather than "
                   f"elo0 = {test.elo0:g})",
             "H0": f"H0 accepted: {row['new']} is not better than {row['old']} by elo1 = {test.elo1:g}",
-            "limit": f"no decision within {row['max_boards']} boards",
+            "limit": "no decision by the board limit (--max-boards)",
             "faults": f"stopped without a decision: more than {100 * (limit or 0):g}% of the tables ended in a fault",
             None: "still running"}[row["verdict"]]
     seats = read.schedule(db, tid)[0]["entrants"]

@@ -8,8 +8,9 @@ everything public, what past moves reveal included), its leaves valued by one pl
 arena's state (`as_openspiel.RolloutEvaluator`) that takes the capture of most cards nine times in
 ten, else moves at random (`--random-playouts`: always at random), a deal's value being the side's points less the other side's. It plays
 the root's most visited move and thinks for `--fraction` (default 0.25) of `move_ms`.
-`--widen W` widens progressively (`TimedISMCTS`): a node visited n times has at most
-ceil(W sqrt(n + 1)) children, the capture of most cards expanded first, then the game's order.
+`--widen W` (default 1) widens progressively (`TimedISMCTS`): a node visited n times has at
+most ceil(W sqrt(n + 1)) children, the capture of most cards expanded first, then the game's
+order; `--widen 0` keeps OpenSpiel's expansion (every child once, in random order).
 
 It imports OpenSpiel, numpy and absl, which its metadata block below declares: the arena shows
 them to this bot alone, in any sandbox, where they are installed beside it
@@ -49,7 +50,7 @@ class ISMCTSBot(Bot):
     name = "ismcts"
     version = "1"
 
-    def __init__(self, fraction=0.25, uct_c=10.0, greedy=True, simulations=None, widen=None):
+    def __init__(self, fraction=0.25, uct_c=10.0, greedy=True, simulations=None, widen=1.0):
         super().__init__()
         self.fraction, self.uct_c, self.greedy, self.simulations, self.widen = fraction, uct_c, greedy, simulations, widen
         self.version = f"1 fraction={fraction} uct_c={uct_c} greedy={greedy} widen={widen}"
@@ -71,7 +72,7 @@ class ISMCTSBot(Bot):
         self.search = as_openspiel.TimedISMCTS(self.game, evaluator, self.uct_c, self.rng.randrange(2**31),
                                                min_simulations=self.simulations if fixed else 8,
                                                max_simulations=self.simulations if fixed else 100_000,
-                                               widen=self.widen)
+                                               widen=self.widen or None)
 
     def first_move(self, state, moves):
         """The move a node expands first: the capture of most cards, else the game's first."""
@@ -114,6 +115,7 @@ if __name__ == "__main__":
     ap.add_argument("--uct-c", type=float, default=10.0, help="UCT exploration constant, in points (default 10)")
     ap.add_argument("--random-playouts", action="store_true", help="random playouts instead of greedy ones")
     ap.add_argument("--simulations", type=int, help="exactly this many simulations a decision, whatever the clock")
-    ap.add_argument("--widen", type=float, help="progressive widening: at most ceil(W sqrt(n+1)) children at n visits")
+    ap.add_argument("--widen", type=float, default=1.0,
+                    help="progressive widening: at most ceil(W sqrt(n+1)) children at n visits (default 1; 0: none)")
     a = ap.parse_args()
     run(ISMCTSBot(a.fraction, a.uct_c, not a.random_playouts, a.simulations, a.widen))
