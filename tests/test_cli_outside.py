@@ -52,6 +52,8 @@ def test_a_bot_of_another_game_is_refused_in_one_line(two_games):
     sprt = arena("sprt", "zwicken_rule", "random", "--game", "zwicken", "--max-boards", "2", code=None, db=two_games)
     one_line_error(sprt, "'random@1'", "not zwicken")
     assert "wrong" not in arena("tournament", "list", db=two_games).stdout
+    play = arena("play", "--game", "zwicken", "random", "zwicken_rule", "zwicken_random", code=None, db=two_games)
+    one_line_error(play, "'random@1'", "not zwicken")
 
 
 def test_all_takes_the_bots_of_the_game_and_the_anchor_is_of_the_game(two_games):
@@ -155,3 +157,12 @@ def test_serve_answers_json_at_its_root_when_asked(played):
         proc.stdout.close()
         assert "Traceback" not in proc.stderr.read()
         proc.stderr.close()
+
+
+def test_the_anchor_is_found_by_its_file_under_another_name(tmp_path):
+    db = tmp_path / "arena.db"
+    arena("bot", "add", BOTS / "zwicker" / "random_bot.py", "--name", "my-random", db=db)
+    arena("bot", "add", BOTS / "zwicker" / "greedy_bot.py", "--name", "greedy", db=db)
+    arena("tournament", "run", "--bots", "my-random,greedy", "--boards", "1", "--name", "z",
+          "--seed", "13371337133713371337", db=db)
+    assert json.loads(arena("standings", "z", "--json", db=db).stdout)["anchor"] == "my-random"

@@ -24,11 +24,12 @@ def _default_sandbox() -> str:
     return default_mode()
 
 
-def _command(spec: str, db: Path | None):
-    """A path or command string as given, else a bot registered under that name."""
+def _command(spec: str, db: Path | None, game: str | None = None):
+    """A path or command string as given, else a bot registered under that name (with `game`,
+    one that plays it)."""
     from arena.tournaments.runner import command_for
 
-    return command_for(spec, db if db is not None else default_db_path())
+    return command_for(spec, db if db is not None else default_db_path(), game)
 
 
 def _time_control(move_ms: int, bank_ms: int, handshake_ms: int, tempo: str = "free"):
@@ -89,7 +90,7 @@ def play(
     from arena.play.match import format_group, format_match, play_group, play_match
 
     v, entrants = _table(variant, game, players, bots)
-    commands = {spec: _command(spec, db) for spec in dict.fromkeys(bots)}  # each bot once, its copy shared
+    commands = {spec: _command(spec, db, game) for spec in dict.fromkeys(bots)}  # each bot once, its copy shared
     tc = _time_control(move_ms, bank_ms, handshake_ms, "fixed" if fair else tempo)
     sandbox = sandbox or _default_sandbox()
     if len(entrants) == 2:

@@ -40,7 +40,7 @@ def tournament_run(
     bots: Annotated[str | None, typer.Option("--bots", help="Comma-separated bots: registered names or paths.",
                                              show_default=False)] = None,
     all_bots: Annotated[bool, typer.Option("--all", help="Every registered bot that is not disabled "
-                                           "(latest versions).")] = False,
+                                           "and plays the game (latest versions).")] = False,
     boards: Annotated[int, typer.Option("--boards", help="Boards per match.")] = 8,
     variant: Annotated[str | None, typer.Option("--variant", help=VARIANT_HELP, show_default=False)] = None,
     game: Annotated[str, typer.Option("--game", help=GAME_HELP)] = games.DEFAULT,

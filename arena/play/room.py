@@ -177,8 +177,8 @@ class Job:
 
 
 ARENA_REPLAYS = 3
-"""How often a room's table that the arena could not start is played again before the fault
-is stored (marked as the arena's: `forfeit["arena"]`, arena.play.table.arena_fault)."""
+"""How often a room's table that ended in a fault of the arena's (a start it could not make,
+a move the machine starved) is played again from its faulted board before the fault is stored (marked as the arena's: `forfeit["arena"]`, arena.play.table.arena_fault)."""
 
 Store = Callable[[Room, list[int], list[dict]], Awaitable[None]]
 """Where a room's results go, a board or a few at a time as they end: (room, the boards
@@ -263,8 +263,13 @@ async def _play_room(job: Job, v: games.Variant, room: Room, store: Store, turn:
             # bot seeding its generator by board (botkit does) plays each board as it would have
             bot_seed=seeds.table_seed(key, room.match_no, int(room.swapped)),
             turn=turn, on_deal=on_deal, game=game)
-        if result.forfeit is not None and result.forfeit.get("arena") and not result.deals and replays < ARENA_REPLAYS:
-            replays += 1  # not the bot's doing (a start the machine refused): played again, not stored
+        if result.forfeit is not None and result.forfeit.get("arena") and replays < ARENA_REPLAYS:
+            replays += 1  # not the bot's doing (a start refused, a move starved): played again, not stored
+            if result.deals:  # the boards it finished are kept; fresh processes play the faulted one again
+                done = split_result(result, plans, v, game)[:-1]
+                if len(done) > stored:
+                    await hand_on(done[stored:], len(done))
+                left = left[len(done):]
             continue
         records = split_result(result, plans, v, game)
         await hand_on(records[stored:], len(records))

@@ -21,8 +21,8 @@ from typing import Any, Protocol
 import trio
 
 import games
-from arena.errors import BotCrashed, BotFault, IllegalMoveFault, ProtocolError
-from arena.process import forking
+from arena.errors import BotCrashed, BotFault, BotTimeout, IllegalMoveFault, ProtocolError
+from arena.process import forking, scheduler
 from arena.process.command import BotCommand, Limits
 from arena.process.lifecycle import BotProcess, open_bots
 from arena.protocol import messages
@@ -319,9 +319,12 @@ class _Table:
         if bot is not None:
             await bot.resume()  # the move clock starts with the bot thawed
         asked = trio.current_time()
+        limit = self.tc.move_s + bank
+        meters: list[scheduler.Meter] = []  # made at the first look (an eighth of the limit)
         try:
-            reply, elapsed = await self.conns[seat].request(message, "move", asked + self.tc.move_s + bank,
-                                                            _MoveLimit(self.tc.move_s, bank))
+            reply, elapsed = await self.conns[seat].request(
+                message, "move", asked + (limit if bot is None else limit / 8), _MoveLimit(self.tc.move_s, bank),
+                extend=None if bot is None else lambda deadline: _extend(bot, meters, asked, limit))
             assert isinstance(reply, MoveReply)
             move = _resolve(reply, legal, state)
         except BotFault as exc:
@@ -329,7 +332,10 @@ class _Table:
         finally:
             if bot is not None:
                 await bot.pause()
-        self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, elapsed - self.tc.move_s))
+        own = elapsed
+        if meters and elapsed > self.tc.move_s:  # its bank pays only for its own time
+            own = elapsed - meters[0].credit(elapsed)
+        self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, own - self.tc.move_s))
         if self.tc.tempo == "fixed":
             await trio.sleep_until(asked + self.tc.move_s)
         ms = elapsed * 1000
@@ -395,6 +401,40 @@ def arena_fault(exc: BotFault) -> BotFault:
     reach): its table is played again, a few times (arena.play.room), and stored as such."""
     exc.by_arena = True  # type: ignore[attr-defined]
     return exc
+
+
+def _extend(bot: BotProcess, meters: list[scheduler.Meter], asked: float, limit: float) -> float | None:
+    """A move's deadline has passed: a later one if the machine kept the bot from running
+    meanwhile (the move clock counts only the bot's own time: docs/hostile.md, Time-outs), None
+    if the time-out is the bot's. The measure starts at a first look an eighth into the limit
+    (`meters`: the time before it is the bot's own; a move shorter than that costs no look);
+    a look at half the limit finds waits going on (the kernel counts a wait when it ends). A bot found runnable at its deadline is watched a little
+    longer (looks a tenth of its limit apart, at most `scheduler.PROBE_S`) to tell a wait for a
+    CPU from its own running. One that had less than half its limit of its own time in `STARVED_FACTOR`
+    limits of wall time was starved: the arena's fault (`arena_fault`); between half and all of
+    its limit, it was slowed but the time-out is its own."""
+    now = trio.current_time()
+    wall = now - asked
+    if not meters:
+        meters.append(bot.meter(wall))
+        if wall < limit / 2:
+            return asked + limit / 2
+    meter = meters[0]
+    if wall < limit:  # a look at half the limit (a wait going on shows only from a look on)
+        meter.credit(wall)
+        return asked + (limit / 2 if wall < limit / 2 else limit)
+    own = wall - meter.credit(wall)
+    if own >= limit and not meter.probing:
+        return None  # it ran, or slept, or waited on something of its own, for its whole limit
+    if wall >= scheduler.STARVED_FACTOR * limit:
+        if own >= limit / 2:
+            return None  # slowed, but it had half its time, in four times the wall time
+        raise arena_fault(BotTimeout(f"starved by the machine: {own * 1000:.0f} ms of its own time in "
+                                     f"{wall * 1000:.0f} ms (limit {limit * 1000:.0f} ms)"))
+    step = min(limit / 10, scheduler.PROBE_S)  # looks close together: a wait after a short run shows from a look on
+    if own < limit:
+        step = min(step, limit - own)
+    return min(asked + scheduler.STARVED_FACTOR * limit, now + step)
 
 
 class _MoveLimit:

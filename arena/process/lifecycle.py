@@ -116,6 +116,23 @@ class BotProcess:
                 assert self._scheduler is not None  # set with the core
                 self._scheduler.release(self.labels)
 
+    def pids(self, look: bool = False) -> list[int]:
+        """The bot's processes as this arena sees them: its PID namespace's (those known, or with
+        `look` all there are now), its freezer group's, else its own process only."""
+        freezer = self.freezer
+        if isinstance(freezer, scheduler.SignalFreezer):
+            return freezer.members() if look else freezer.known()
+        if isinstance(freezer, scheduler.CgroupFreezer):
+            try:
+                return [int(line) for line in (freezer.folder / "cgroup.procs").read_text().split()]
+            except (OSError, ValueError):
+                pass
+        return [self.pid]
+
+    def meter(self, base: float) -> scheduler.Meter:
+        """The machine's share of this move's time, measured from now, `base` seconds into it."""
+        return scheduler.Meter(self.pids(), lambda: self.pids(look=True), base)
+
     @property
     def returncode(self) -> int | None:
         """The exit status once the bot has exited and been reaped (negative: killed by that signal)."""

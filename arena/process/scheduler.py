@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Protocol
 
@@ -277,6 +277,22 @@ class SignalFreezer:
                 return False
         return True
 
+    def known(self) -> list[int]:
+        """The bot's processes found so far (pids in this process's namespace)."""
+        return list(self._known)
+
+    def members(self) -> list[int]:
+        """Every process of the namespace now (a scan of /proc)."""
+        found = []
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    if os.readlink(f"/proc/{name}/ns/pid") == self.namespace:
+                        found.append(int(name))
+                except OSError:
+                    continue
+        return found
+
     def thaw(self) -> None:
         self._since = _last_pid()
         self._signal_all(signal.SIGCONT)
@@ -354,3 +370,125 @@ def fair_tables(players: int) -> int:
         pass
     by_memory = available // 2 // (2 * max(players, 1) * BOT_MEMORY_BYTES)
     return max(default_cores(), min(by_memory, FAIR_TABLES_MAX))
+
+
+# -- the machine's share of a move's time -------------------------------------------------------
+
+STARVED_FACTOR = 4
+"""A move that the machine keeps waiting is given more wall time, up to this many move limits
+(plus bank); a bot that by then had less than its limit of its own time was starved: the fault
+is the arena's (arena.play.table)."""
+PROBE_S = 0.05
+"""At most this long (and a tenth of the limit) a bot runnable at its deadline is watched for
+whether it runs (its own time) or waits for a CPU (the machine's)."""
+_TICK_NS = 1_000_000_000 // (os.sysconf("SC_CLK_TCK") or 100)
+_IDLE = getattr(os, "SCHED_IDLE", 5)
+
+
+def _fields(stat: bytes) -> list[bytes]:
+    """/proc/<pid>/stat's fields after the command's name (the state first: proc(5)'s field 3)."""
+    return stat[stat.rindex(b")") + 2:].split()
+
+
+def _exec_start(path: str) -> float | None:
+    """A thread's `se.exec_start` (/proc/<pid>/sched, ms on the run-queue clock): when it last
+    ran, so for a thread that waits for a CPU now, when its wait began (or the sleep before it:
+    see `Meter`)."""
+    try:
+        with open(path, "rb") as f:
+            for line in f:
+                if line.startswith(b"se.exec_start"):
+                    return float(line.split(b":")[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _threads(pids: list[int], detail: bool) -> tuple[int, int, dict[tuple[int, str], tuple[int, int, float | None]], bool]:
+    """The CPU time and run-queue wait of `pids`' threads so far, in ns (/proc/<pid>/task/*/schedstat:
+    time on a CPU, time runnable and waiting for one, counted when the wait ends). The CPU time is
+    at least what /proc/<pid>/stat counts, threads that have exited and children reaped included
+    (a bot cannot hide its own spinning in a thread that ends before it is looked at). With
+    `detail`: also the runnable threads ((pid, tid): (CPU time, times run)) and whether a thread
+    lowered its own priority (a nice above 0, SCHED_IDLE)."""
+    cpu = wait = 0
+    runnable: dict[tuple[int, str], tuple[int, int, float | None]] = {}
+    lowered = False
+    for pid in pids:
+        threads_cpu = 0
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                    on_cpu, waited, runs = (int(x) for x in f.read().split())
+                if detail:
+                    with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
+                        fields = _fields(f.read())
+                    if int(fields[16]) > 0 or int(fields[38]) == _IDLE:  # nice, policy
+                        lowered = True
+                    if fields[0] == b"R":
+                        runnable[(pid, tid)] = (on_cpu, runs, _exec_start(f"/proc/{pid}/task/{tid}/sched"))
+            except (OSError, ValueError):
+                continue
+            threads_cpu += on_cpu
+            wait += waited
+        ticks = sum(int(x) for x in _fields(stat)[11:15])  # utime stime cutime cstime
+        cpu += max(threads_cpu, ticks * _TICK_NS)
+    return cpu, wait, runnable, lowered
+
+
+def usage(pids: list[int]) -> tuple[int, int]:
+    """(CPU time, run-queue wait) of `pids`' threads so far, in ns (`_threads`)."""
+    cpu, wait, _, _ = _threads(pids, False)
+    return cpu, wait
+
+
+class Meter:
+    """How much of a move's wall time the machine took from a bot, measured from `base` on.
+
+    The kernel counts a thread's wait for a CPU when the wait ends, so a thread starved now
+    shows none of it yet: a thread found runnable that has neither run nor been run again (its
+    CPU time and run count unchanged) when looked at later has waited for a CPU all the while
+    (only a running thread can go to sleep). `credit` adds those waits to the ended ones."""
+
+    __slots__ = ("now", "base", "cpu", "wait", "stalled", "probing")
+
+    def __init__(self, pids: list[int], now: Callable[[], list[int]], base: float = 0.0) -> None:
+        self.now = now  # the bot's processes when the credit is asked for (some may be new)
+        self.base = base  # when in the move (seconds) it starts measuring: the time before is the bot's
+        self.cpu, self.wait = usage(pids)
+        self.stalled: dict[tuple[int, str], tuple[float, int, int]] = {}  # runnable since, CPU, runs
+        self.probing = False  # a thread was found runnable just now: look again to know more
+
+    def credit(self, wall_s: float) -> float:
+        """Seconds of `wall_s` (of the move; the meter measures from `base`) the bot spent waiting for a CPU it was
+        owed: its threads' run-queue waits, ended or seen going on, but no more than the time
+        none of its threads ran (a bot whose own threads crowd each other is running), and none
+        at all if it lowered its own priority."""
+        cpu, wait, runnable, lowered = _threads(self.now(), True)
+        clock = _exec_start("/proc/thread-self/sched")  # this thread runs: about now on that clock
+        stalled = {}
+        self.probing = False
+        for key, (on_cpu, runs, last_ran) in runnable.items():
+            since = wall_s
+            if clock is not None and last_ran is not None:  # waiting since it last ran, at most since the thaw
+                since = min(wall_s, max(self.base, wall_s - (clock - last_ran) / 1000))
+            seen = self.stalled.get(key)
+            if seen is not None and seen[1:] == (on_cpu, runs):
+                stalled[key] = (min(seen[0], since), on_cpu, runs)
+            else:
+                stalled[key] = (since, on_cpu, runs)
+                self.probing = True
+        self.stalled = stalled
+        if lowered:
+            self.probing = False
+            return 0.0
+        going_on = max((wall_s - since for since, _, _ in stalled.values()), default=0.0)
+        waited = max(0, wait - self.wait) / 1e9 + going_on
+        idle = max(0.0, wall_s - self.base - max(0, cpu - self.cpu) / 1e9)
+        return min(waited, idle)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -142,11 +143,13 @@ class Connection:
                 raise BotCrashed(f"its output broke before 'bye': {exc}") from None
 
     async def request(self, message: Message, expected: str, deadline: float,
-                      limit_text: object, *, check_idle: bool = True) -> tuple[Ready | MoveReply, float]:
+                      limit_text: object, *, check_idle: bool = True,
+                      extend: Callable[[float], float | None] | None = None) -> tuple[Ready | MoveReply, float]:
         """Send `message`, read the one reply of type `expected`; returns (reply, seconds).
 
         `limit_text` says what the deadline was, in a timeout's detail (any object: it is made
-        a string only then).
+        a string only then). `extend`, if given, is asked when the deadline passes with no reply
+        for a later one (None: it is a timeout; it may raise a fault of its own instead).
 
         Bytes already waiting (unless `check_idle` is off, as for the first request) or more
         bytes after the reply are a protocol error: the bot spoke out of turn or answered twice.
@@ -158,8 +161,17 @@ class Connection:
         _waiting += 1
         try:
             await self.send(message, deadline)
-            raw = await self.receive(deadline)
-        except BotTimeout:
+            while True:
+                try:
+                    raw = await self.receive(deadline)
+                    break
+                except BotTimeout:
+                    if extend is None or (later := extend(deadline)) is None:
+                        raise
+                    deadline = later
+        except BotTimeout as exc:
+            if getattr(exc, "by_arena", False):
+                raise  # `extend` found the machine, not the bot, to blame
             raise BotTimeout(f"no {expected!r} reply to {_type(message)!r} within {limit_text}") from None
         finally:
             _waiting -= 1

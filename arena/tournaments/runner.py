@@ -168,6 +168,7 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str], game: str | No
     """Registered names (`greedy`, `greedy@2`) or paths (registered on the way, by content;
     a path never takes over a registered name, registry.add_bot); with `game`, a bot whose
     ready.games (stored by `bot add`) leave it out is refused."""
+    game = None if game is None else check_game(game).info.name
     rows = []
     for spec in specs:
         spec = spec.strip()
@@ -192,7 +193,7 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str], game: str | No
     return rows
 
 
-def command_for(spec: str, db_path: Path) -> BotCommand:
+def command_for(spec: str, db_path: Path, game: str | None = None) -> BotCommand:
     """A bot for `arena play` and `bot check`: a folder as `bot add` takes it (its bot.py, main.js,
     ...; run from a copy of all of it), a file or command string as given, else a name registered
     in the database at `db_path` (name, name@version or id; run from its whole stored folder)."""
@@ -210,6 +211,9 @@ def command_for(spec: str, db_path: Path) -> BotCommand:
         finally:
             db.close()
         if found is not None:
+            if game is not None and not registry.plays(found, name := check_game(game).info.name):
+                raise ArenaError(f"bot '{found['name']}@{found['version']}' plays {', '.join(found['games']) or 'no game'}"
+                                 f" (its ready.games), not {name}")
             return bot_command(found)
     try:
         return BotCommand.from_spec(spec)
