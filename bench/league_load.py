@@ -2,7 +2,8 @@
 ladder plays, against the same ladder with nobody looking (interleaved, to share the machine's
 drift between the two).
 
-Starts `arena league serve` (a subprocess, a fresh database in a temporary folder) with four
+Starts `arena league serve --free` (a subprocess, a fresh database in a temporary folder; the
+free tempo, since a fair one spends the whole move limit on every move) with four
 bundled bots submitted, then alternates quiet and loaded phases of `--phase` seconds each,
 `--rounds` times. In a loaded phase `--spectators` threads each ask for the league page once a
 second (a browser's tab polls every three) and `--authors` authors each submit a new version of
@@ -80,7 +81,7 @@ def main() -> None:
                              capture_output=True, text=True, check=True, cwd=ROOT)
         tokens.append(out.stdout.strip().splitlines()[-1])
     server = subprocess.Popen([*ARENA, "league", "serve", "--db", str(db), "--port", "0", "--quiet",
-                               "--boards", str(args.boards), "--submit-limit", "100000",
+                               "--boards", str(args.boards), "--submit-limit", "100000", "--free",
                                "--code-limit", "100000", "--max-bytes", str(int(args.big_mb * 2**20) + 2**20)],
                               stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
@@ -174,7 +175,7 @@ def main() -> None:
     if pulls:
         print(f"code downloads: {len(pulls)} of a {args.big_mb} MB bot by {args.pullers} authors, median "
               f"{statistics.median(pulls):.2f} s, max {max(pulls):.2f} s")
-    print(f"ladder: {quiet:.1f} deals/s quiet, {loaded:.1f} loaded: ratio {loaded / quiet:.2f} "
+    print(f"ladder: {quiet:.1f} deals/s quiet, {loaded:.1f} loaded: ratio {loaded / max(quiet, 1e-9):.2f} "
           f"({args.rounds} rounds of {args.phase:.0f} s each, interleaved)")
 
 

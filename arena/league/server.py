@@ -12,6 +12,7 @@ rebuilt when the ratings change, so spectators cost the database nothing.
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import threading
@@ -41,6 +42,7 @@ from arena.process.modes import resolve_mode
 from arena.results import read, schema
 
 HOST = "127.0.0.1"
+STOP_S = 15.0  # after SIGINT or SIGTERM, the most the server takes to end
 CODE_LIMIT = 30  # code downloads an author may make per hour
 REPORT_STATIC = Path(__file__).resolve().parents[1] / "report" / "static"
 STATIC = Path(__file__).resolve().parent / "static"
@@ -514,6 +516,11 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                 async for _signum in signals:
                     nursery.cancel_scope.cancel()
+                    # A connection Hypercorn holds in a shielded send can keep the run from ending;
+                    # stopped late, the server ends as `kill -9` would, which loses nothing stored.
+                    stopper = threading.Timer(STOP_S, os._exit, args=(1,))
+                    stopper.daemon = True
+                    stopper.start()
                     break
     finally:
         db.close()
