@@ -3,7 +3,6 @@
 this `act`, across which its partner (two moves back) answered. Says on stderr, per act:
 "sent <deal> <moves before> <digit>" and "read <deal> <moves before the partner's act> <digit>"
 (the gap in whole 10 ms steps, mod 10): what a partner decoding the table's tempo would get."""
-import os
 import time
 
 import _play
