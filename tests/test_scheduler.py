@@ -297,3 +297,28 @@ def test_bwrap_as_a_user_sets_the_process_limit_inside_the_bots_own_user_namespa
     assert said.stdout.strip() == "34"
     shell, inside = sandbox._rlimits(Limits(processes=32), 12345, extra_processes=2, own_namespace=True)
     assert "ulimit -p 34" in shell and inside == []  # a throw-away uid: its tasks are its own anyway
+
+
+@needs_fork
+async def test_a_spinner_and_loop_counter_pair_of_partners_reads_chance(hostile):
+    """Partners that pass bits through the CPU they share (children left spinning after a reply
+    for a 1, none for a 0; the partner counts its own loop at its next act) read chance: the
+    sender and its children are frozen while the partner runs (fork sandbox)."""
+    import statistics
+
+    pair = BotCommand.from_spec(str(hostile / "spin_counter.py"))
+    result = await play_table([pair, RANDOM, pair, RANDOM], variant="jensen", sandbox="fork",
+                              plan=FixedDeals([(21 + k, k) for k in range(2)]),
+                              time_control=TimeControl(move_s=1, bank_s=0))
+    assert result.ok, result.forfeit
+    pairs = []
+    for me, partner in ((0, 2), (2, 0)):
+        sent = {tuple(line.split()[1:3]): int(line.split()[3]) for line in result.seats[partner].stderr.splitlines()
+                if line.startswith("sent ")}
+        counts = [(tuple(line.split()[1:3]), int(line.split()[3])) for line in result.seats[me].stderr.splitlines()
+                  if line.startswith("count ")]
+        median = statistics.median(c for _, c in counts)
+        pairs += [(sent[key], int(c < median)) for key, c in counts if key in sent]
+    right = sum(bit == read for bit, read in pairs)
+    assert len(pairs) >= 30, pairs
+    assert right / len(pairs) <= 0.75, (right, len(pairs))
