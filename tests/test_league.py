@@ -453,6 +453,63 @@ def test_an_older_versions_content_submitted_again_takes_the_ladder_back(tmp_pat
         server.stop()
 
 
+def test_a_java_bot_submitted_with_a_command_is_checked_stored_and_played_by_it(tmp_path):
+    """A bot no file of which runs it (the Java kit: `java -jar bot.jar`) is submitted with
+    --command; the check and the ladder run it by that command in its folder, in the sandbox."""
+    missing = [t for t in ("javac", "jar", "java") if shutil.which(t) is None]
+    if missing:
+        pytest.skip(f"{' and '.join(missing)} not installed: install openjdk-17-jdk-headless")
+    folder = tmp_path / "j"
+    shutil.copytree(BOTS / "kits" / "java", folder / "java")
+    for line in ("javac -d classes Bot.java", "jar --create --file bot.jar --main-class Bot -C classes ."):
+        done = subprocess.run(line, shell=True, cwd=folder / "java", capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"{line}\n{done.stdout}{done.stderr}"
+    for p in [tmp_path, *tmp_path.rglob("*")]:  # the bot runs as a user of its own
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    db = folder / "league.db"
+    ann, bea = add_author(db, "ann"), add_author(db, "bea")
+    server = Server(db)
+    try:
+        def submit(*args: str) -> subprocess.CompletedProcess:
+            return arena("submit", str(folder / "java"), "--server", server.url, "--name", "ann-java", *args,
+                         env={"ARENA_TOKEN": ann})
+
+        before = stored(db)
+        out = submit("--command", "java -jar bot.jar\nrm -rf .")
+        assert out.returncode == 2 and out.stderr.strip() == \
+            "arena: error: 400: the command holds a control character: give one line of words", out.stderr
+        assert stored(db) == before
+        out = submit("--command", "java -jar bot.jar")
+        assert out.returncode == 0, out.stderr
+        assert "conformant: the bot speaks protocol version 1" in out.stdout
+        assert out.stdout.strip().splitlines()[-1] == "stored ann-java@1 (conformant)"
+        assert submit("--command", "java -jar bot.jar").stdout.strip().splitlines()[-1] == \
+            "unchanged: ann-java@1 (conformant)"
+        out = submit("--command", "java -Xmx64m -jar bot.jar")  # the same files, another command
+        assert out.returncode == 2 and "400: ann-java@1 holds these same files with the command" in out.stderr
+        conn = sqlite3.connect(db)
+        try:
+            assert conn.execute("SELECT version, command FROM bots WHERE name = 'ann-java'").fetchall() == \
+                [(1, "java -jar bot.jar")]
+        finally:
+            conn.close()
+        out = server.submit(make_bot(folder / "b_bot"), bea, "bea-rnd")
+        assert out.returncode == 0, out.stderr
+        line = server.wait_for(lambda line: line.startswith("match "))
+        assert "ann-java@1" in line, line
+        server.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
+        doc = json.loads(server.get("/api/league")[1])
+        assert {r["bot"] for r in doc["standings"]} == {"ann-java", "bea-rnd"} and doc["boards_done"] >= 1
+        conn = sqlite3.connect(db)
+        try:  # it played, run by its command
+            assert conn.execute("SELECT COUNT(*) FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name ="
+                                " 'ann-java' AND s.status = 'ok' AND s.moves > 0").fetchone()[0] >= 1
+        finally:
+            conn.close()
+    finally:
+        server.stop()
+
+
 def test_a_submission_without_a_name_is_named_as_bot_add_names_it(tmp_path):
     from arena.league.client import default_name
 

@@ -240,6 +240,9 @@ def submit_cmd(
     name: Annotated[str | None, typer.Option(help="The bot's name on the ladder (default: the file's stem or folder's "
                                                    "name without _bot, as for `arena bot add`).",
                                               show_default=False)] = None,
+    command: Annotated[str | None, typer.Option(
+        help="How to run the bot in its folder, for a bot no file of which runs it (as for `arena bot add`): "
+        "e.g. \"java -jar bot.jar\". It runs in the same sandbox as any bot.", show_default=False)] = None,
     retire: Annotated[str | None, typer.Option(help="Retire this bot of yours instead.", show_default=False)] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -249,6 +252,9 @@ def submit_cmd(
     ladder; an older version's content again puts that version back.
 
     The token comes from $ARENA_TOKEN or --token-file, never from the command line.
+
+    A folder without bot.py, main.py, ... or an executable `bot` says how it runs with --command
+    (run in the folder): arena submit bots/kits/java --name alice-java --command "java -jar bot.jar"
 
     Example: arena submit bots/my_bot/ --server https://league.example.org --token-file ~/.arena-token   # as "my"
     """
@@ -260,7 +266,7 @@ def submit_cmd(
     if path is None:
         raise ArenaError("give the bot's PATH (or --retire NAME)")
     try:
-        answer = client.submit(server, token, name or client.default_name(path), path)
+        answer = client.submit(server, token, name or client.default_name(path), path, command)
     except client.ServerRefused as exc:
         if exc.body.get("check"):
             echo(exc.body["check"], err=True)

@@ -71,15 +71,16 @@ def default_name(path: Path) -> str:
     return registry.default_name(path)
 
 
-def submit(server: str, token: str, name: str, path: Path) -> dict:
+def submit(server: str, token: str, name: str, path: Path, command: str | None = None) -> dict:
     """Send the bot at `path` (a file or a folder, packed here; an existing .tar or .tar.gz is
-    sent as it is) under `name`."""
+    sent as it is) under `name`, with the `command` that runs it in its folder, if it needs one."""
     path = Path(path)
     if path.is_file() and path.name.endswith((".tar", ".tar.gz", ".tgz")):
         data, filename = path.read_bytes(), path.name
     else:
         data, filename = archive.pack(path), f"{path.name}.tar.gz"
-    body, content_type = _multipart({"name": name}, filename, data)
+    fields = {"name": name} if command is None else {"name": name, "command": command}
+    body, content_type = _multipart(fields, filename, data)
     return request("POST", server.rstrip("/") + "/api/submit", token=token, body=body, content_type=content_type)[1]
 
 

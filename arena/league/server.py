@@ -35,7 +35,7 @@ from starlette.routing import Route
 from arena.errors import ArenaError
 from arena.league import archive, pages, store
 from arena.league.ladder import Ladder
-from arena.league.submissions import Quota, RateLimit, Refused, Submissions, author_of, sweep_temp
+from arena.league.submissions import Quota, RateLimit, Refused, Submissions, author_of, check_command, sweep_temp
 from arena.play.table import TimeControl
 from arena.process import forking
 from arena.process.modes import resolve_mode
@@ -256,10 +256,11 @@ def make_app(league: League, hosts: frozenset[str] | None = None) -> Any:
                 raise Refused(400, f"the upload is {length} bytes, more than the {subs.limits.max_upload} allowed "
                                    f"(a bot unpacks to at most {subs.limits.max_bytes} bytes)")
             author_of(db, _token(request))  # before the body is read
-            form = await request.form(max_files=1, max_fields=4, max_part_size=64 * 1024)
+            form = await request.form(max_files=1, max_fields=5, max_part_size=64 * 1024)
             try:
                 name = form.get("name")
                 upload = form.get("archive")
+                command = check_command(form.get("command"))
                 who, name = subs.admit(_token(request), name if isinstance(name, str) else None)
                 if upload is None or isinstance(upload, str):
                     raise Refused(400, "a submission needs a file in the field 'archive'")
@@ -269,7 +270,7 @@ def make_app(league: League, hosts: frozenset[str] | None = None) -> Any:
                 await form.close()
             if not _is_archive(filename, data):
                 data = _single_file(filename, data)
-            result = await subs.submit(who, name, data)
+            result = await subs.submit(who, name, data, command)
         except Refused as exc:
             return _refusal(exc)
         if result["state"] == "new":

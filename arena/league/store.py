@@ -229,18 +229,19 @@ def league_owner(db: sqlite_utils.Database, name: str) -> tuple[str, str] | None
 
 
 def store_version(db: sqlite_utils.Database, tid: int, author: dict, path, name: str, check: dict,
-                  check_text: str, size: int | None = None) -> dict:
+                  check_text: str, size: int | None = None, command: str | None = None) -> dict:
     """Store a checked submission: the bot's copy (a new version of the name, or the version
     with that content already), its owner, its check, and its place in the league. The name is
     asked for again here, in the transaction: another author may have taken it while this one's
-    check ran (NameTaken). A store that fails leaves no copy behind that it made."""
+    check ran (NameTaken). `command` runs the bot in its copy's folder (None: its file or entry
+    point does). A store that fails leaves no copy behind that it made."""
     copy = _db_folder(db) / "bots" / registry.bot_sha256(path)  # where registry.add_bot keeps it
     made = not copy.exists()
     try:
         with writing(db):
             if (why := name_taken(db, author, name)) is not None:
                 raise NameTaken(why)
-            bot = registry.add_bot(db, path, name=name, new_version=True)
+            bot = registry.add_bot(db, path, name=name, command=command, new_version=True)
             db.execute("INSERT INTO league_bots (name, author_id, created) VALUES (?, ?, ?)"
                        " ON CONFLICT (name) DO UPDATE SET retired = NULL", [name, author["id"], _now()])
             db.execute("UPDATE bots SET source = ? WHERE id = ?", [f"league:{author['name']}", bot["id"]])

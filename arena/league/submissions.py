@@ -115,6 +115,26 @@ def check_name(name: str | None) -> str:
     return name
 
 
+MAX_COMMAND = 1000  # characters of a submission's --command
+
+
+def check_command(command: Any) -> str | None:
+    """A submission's --command (run in the bot's folder, in the same sandbox as any bot), or
+    None when it sent none (an empty field is none)."""
+    if command is None:
+        return None
+    if not isinstance(command, str):
+        raise Refused(400, "the field 'command' must be text, not a file")
+    command = command.strip()
+    if not command:
+        return None
+    if len(command) > MAX_COMMAND:
+        raise Refused(400, f"the command is {len(command)} characters, more than the {MAX_COMMAND} allowed")
+    if any(not c.isprintable() for c in command):
+        raise Refused(400, "the command holds a control character: give one line of words")
+    return command
+
+
 def author_of(db: sqlite_utils.Database, token: str | None) -> dict:
     author = authors.authenticate(db, token)
     if author is None:
@@ -174,19 +194,19 @@ class Submissions:
         self.rate.admit(self.db, author["id"], "submissions")
         return author, name
 
-    async def submit(self, author: dict, name: str, data: bytes) -> dict:
+    async def submit(self, author: dict, name: str, data: bytes, command: str | None = None) -> dict:
         """Unpack, check and store; returns the stored version and its check, or raises Refused.
         Submissions of one name take turns: the same content sent several times at once is
         stored once, and the later ones find it stored ("unchanged")."""
         lock = self._names.setdefault(name, trio.Lock())
         try:
             async with lock:
-                return await self._submit(author, name, data)
+                return await self._submit(author, name, data, command)
         finally:
             if not lock.locked() and lock.statistics().tasks_waiting == 0:
                 self._names.pop(name, None)
 
-    async def _submit(self, author: dict, name: str, data: bytes) -> dict:
+    async def _submit(self, author: dict, name: str, data: bytes, command: str | None) -> dict:
         folder = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-"))
         try:
             folder.chmod(0o755)  # the sandboxed check runs as a user of its own
@@ -196,16 +216,20 @@ class Submissions:
             except archive.BadArchive as exc:
                 raise Refused(400, str(exc)) from None
             sha = await trio.to_thread.run_sync(registry.bot_sha256, path)
-            same = self.db.execute("SELECT b.id, lv.check_text FROM bots b JOIN league_versions lv"
+            same = self.db.execute("SELECT b.id, lv.check_text, b.command, b.version FROM bots b JOIN league_versions lv"
                                    " ON lv.bot_id = b.id WHERE b.name = ? AND b.sha256 = ? AND b.removed IS NULL",
                                    [name, sha]).fetchone()
+            if same is not None and same[2] != command:  # a name keeps one version per content
+                was = f"the command {same[2]!r}" if same[2] else "no command"
+                raise Refused(400, f"{name}@{same[3]} holds these same files with {was}: a version with another "
+                                   "command needs a changed file or another --name")
             if same is not None:  # a version already checked: no second check
                 return self._again(name, same[0], same[1])
             size = await trio.to_thread.run_sync(store.stored_bytes, path)
             if (why := self.quota.refusal(self.db, author["id"], size)) is not None:
                 raise Refused(507, why)
             try:
-                command = await trio.to_thread.run_sync(candidate_command, path, None)
+                command = await trio.to_thread.run_sync(candidate_command, path, command)
             except ArenaError as exc:
                 raise Refused(400, str(exc).replace(str(path.parent) + "/", "")) from None
             rules = self.db.execute("SELECT game, variant FROM tournaments WHERE id = ?", [self.tid]).fetchone()
@@ -220,7 +244,8 @@ class Submissions:
                 raise Refused(422, f"{name} failed the check: {_fault(result)}; nothing stored",
                               check=text, stderr=stderr, verdict="not conformant")
             try:
-                bot = store.store_version(self.db, self.tid, author, path, name, report, text, size)
+                bot = store.store_version(self.db, self.tid, author, path, name, report, text, size,
+                                          command=command)
             except store.NameTaken as exc:  # taken by another author while the check ran
                 raise Refused(403, str(exc)) from None
             return _answer(bot, "new", f"stored {_label(bot)} (conformant)", check=text, stderr=stderr)
