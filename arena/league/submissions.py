@@ -229,16 +229,16 @@ class Submissions:
             if (why := self.quota.refusal(self.db, author["id"], size)) is not None:
                 raise Refused(507, why)
             try:
-                command = await trio.to_thread.run_sync(candidate_command, path, command)
+                run = await trio.to_thread.run_sync(candidate_command, path, command)
             except ArenaError as exc:
                 raise Refused(400, str(exc).replace(str(path.parent) + "/", "")) from None
             rules = self.db.execute("SELECT game, variant FROM tournaments WHERE id = ?", [self.tid]).fetchone()
             async with self.checking:
-                result = await check_bot(command, deals=self.check_deals, sandbox=self.sandbox, game=rules[0],
+                result = await check_bot(run, deals=self.check_deals, sandbox=self.sandbox, game=rules[0],
                                          variant=json.loads(rules[1]))  # at a table of the league's game
             report = result.to_dict()
             report["bot"] = name
-            text = format_check(result).replace(str(command), name)
+            text = format_check(result).replace(str(run), name)
             stderr = _stderr(result)
             if not result.conformant:
                 raise Refused(422, f"{name} failed the check: {_fault(result)}; nothing stored",
