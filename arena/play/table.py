@@ -408,7 +408,7 @@ def _extend(bot: BotProcess, meters: list[scheduler.Meter], asked: float, limit:
     meanwhile (the move clock counts only the bot's own time: docs/hostile.md, Time-outs), None
     if the time-out is the bot's. The measure starts at a first look an eighth into the limit
     (`meters`: the time before it is the bot's own; a move shorter than that costs no look);
-    a look at half the limit finds waits going on (the kernel counts a wait when it ends). A bot found runnable at its deadline is watched a little
+    a look at a quarter of the limit finds waits going on (the kernel counts a wait when it ends). A bot found runnable at its deadline is watched a little
     longer (looks a tenth of its limit apart, at most `scheduler.PROBE_S`) to tell a wait for a
     CPU from its own running. One that had less than half its limit of its own time in `STARVED_FACTOR`
     limits of wall time was starved: the arena's fault (`arena_fault`); between half and all of
@@ -417,12 +417,12 @@ def _extend(bot: BotProcess, meters: list[scheduler.Meter], asked: float, limit:
     wall = now - asked
     if not meters:
         meters.append(bot.meter(wall))
-        if wall < limit / 2:
-            return asked + limit / 2
+        if wall < limit / 4:
+            return asked + limit / 4
     meter = meters[0]
-    if wall < limit:  # a look at half the limit (a wait going on shows only from a look on)
+    if wall < limit:  # a look at a quarter of the limit (a wait going on shows only from a look on)
         meter.credit(wall)
-        return asked + (limit / 2 if wall < limit / 2 else limit)
+        return asked + (limit / 4 if wall < limit / 4 else limit)
     own = wall - meter.credit(wall)
     if own >= limit and not meter.probing:
         return None  # it ran, or slept, or waited on something of its own, for its whole limit
