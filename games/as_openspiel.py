@@ -394,7 +394,7 @@ def _widening(base: Any, widen: float) -> Any:
     """OpenSpiel's ISMCTSBot with progressive widening (`TimedISMCTS`); only its expansion differs."""
     import math
 
-    class WideningISMCTS(base):  # type: ignore[misc, valid-type]
+    class WideningISMCTS(base):  # type: ignore[misc, valid-type, unused-ignore]
         def check_expand(self, node: Any, legal_actions: list[int]) -> int:
             width = min(len(legal_actions), max(1, math.ceil(widen * math.sqrt(node.total_visits + 1))))
             if len(node.child_info) >= width:
