@@ -18,7 +18,7 @@ from arena.results import read, schema
 DATA = Path(__file__).parent / "data"
 OLD = DATA / "arena-f51f83c.db"
 EXPECTED = json.loads((DATA / "arena-f51f83c.json").read_text())
-ADDED = {"game", "pool_mean", "isolation", "sandbox_labels", "bot", "unit", "entrants", "room"}  # fields today's documents have that f51f83c's did not
+ADDED = {"game", "pool_mean", "isolation", "sandbox_labels", "bot", "unit", "entrants", "room", "faults"}  # fields today's documents have that f51f83c's did not
 
 
 @pytest.fixture(scope="module")
