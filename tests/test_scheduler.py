@@ -95,18 +95,6 @@ def freezing(request, monkeypatch):
     return request.param
 
 
-def namespace_pids(namespace: str) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if os.readlink(f"/proc/{name}/ns/pid") == namespace:
-                    found.append(int(name))
-            except OSError:
-                pass
-    return found
-
-
 def cpu_ticks(pids: list[int]) -> int:
     total = 0
     for pid in pids:
@@ -145,7 +133,7 @@ async def test_a_bot_off_its_turn_is_frozen_with_the_children_it_spins(hostile, 
             while not bot.freezer.frozen():  # the freeze is pending at once, and done a moment later
                 await trio.lowlevel.checkpoint()
         if isinstance(bot.freezer, scheduler.SignalFreezer):
-            pids = namespace_pids(bot.freezer.namespace)
+            pids = bot.freezer.members()
             assert len(pids) >= 31 and states(pids) <= set("TZ")
         else:
             assert freezing == "cgroup" and bot.freezer.frozen()

@@ -215,8 +215,9 @@ class SignalFreezer:
     scan finds none new (a stopped process cannot fork, so the scans end). `frozen` checks that
     each known process is stopped (a running one stops a few microseconds after SIGSTOP)."""
 
-    def __init__(self, init_pid: int, namespace: str) -> None:
-        self.namespace = namespace  # "pid:[inode]", as /proc/<pid>/ns/pid reads
+    def __init__(self, init_pid: int, namespace: str | None) -> None:
+        self.namespace = namespace  # "pid:[inode]", as /proc/<pid>/ns/pid reads; None: not readable here
+        self.init_pid = init_pid
         self._known: dict[int, int] = {}  # pid -> pidfd
         self._since = -1  # ns_last_pid when the bot was last thawed (-1: scan)
         self._adopt(init_pid)
@@ -226,15 +227,27 @@ class SignalFreezer:
             pidfd = os.pidfd_open(pid)
         except OSError:
             return False
-        try:
-            same = os.readlink(f"/proc/{pid}/ns/pid") == self.namespace  # after the pidfd: not a reused pid
-        except OSError:
-            same = False
-        if not same:
+        if not self._member(pid):  # after the pidfd: not a reused pid
             os.close(pidfd)
             return False
         self._known[pid] = pidfd
         return True
+
+    def _member(self, pid: int) -> bool:
+        """Is `pid` a process of the bot's PID namespace? By the namespace's link where this user
+        may read it; else (an ordinary user, the bot not dumpable) by descent from its init, which
+        /proc/<pid>/status tells anyone: in a PID namespace every orphan is adopted by its init."""
+        if self.namespace is not None:
+            try:
+                return os.readlink(f"/proc/{pid}/ns/pid") == self.namespace
+            except OSError:
+                return False
+        for _ in range(MAX_DEPTH):
+            if pid == self.init_pid:
+                return True
+            if pid <= 1 or (pid := _parent(pid)) is None:
+                return False
+        return False
 
     def _signal_all(self, signum: int) -> None:
         for pid, pidfd in list(self._known.items()):
@@ -251,10 +264,7 @@ class SignalFreezer:
             found = []
             for name in os.listdir("/proc"):
                 if name.isdigit() and int(name) not in self._known:
-                    try:
-                        if os.readlink(f"/proc/{name}/ns/pid") != self.namespace:
-                            continue
-                    except OSError:
+                    if not self._member(int(name)):
                         continue
                     if self._adopt(int(name)):
                         found.append(int(name))
@@ -283,15 +293,7 @@ class SignalFreezer:
 
     def members(self) -> list[int]:
         """Every process of the namespace now (a scan of /proc)."""
-        found = []
-        for name in os.listdir("/proc"):
-            if name.isdigit():
-                try:
-                    if os.readlink(f"/proc/{name}/ns/pid") == self.namespace:
-                        found.append(int(name))
-                except OSError:
-                    continue
-        return found
+        return [int(name) for name in os.listdir("/proc") if name.isdigit() and self._member(int(name))]
 
     def thaw(self) -> None:
         self._since = _last_pid()
@@ -321,12 +323,42 @@ def namespace_freezer(init_pid: int | None) -> SignalFreezer | None:
     if init_pid is None:
         return None
     try:
-        namespace = os.readlink(f"/proc/{init_pid}/ns/pid")
+        namespace: str | None = os.readlink(f"/proc/{init_pid}/ns/pid")
+    except PermissionError:  # an ordinary user's bot, not dumpable: its status still says its depth
+        namespace = None
+        if _ns_depth(init_pid) < 2:
+            return None
     except OSError:
         return None
-    if namespace == os.readlink("/proc/self/ns/pid"):
+    if namespace is not None and namespace == os.readlink("/proc/self/ns/pid"):
         return None  # not a namespace of its own: nothing to freeze it by
     return SignalFreezer(init_pid, namespace)
+
+
+MAX_DEPTH = 64
+"""How far up its parents a process is followed to its namespace's init."""
+
+
+def _status(pid: int, field: str) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return line.split()[1:]
+    except OSError:
+        pass
+    return None
+
+
+def _parent(pid: int) -> int | None:
+    found = _status(pid, "PPid")
+    return int(found[0]) if found else None
+
+
+def _ns_depth(pid: int) -> int:
+    """How many PID namespaces, from this process's down, `pid` has a number in (1: ours only)."""
+    found = _status(pid, "NSpid")
+    return len(found) if found else 0
 
 
 async def wait_frozen(freezer: Freezer) -> bool:
