@@ -139,10 +139,12 @@ MOVE_TIMEOUT = r"no 'move' reply to 'act' within 0\.800 s \(move limit 0\.3 s \+
 
 
 def bank_drawn_down(seat: SeatResult) -> None:
-    """Each `act` offered a smaller bank than the one before, and the fault came at a bank below the start."""
+    """No `act` offered a larger bank than the one before, and the fault came at a bank below the
+    start. (A reply may cost the bank nothing where a loaded machine kept the bot waiting for a CPU:
+    the bank pays only for the bot's own time.)"""
     banks = [int(b) for b in re.findall(r"bank_ms (\d+)", seat.stderr)]
     assert banks[0] == 500 and len(banks) == seat.moves + 1 >= 2, banks
-    assert all(a > b for a, b in zip(banks, banks[1:])), banks
+    assert all(a >= b for a, b in zip(banks, banks[1:])) and banks[-1] < banks[0], banks
     left = float(re.search(r"bank (\d\.\d+) s\)", seat.detail).group(1))
     assert 0 <= left < 0.5 and abs(left * 1000 - banks[-1]) <= 1
 

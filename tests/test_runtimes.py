@@ -17,11 +17,11 @@ import pytest
 import games
 from arena.process import fitted, view
 from arena.process.command import Limits
+from tests.users import NOBODY, as_nobody
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = Path(sys.executable).parent / "arena"
 BOTS = Path(__file__).parent / "runtimes"
-NOBODY = 65534
 USERS = [None, pytest.param(NOBODY, id="user")] if os.geteuid() == 0 else [None]
 """As root the test also runs the arena as an ordinary user (CI runs it as one anyway)."""
 
@@ -36,7 +36,7 @@ def check(bot: str, cwd: Path, user: int | None, *extra: str) -> subprocess.Comp
     """`arena bot check BOT` in the default sandbox, as `user` (None: this process's)."""
     argv = [str(ARENA), "bot", "check", bot, "--deals", "1", *extra]
     if user is not None:
-        argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *argv]
+        argv = [*as_nobody(), *argv]
     env = {**os.environ, "HOME": str(cwd)}
     env.pop(view.EXTRA_VAR, None)  # nothing added by hand: the view finds the runtime itself
     return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=600, env=env)
@@ -149,7 +149,7 @@ def test_an_interpreter_the_sandbox_cannot_show_is_named_in_the_error(open_dir):
 def registered(db: Path, *args: str, cwd: Path, user: int | None = None) -> subprocess.CompletedProcess:
     argv = [str(ARENA), *args, "--db", str(db)]
     if user is not None:
-        argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *argv]
+        argv = [*as_nobody(), *argv]
     return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=600, env={**os.environ, "HOME": str(cwd)})
 
 
@@ -317,7 +317,7 @@ def test_a_file_outside_the_view_is_named_with_the_setting_that_adds_it(bots, us
             f"adds it with {view.EXTRA_VAR}={LICENSE}") in proc.stdout, proc.stdout
     argv = [str(ARENA), "bot", "check", "./reader.pl", "--deals", "1"]
     if user is not None:
-        argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *argv]
+        argv = [*as_nobody(), *argv]
     added = subprocess.run(argv, capture_output=True, text=True, cwd=bots, timeout=600,
                            env={**os.environ, "HOME": str(bots), view.EXTRA_VAR: LICENSE})
     conformant(added, "perl-first")

@@ -16,6 +16,7 @@ from arena.play.table import FixedDeals, TimeControl, play_table
 from arena.process import cgroups, forking, sandbox, scheduler
 from arena.process.command import BotCommand
 from arena.process.lifecycle import open_bot
+from tests.users import NOBODY, as_nobody
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM = BotCommand.from_spec(str(ROOT / "bots" / "zwicker" / "random_bot.py"))
@@ -178,8 +179,8 @@ def test_four_bots_of_twenty_threads_each_play_a_tournament_as_an_ordinary_user(
 
     prefix: list[str] = []
     if os.geteuid() == 0:
-        os.chown(open_dir, 65534, 65534)
-        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+        prefix = [*as_nobody(), "--"]
+        os.chown(open_dir, NOBODY, NOBODY)
     out = subprocess.run([*prefix, sys.executable, "-c", THREADS_TOURNAMENT, str(open_dir),
                           str(ROOT / "tests" / "data" / "threads_bot.py")],
                          capture_output=True, text=True, cwd=ROOT, env={**os.environ, "HOME": str(open_dir)})
