@@ -546,8 +546,10 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                 async for _signum in signals:
                     nursery.cancel_scope.cancel()
-                    # A connection Hypercorn holds in a shielded send can keep the run from ending;
-                    # stopped late, the server ends as `kill -9` would, which loses nothing stored.
+                    # A client that stops reading holds Hypercorn's shielded send, and the run with it:
+                    # its connection is shut down. Should anything else hold the run, the server ends
+                    # after STOP_S as `kill -9` would, which loses nothing stored.
+                    web.cut_connections({web.port_of(b) for b in binds})
                     stopper = threading.Timer(STOP_S, os._exit, args=(1,))
                     stopper.daemon = True
                     stopper.start()

@@ -367,4 +367,5 @@ async def serve(db_path: Path, port: int = 8017, *, host: str = HOST, show_stder
                 on_ready(binds[0] if binds else f"http://{host}:{port}")
             async for _signum in signals:
                 nursery.cancel_scope.cancel()
+                web.cut_connections({web.port_of(b) for b in binds})  # (a client that stops reading: see there)
                 break
