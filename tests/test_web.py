@@ -598,6 +598,17 @@ def test_a_leagues_stderr_stays_private_in_serve_and_report(league_db, tmp_path)
         assert any(STDERR_MARK in text for text in written) is shown, options
 
 
+def test_a_leagues_report_opens_on_the_league_view(league_db, tmp_path):
+    """`arena report league` writes the league view's data as the league's server answers it
+    (nothing in play), and opens on it."""
+    out = tmp_path / "site"
+    arena("report", "league", "--db", str(league_db), "--output", str(out))
+    assert 'window.ZA_HOME = "league"' in (out / "mode.js").read_text()
+    text = (out / data_file("league")).read_text()
+    doc = json.loads(text[text.index(", ") + 2: text.rindex(")")])
+    assert doc["league"] == "league" and doc["playing"] == [] and doc["tid"] == 2, doc
+
+
 def _flood_unread(port: int) -> socket.socket:
     """A client that asks for many answers on one connection and reads none: its socket's
     buffers fill and the server's send of the next answer waits."""
