@@ -311,3 +311,54 @@ async def test_a_spinner_and_loop_counter_pair_of_partners_reads_chance(hostile)
     right = sum(bit == read for bit, read in pairs)
     assert len(pairs) >= 30, pairs
     assert right / len(pairs) <= 0.75, (right, len(pairs))
+
+
+# -- no process of a bot runs beside another of that bot, across the run's processes ------------
+
+
+def _act_intervals(db) -> dict[int, list[tuple[int, int, str, str]]]:
+    """Per bot: (came, replied, process token, boards seen) of every act its processes logged."""
+    acts: dict[int, list[tuple[int, int, str, str]]] = {}
+    for row in db.query("SELECT bot_id, stderr_tail FROM seats"):
+        for line in row["stderr_tail"].splitlines():
+            parts = line.split()
+            if len(parts) >= 4 and parts[0] == "act":
+                acts.setdefault(row["bot_id"], []).append(
+                    (int(parts[2]), int(parts[3]), parts[1], parts[4] if len(parts) > 4 else ""))
+    return acts
+
+
+def _overlaps(acts: dict[int, list[tuple[int, int, str, str]]]) -> list[str]:
+    """Acts of two processes of one bot that ran at the same time (each with the boards it had seen)."""
+    found = []
+    for bot, intervals in acts.items():
+        intervals = sorted(set(intervals))
+        for i, (came, replied, token, seen) in enumerate(intervals):
+            for other in intervals[i + 1:]:
+                if other[0] >= replied:
+                    break
+                if other[2] != token:
+                    found.append(f"bot {bot}: {token} (seen {seen}) and {other[2]} (seen {other[3]}) "
+                                 f"overlap by {(replied - other[0]) / 1e6:.2f} ms")
+    return found
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_no_process_of_a_bot_runs_beside_another_of_it_across_the_runs_processes(tmp_path, hostile, processes):
+    """Four bots that log, with the monotonic clock, every act they play (2 ms of CPU each) play a
+    round robin of every room at once, spread over `processes` arena processes: no two processes
+    of one bot (its other room, or its other matches, dealt the same boards) ever ran at once."""
+    from arena.process import modes
+    from arena.results import registry, schema
+    from arena.tournaments import runner
+
+    db = schema.open_db(tmp_path / "t.db")
+    names = [f"log{k}" for k in range(4)]
+    for name in names:
+        registry.add_bot(db, hostile / "act_log.py", name=name, store_dir=tmp_path / "store")
+    tid = runner.prepare(db, "apart", names, runner.Settings(boards=2, seed=2**60), sandbox="auto")
+    trio.run(lambda: runner.run(db, tid, concurrency=8, processes=processes, sandbox=modes.resolve_mode(None)))
+    assert not [r for r in db.query("SELECT forfeit FROM board_tables") if r["forfeit"]]
+    acts = _act_intervals(db)
+    assert len(acts) == 4 and all(len({a[2] for a in v}) >= 6 for v in acts.values()), acts.keys()
+    assert _overlaps(acts) == []
