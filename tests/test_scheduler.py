@@ -362,3 +362,21 @@ def test_no_process_of_a_bot_runs_beside_another_of_it_across_the_runs_processes
     acts = _act_intervals(db)
     assert len(acts) == 4 and all(len({a[2] for a in v}) >= 6 for v in acts.values()), acts.keys()
     assert _overlaps(acts) == []
+
+
+def test_no_process_of_a_bot_runs_beside_another_of_it_across_a_clusters_workers(tmp_path, hostile):
+    """The same, with the rooms played by two Dask worker processes of this machine (`--cluster local:2`)."""
+    pytest.importorskip("distributed")
+    from arena.results import registry, schema
+    from arena.tournaments import runner
+
+    db = schema.open_db(tmp_path / "t.db")
+    names = [f"log{k}" for k in range(4)]
+    for name in names:
+        registry.add_bot(db, hostile / "act_log.py", name=name, store_dir=tmp_path / "store")
+    tid = runner.prepare(db, "apart", names, runner.Settings(boards=2, seed=2**60), sandbox="auto")
+    trio.run(lambda: runner.run(db, tid, cluster="local:2", sandbox=None))
+    assert not [r for r in db.query("SELECT forfeit FROM board_tables") if r["forfeit"]]
+    acts = _act_intervals(db)
+    assert len(acts) == 4 and all(len({a[2] for a in v}) >= 6 for v in acts.values()), acts.keys()
+    assert _overlaps(acts) == []
