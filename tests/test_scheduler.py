@@ -5,6 +5,7 @@ freezer (root here) and by stopping the bot's PID namespace (as an ordinary user
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -380,3 +381,33 @@ def test_no_process_of_a_bot_runs_beside_another_of_it_across_a_clusters_workers
     acts = _act_intervals(db)
     assert len(acts) == 4 and all(len({a[2] for a in v}) >= 6 for v in acts.values()), acts.keys()
     assert _overlaps(acts) == []
+
+
+# -- no honest bot times out beside a process that burns every core ------------------------------
+
+
+def test_honest_bots_at_a_50_ms_limit_four_tables_a_core_beside_a_cpu_hog_never_time_out(tmp_path):
+    """A round robin of four bundled bots at a 50 ms move limit, no bank, four tables at once per
+    core, while a process per core spins beside the arena the whole time: no seat times out
+    (the scheduler lends each bot on move a core, its clock starts when it is thawed, and a
+    move the machine starved is the arena's, played again)."""
+    from arena.play.table import TimeControl
+    from arena.process import modes
+    from arena.results import schema
+    from arena.tournaments import runner
+
+    cores = os.cpu_count() or 1
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores)]
+    try:
+        db = schema.open_db(tmp_path / "t.db")
+        bots = [str(ROOT / "bots" / "zwicker" / f"{name}_bot.py") for name in ("random", "greedy", "first", "sweeper")]
+        settings = runner.Settings(boards=2, seed=2**60, time_control=TimeControl(move_s=0.05, bank_s=0.0))
+        tid = runner.prepare(db, "hogged", bots, settings, sandbox="auto")
+        trio.run(lambda: runner.run(db, tid, concurrency=4 * cores, sandbox=modes.resolve_mode(None)))
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    seats = list(db.query("SELECT status, detail FROM seats"))
+    assert len(seats) == 6 * 2 * 2 * 4  # matches, rooms, boards, seats
+    assert [s for s in seats if s["status"] != "ok"] == []
