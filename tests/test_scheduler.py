@@ -411,3 +411,22 @@ def test_honest_bots_at_a_50_ms_limit_four_tables_a_core_beside_a_cpu_hog_never_
     seats = list(db.query("SELECT status, detail FROM seats"))
     assert len(seats) == 6 * 2 * 2 * 4  # matches, rooms, boards, seats
     assert [s for s in seats if s["status"] != "ok"] == []
+
+
+def test_where_bots_cannot_be_frozen_the_header_and_the_standings_say_so(tmp_path):
+    """Sandbox none cannot freeze a bot: the run's header names it, and so do the standings."""
+    from typer.testing import CliRunner
+
+    from arena.cli import _register, app
+    from arena.process import modes
+
+    _register()
+    bots = ",".join(str(ROOT / "bots" / "zwicker" / name) for name in ("random_bot.py", "first_bot.py"))
+    db = tmp_path / "none.db"
+    out = CliRunner().invoke(app, ["tournament", "run", "--bots", bots, "--boards", "1", "--name", "loose",
+                                   "--sandbox", "none", "--seed", str(2**60), "--db", str(db)])
+    assert out.exit_code == 0, out.output
+    assert f"sandbox none ({modes.NOT_FROZEN})" in out.output.splitlines()[1]
+    standings = CliRunner().invoke(app, ["standings", "loose", "--db", str(db)])
+    assert standings.exit_code == 0, standings.output
+    assert "sandbox none: bots were not frozen off their turn" in standings.output
