@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.league import archive
-from tests.test_league import BOTS, Server, add_author, make_bot
+from tests.test_league import BOTS, Server, add_author, arena, make_bot
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -95,6 +95,14 @@ def test_an_author_submits_through_the_form_and_the_league_page_shows_it(page, o
         page.keyboard.press("End")
         page.wait_for_function("() => { const [a, b] = document.querySelector('#stepno').textContent"
                                ".slice(5).split(' / '); return a === b; }")
+
+        out = open_dir / "site"  # the same views in a report, opened from disk
+        written = arena("report", "league", "--db", str(db), "--output", str(out))
+        assert written.returncode == 0, written.stderr
+        page.goto((out / "index.html").as_uri())
+        page.wait_for_selector("#standings td.bot:has-text('webbot')", timeout=WAIT_MS)
+        page.click("#recent a")
+        page.wait_for_selector("#boards a[href^='#deal=']", timeout=WAIT_MS)
     finally:
         server.stop()
 
