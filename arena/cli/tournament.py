@@ -112,7 +112,7 @@ def tournament_run(
         if _given(ctx, "tempo") and tempo != "fixed":
             raise ArenaError("--fair plays the fixed tempo: leave --tempo out")
         if processes is not None and processes > 1:
-            raise ArenaError("--fair plays in one arena process (docs/hostile.md, Scheduling): leave --processes out")
+            raise ArenaError("--fair plays in one arena process: leave --processes out")
         tempo, processes = "fixed", 1
     with _open(db, create=True) as database:
         _refuse_a_league(database, resume if resume is not None else name)

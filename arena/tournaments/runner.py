@@ -55,7 +55,7 @@ from arena.results.schema import PARTNERS
 from arena.tournaments.commands import FOLDER_ENTRY_POINTS, bot_command  # noqa: F401  (also as runner.*)
 from arena.tournaments import swiss
 from arena.tournaments.schedule import groups, pairings, rooms, two_teams
-from arena.tournaments.shard import Shard, open_shard, pin
+from arena.tournaments.shard import Placement, Shard, apart, open_shard, pin
 
 
 PAIRINGS = ("roundrobin", "swiss")
@@ -611,7 +611,8 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
         live.clear(job.live)  # what a killed run's rooms left
     concurrency = max(1, concurrency or os.cpu_count() or 1)
     cpus = sorted(os.sched_getaffinity(0))
-    processes = max(1, min(processes or len(cpus), concurrency, max(len(todo), 1)))
+    # by default one per core, but no more than can play rooms with no bot in common (Placement)
+    processes = max(1, min(processes or apart(todo, len(cpus)), concurrency, max(len(todo), 1)))
     playing = [concurrency // processes + (k < concurrency % processes) for k in range(processes)]
     pinned = processes == len(cpus) > 1
     write.set_status(db, tid, "running")
@@ -628,14 +629,15 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
             if pinned:
                 pin(cpus[0])  # this process and the fork server it starts
             scheduler.use(scheduler.share(processes))  # its share of the cores for bots, as each shard's
-            send, receive = trio.open_memory_channel[Room](0)
+            placement = Placement(todo, store)  # a bot's rooms in flight in one process at a time
             async with trio.open_nursery() as nursery:
-                for k, shard in enumerate(shards, start=1):
-                    nursery.start_soon(shard.play, job, receive.clone(), playing[k], store)
-                nursery.start_soon(play_rooms, job, receive, playing[0], store)
-                async with send:
-                    for room in todo:
-                        await send.send(room)
+                for k in range(processes):
+                    send, receive = trio.open_memory_channel[Room](0)
+                    nursery.start_soon(placement.feed, k, send)
+                    if k:
+                        nursery.start_soon(shards[k - 1].play, job, receive, playing[k], placement.store)
+                    else:
+                        nursery.start_soon(play_rooms, job, receive, playing[0], placement.store)
             if rate:
                 inputs = read.rating_inputs(db, tid)
                 samples = await shared_bootstrap(inputs, shards)
