@@ -69,6 +69,26 @@ def test_the_lone_wolf_conforms(wolf):
     assert layout.sides == ((0,), (1, 2, 3))  # sides of unequal size
 
 
+def test_a_spectator_is_told_a_private_move_as_the_seats_are(wolf, tmp_path):
+    from arena.play import live
+
+    game = wolf.GAME
+    v = game.variant("players=4")
+    watch = live.Watch(tmp_path, "cup/m1", 1, 0, [1, 2, 2, 2], every_s=0, sync=True, game=game, variant=v)
+    state, moves = game.deal(v, 11, 0), []
+    watch("cup/m1/straight/b0", 0, state, moves)
+    while not state.is_over:
+        move = state.legal_moves()[0][-1]
+        public = state.public_move(move)
+        state = state.apply(move)
+        moves.append({"seat": 0, "move": move.to_dict()})
+        watch("cup/m1/straight/b0", 0, state, moves)
+        shown = json.loads(watch.path.read_text())["moves"][-1]
+        assert shown["move"] == public and (shown["text"] == str(move)) == (public == move.to_dict()), shown
+    buried = moves[0]["move"]["card"]
+    assert buried not in json.dumps(json.loads(watch.path.read_text())["moves"][0])
+
+
 class Lines:
     """A server's stdout read line by line on a thread, to wait for what it prints."""
 
