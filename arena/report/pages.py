@@ -277,7 +277,12 @@ def match(r: Reads, tid: int, match_no: int) -> dict[str, Any]:
     for b in detail["boards"]:
         b["seed"] = str(b["seed"])
     ids = {label: bot_id for bot_id, label in web_queries.bot_labels(db, tid).items()}
-    return {"tournament": _brief(t), "match": detail, "bot_ids": ids}
+    try:  # each seat's side (a side of several seats scores once for all of them) and what results count
+        g, v = games.load(t["variant"], t.get("game"))
+        sides, unit = [g.layout(v).side_of(s) for s in range(v.players)], g.info.unit
+    except games.GameError:
+        sides, unit = None, None
+    return {"tournament": _brief(t), "match": detail, "bot_ids": ids, "seat_sides": sides, "unit": unit}
 
 
 ID = r"(\d{1,18})"  # an id of more digits is no row's (SQLite's integers stop at 2**63)

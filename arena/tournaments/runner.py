@@ -83,7 +83,8 @@ class Settings:
         except (games.GameError, ValueError, TypeError) as exc:
             raise ArenaError(f"--variant: {exc}") from None
         if not two_teams(layout) and self.partners != "clone":
-            who = (f"{layout.num_sides} sides of {layout.players // layout.num_sides}, each match one bot a side in "
+            sizes = sorted({len(side) for side in layout.sides})
+            who = (f"{layout.num_sides} sides of {' and '.join(map(str, sizes))}, each match one bot a side in "
                    "all of its seats" if layout.partnerships else f"every player plays alone ({layout.players} "
                    "players, each match one bot a seat)")
             raise ArenaError(f"--partners mixed is for a table of two sides of two; in {g.info.title} here {who}")
