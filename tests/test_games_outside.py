@@ -183,6 +183,11 @@ def test_an_outside_game_of_unequal_sides_goes_through_the_arena_unchanged(wolf,
     assert set(rows) == {"greedy", "timid", "random"} and rows["random"]["elo"] == 0 and rows["random"]["anchor"]
     assert all(r["boards"] == 2 * 2 for r in rows.values())  # two opponents, two boards each
 
+    # swiss: every round's matches of the same shape as the first's (one entrant a side)
+    arena("tournament", "run", "--game", "lonewolf", "--bots", "greedy,timid,random", "--boards", "1", "--name", "sw",
+          "--pairing", "swiss", "--rounds", "2", "--seed", "123456789012346", "--quiet")
+    assert arena("matches", "sw").count("/1 ") == 2  # one match a round (and a bye)
+
     # a replay: the stored deal replays by the game's rules; a seat is told a bury, not its card
     doc = json.loads(arena("replay", "1", "--json"))
     state = game.deal(game.variant(doc["variant"]), int(doc["seed"]), doc["dealer"], doc.get("carry"))
