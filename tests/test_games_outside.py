@@ -238,7 +238,7 @@ def test_an_outside_game_of_unequal_sides_goes_through_the_arena_unchanged(wolf,
             finally:
                 assert "Traceback" not in served.close()
 
-            # the league of the game: two bots meet, the match is rated and shown
+            # the league of the game: two bots meet, the match is rated and its page loads
             db = str(tmp_path / "league.db")
             token = arena("league", "author", "add", "ann", "--db", db).strip().splitlines()[-1]
             ladder = Lines(subprocess.Popen(
@@ -262,6 +262,14 @@ def test_an_outside_game_of_unequal_sides_goes_through_the_arena_unchanged(wolf,
                 assert doc["game"] == "lonewolf" and {r["bot"].split("@")[0] for r in doc["standings"]} == {"wolf", "dice"}
                 status, body = get(url + "/api/league")  # what the league's page draws
                 assert status == 200 and json.loads(body)["recent"], body[:300]
+                context, page, errors = open_page(browser, url + "/", "#recent")
+                assert "wolf" in page.text_content("#standings") and "dice" in page.text_content("#recent")
+                page.goto(url + "/match/1")
+                page.wait_for_selector("#boards", timeout=WAIT_MS)
+                shown = page.eval_on_selector_all("#boards [data-seat] .num", "els => els.map(e => e.textContent)")
+                assert len(shown) == 2 * 3 and "–" not in shown, shown  # two rooms of three seats
+                context.close()
+                assert not errors, errors
             finally:
                 assert "Traceback" not in ladder.close()
         finally:
