@@ -365,7 +365,7 @@ export function botPage(data) {
   setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], [null, b.label]]);
   setTitle([b.label, t.name]);
   main.appendChild(h("div", { class: "page-head" }, h("h1", { id: "bot-name" }, b.label),
-    h("span", { class: "muted" }, "version " + b.version + " · " + b.kind + " · sha256 " + b.sha256.slice(0, 12))));
+    h("span", { class: "muted" }, "version " + b.version + " · " + b.kind + (b.sha256 ? " · sha256 " + b.sha256.slice(0, 12) : ""))));
 
   const grid = h("div", { class: "grid2" });
   const sum = card("In " + t.name);
