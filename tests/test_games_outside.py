@@ -183,6 +183,11 @@ def test_an_outside_game_of_unequal_sides_goes_through_the_arena_unchanged(wolf,
     assert set(rows) == {"greedy", "timid", "random"} and rows["random"]["elo"] == 0 and rows["random"]["anchor"]
     assert all(r["boards"] == 2 * 2 for r in rows.values())  # two opponents, two boards each
 
+    # swiss: every round's matches of the same shape as the first's (one entrant a side)
+    arena("tournament", "run", "--game", "lonewolf", "--bots", "greedy,timid,random", "--boards", "1", "--name", "sw",
+          "--pairing", "swiss", "--rounds", "2", "--seed", "123456789012346", "--quiet")
+    assert arena("matches", "sw").count("/1 ") == 2  # one match a round (and a bye)
+
     # a replay: the stored deal replays by the game's rules; a seat is told a bury, not its card
     doc = json.loads(arena("replay", "1", "--json"))
     state = game.deal(game.variant(doc["variant"]), int(doc["seed"]), doc["dealer"], doc.get("carry"))
@@ -233,7 +238,7 @@ def test_an_outside_game_of_unequal_sides_goes_through_the_arena_unchanged(wolf,
             finally:
                 assert "Traceback" not in served.close()
 
-            # the league of the game: two bots meet, the match is rated and shown
+            # the league of the game: two bots meet, the match is rated and its page loads
             db = str(tmp_path / "league.db")
             token = arena("league", "author", "add", "ann", "--db", db).strip().splitlines()[-1]
             ladder = Lines(subprocess.Popen(
@@ -257,6 +262,14 @@ def test_an_outside_game_of_unequal_sides_goes_through_the_arena_unchanged(wolf,
                 assert doc["game"] == "lonewolf" and {r["bot"].split("@")[0] for r in doc["standings"]} == {"wolf", "dice"}
                 status, body = get(url + "/api/league")  # what the league's page draws
                 assert status == 200 and json.loads(body)["recent"], body[:300]
+                context, page, errors = open_page(browser, url + "/", "#recent")
+                assert "wolf" in page.text_content("#standings") and "dice" in page.text_content("#recent")
+                page.goto(url + "/match/1")
+                page.wait_for_selector("#boards", timeout=WAIT_MS)
+                shown = page.eval_on_selector_all("#boards [data-seat] .num", "els => els.map(e => e.textContent)")
+                assert len(shown) == 2 * 3 and "–" not in shown, shown  # two rooms of three seats
+                context.close()
+                assert not errors, errors
             finally:
                 assert "Traceback" not in ladder.close()
         finally:

@@ -43,7 +43,7 @@ def played(tmp_path_factory) -> Path:
     """A finished tournament of four bundled bots, 3 boards a match, played by `arena tournament run`."""
     db = tmp_path_factory.mktemp("web") / "arena.db"
     for name in ("random", "greedy", "sweeper", "builder"):
-        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db))
+        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db), "--no-check")
     arena("tournament", "run", "--bots", "random,greedy,sweeper,builder", "--boards", "3", "--seed", "5",
           "--name", "cup", "--sandbox", "none", "--quiet", "--db", str(db))
     return db
@@ -427,7 +427,7 @@ def test_a_server_started_during_a_tournament_sees_every_later_one(tmp_path):
     connection outlives the writer that closes (and deletes) the database's WAL files."""
     db = tmp_path / "arena.db"
     for name in ("random", "greedy"):
-        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db))
+        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db), "--no-check")
     run = ["tournament", "run", "--bots", "random,greedy", "--seed", "3", "--sandbox", "none",
            "--processes", "1", "--concurrency", "1", "--quiet", "--db", str(db)]
     first = subprocess.Popen([sys.executable, "-m", "arena", *run, "--boards", "30", "--name", "first"],
@@ -548,8 +548,8 @@ def league_db(tmp_path_factory) -> Path:
     from arena.league import store
 
     db = tmp_path_factory.mktemp("league") / "league.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(ROOT / "tests" / "web" / "xss_bot.py"), "--name", "xss", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db), "--no-check")
+    arena("bot", "add", str(ROOT / "tests" / "web" / "xss_bot.py"), "--name", "xss", "--db", str(db), "--no-check")
     arena("tournament", "run", "--bots", "random,xss", "--boards", "1", "--seed", "3", "--name", "cup",
           "--sandbox", "none", "--quiet", "--db", str(db))
     with schema.open_db(db) as d:

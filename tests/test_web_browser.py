@@ -87,9 +87,9 @@ class Server:
 def cup(tmp_path_factory) -> Path:
     """A finished tournament: random, greedy and the bot that speaks markup, 2 boards a match."""
     db = tmp_path_factory.mktemp("browser") / "arena.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
-    arena("bot", "add", str(XSS_BOT), "--name", "xss", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db), "--no-check")
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db), "--no-check")
+    arena("bot", "add", str(XSS_BOT), "--name", "xss", "--db", str(db), "--no-check")
     arena("tournament", "run", "--bots", "random,greedy,xss", "--boards", "2", "--seed", "11", "--name", "cup",
           "--sandbox", "none", "--quiet", "--db", str(db))
     return db
@@ -131,7 +131,7 @@ def test_the_live_page_follows_a_real_tournament(tmp_path, page):
     at the end they are the database's."""
     db = tmp_path / "arena.db"
     for name in ("random", "greedy", "sweeper", "builder", "first"):
-        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db))
+        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db), "--no-check")
     server = Server(db)
     run = subprocess.Popen(
         [sys.executable, "-m", "arena", "tournament", "run", "--all", "--boards", "48", "--seed", "2", "--name", "live",
@@ -324,8 +324,8 @@ def separated(tmp_path_factory) -> Path:
     """A real gauntlet of the crashing bot against random and greedy: both win every board (a
     perfect record, shown `> X`), the crasher loses every one (`< X`): a separated pool."""
     db = tmp_path_factory.mktemp("separated") / "arena.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db), "--no-check")
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db), "--no-check")
     arena("bot", "add", str(FAULTY / "crash.py"), "--name", "crash", "--no-check", "--db", str(db))
     arena("tournament", "run", "--bots", "random,greedy,crash", "--gauntlet", "crash", "--boards", "2",
           "--seed", "11", "--name", "sep", "--sandbox", "none", "--quiet", "--db", str(db))
@@ -454,8 +454,8 @@ def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp
     """A real `arena sprt` that accepts H1: its page draws the LLR over the boards it counted with
     both bounds, and gives the hypotheses, error rates, pentanomial counts, verdict and NEW's Elo."""
     db = tmp_path / "arena.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db), "--no-check")
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db), "--no-check")
     said = arena("sprt", "greedy", "random", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
                  "--seed", "123456789012345", "--sandbox", "none", "--name", "test", "--db", str(db))
     from arena.results import sprt_tests
@@ -497,8 +497,8 @@ def test_an_sprt_that_accepts_h0_says_so_in_the_terminals_words(page, tmp_path):
     """H0 is accepted against elo1 (NEW is not better by elo1): the page's verdict is the line
     `arena sprt` printed."""
     db = tmp_path / "arena.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db), "--no-check")
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db), "--no-check")
     said = arena("sprt", "random", "greedy", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
                  "--seed", "123456789012345", "--sandbox", "none", "--quiet", "--name", "h0", "--db", str(db))
     assert said.startswith("H0 accepted: random is not better than greedy by elo1 = 150, after ")
@@ -521,8 +521,8 @@ def test_a_person_watches_a_table_in_play_without_its_hands(page, tmp_path):
     from arena.results.lock import run_lock
 
     db_path = tmp_path / "arena.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db_path))
-    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db_path))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db_path), "--no-check")
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db_path), "--no-check")
     with schema.open_db(db_path) as db:
         r, g = (b["id"] for b in db.query("SELECT id FROM bots ORDER BY id"))
         tid = write.create_tournament(db, "now", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",

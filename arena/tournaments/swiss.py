@@ -23,8 +23,10 @@ from typing import Any
 
 import sqlite_utils
 
+import games
 from arena.errors import ArenaError
 from arena.results import read, write
+from arena.tournaments.schedule import two_teams
 
 SEARCH_STEPS = 200_000
 """How far the search for a round without repeat pairings goes before it allows repeats."""
@@ -164,7 +166,8 @@ def next_round(db: sqlite_utils.Database, tid: int) -> bool:
         write.add_round(db, tid, [[[b] for b in g] for g in groups], byes)
         return True
     pairs, bye = draw(s["bots"], s["score"], s["met"], s["byes"], t["seed"])
-    write.add_round(db, tid, _matches(pairs, not t["partnerships"]), bye)
+    g, v = games.load(t["variant"], t.get("game"))  # two teams, else one entrant a side (as round 1)
+    write.add_round(db, tid, _matches(pairs, not two_teams(g.layout(v))), bye)
     return True
 
 
