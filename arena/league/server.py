@@ -140,7 +140,7 @@ class League:
 
         playing = [{"match_no": m.match_no, "a": label(m.a), "b": " v ".join(map(label, m.bots[1:])),
                     "entrants": [label(b) for b in m.bots], "boards": m.boards,
-                    "tables": m.tables, "resumed": m.resumed}
+                    "tables": m.tables, "resumed": m.resumed, "rooms": self.ladder.size}
                    for m in sorted(self.ladder.playing.values(), key=lambda m: m.match_no)]
         return playing, [label(b) for b in waiting if b in names]
 
