@@ -360,9 +360,9 @@ def page_standings(page) -> tuple[list[str], list[dict[str, str]], list[str]]:
     return heads, rows, notes
 
 
-def check_like_the_terminal(page, db: Path, name: str) -> None:
-    """Row by row, cell by cell: the page's standings are the terminal's."""
-    heads, rows, notes = terminal_standings(db, name)
+def check_like_the_terminal(page, terminal: tuple[list[str], list[dict[str, str]], list[str]]) -> None:
+    """Row by row, cell by cell: the page's standings are the terminal's (`terminal_standings`)."""
+    heads, rows, notes = terminal
     shown_heads, shown_rows, shown_notes = page_standings(page)
     assert shown_heads == heads
     assert shown_rows == rows
@@ -373,7 +373,7 @@ def check_like_the_terminal(page, db: Path, name: str) -> None:
 def test_the_pages_render_the_standings_as_the_terminal_does(page, separated, tmp_path):
     """A pool with perfect records, a zero record and separated groups: the served tournament page,
     each bot's page and the static report print what `arena standings` prints."""
-    heads, rows, notes = terminal_standings(separated, "sep")
+    heads, rows, notes = terminal = terminal_standings(separated, "sep")
     assert [r["interval"][0] for r in rows] == [">", ">", "<"]  # what this pool is about
     assert any(line.startswith("Separated: ") for line in notes) and "vs pool mean, 95%" in heads
     assert rows[2]["los"] == "-" and rows[2]["faults"] == "8 !"  # (the LOS figures are the rating model's)
@@ -381,7 +381,7 @@ def test_the_pages_render_the_standings_as_the_terminal_does(page, separated, tm
     try:
         page.goto(server.url + "#t=1")
         page.wait_for_selector("#standings tbody tr")
-        check_like_the_terminal(page, separated, "sep")
+        check_like_the_terminal(page, terminal)
         shot(page, "standings-separated")
         hrefs = dict(page.eval_on_selector_all("#standings tbody tr", "rs => rs.map(r => [r.dataset.bot,"
                                                " r.querySelector('td.bot a').getAttribute('href')])"))
@@ -398,7 +398,7 @@ def test_the_pages_render_the_standings_as_the_terminal_does(page, separated, tm
         write_site(db, "sep", out)
     page.goto((out / "index.html").as_uri())
     page.wait_for_selector("#standings tbody tr")
-    check_like_the_terminal(page, separated, "sep")
+    check_like_the_terminal(page, terminal)
 
 
 PAGES = [("index", "", "#tournaments"), ("tournament", "#t=1", "#standings"), ("bot", "#t=1&bot=2", "#bot-name"),
