@@ -8,6 +8,7 @@ fits a phone; the server ends at once on SIGINT with a page's stream open."""
 from __future__ import annotations
 
 import signal
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,25 @@ def test_an_author_submits_through_the_form_and_the_league_page_shows_it(page, o
         page.click("#submit-form button")
         again = page.wait_for_selector("#submit-result.ok:has-text('active again')", timeout=WAIT_MS)
         assert again.inner_text() == "active again: webbot@1 is back on the ladder in place of webbot@2"
+
+        page.fill("#token", bob)  # a bot that says how it runs: the form's command, as `arena submit --command`
+        page.click("#token-form button")
+        page.wait_for_selector("#my-bots td.bot:text('taken@1')", timeout=WAIT_MS)
+        page.fill("#bot-name", "cmdbot")
+        page.fill("#bot-command", "python3 bot.py")
+        page.click("#submit-form button")
+        done = page.wait_for_selector("#submit-result.ok:has-text('cmdbot')", timeout=WAIT_MS)
+        assert done.inner_text() == "stored cmdbot@1 (conformant)"
+        conn = sqlite3.connect(db)
+        try:
+            assert conn.execute("SELECT command FROM bots WHERE name = 'cmdbot'").fetchall() == [("python3 bot.py",)]
+        finally:
+            conn.close()
+        page.fill("#bot-name", "cmdbot2")
+        page.evaluate("document.getElementById('bot-command').value = 'python3 bot.py\\u0007'")
+        page.click("#submit-form button")
+        refused = page.wait_for_selector("#submit-result.error:has-text('control character')", timeout=WAIT_MS)
+        assert refused.inner_text() == "400: the command holds a control character: give one line of words"
 
         server.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
         page.goto(server.url + "/")

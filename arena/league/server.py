@@ -55,6 +55,10 @@ CODE_LIMIT = 30  # code downloads an author may make per hour
 STATIC = Path(__file__).resolve().parent / "static"
 MODE_JS = b'window.ZA_MODE = "api";\nwindow.ZA_HOME = "league";\n'
 """The app's mode in the league: served, and its home view the league's (not the tournaments' list)."""
+WATCH_S = 5.0
+"""How often the app's views (a tournament page asked for, say) are brought to the stored rooms:
+as often as the ratings are fitted (arena.league.ladder.RATE_EVERY_S), since each build reads
+the standings in a thread of the server's process, which the ladder shares."""
 TICK_S = 1.0
 """How often an open league page's stream looks whether what is in play moved (in memory)."""
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self';"
@@ -533,6 +537,7 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
                         Reads(db_path), code_rate=code_rate or RateLimit(CODE_LIMIT, 3600.0, "code"))
         league.doc = pages.empty_document(t)  # until the first fit, a moment after the start
         results = views_server.Results(db_path, check=False)  # the app's views: stderr left out (a league's)
+        results.WATCH_S = WATCH_S
         app = make_app(league, results, allowed_hosts(host, public_hosts or []))
         async with forking.serving(mode), trio.open_nursery() as nursery:
             binds = await nursery.start(partial(web.serve, app, host, port))
