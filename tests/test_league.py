@@ -542,7 +542,7 @@ def tables(db: Path) -> dict[tuple[int, int, int], tuple[int, int]]:
     conn = sqlite3.connect(db)
     try:
         return {(m, b, s): (p0, p1) for m, b, s, p0, p1 in conn.execute(
-            "SELECT m.match_no, t.board_no, t.swapped, t.side0_points, t.side1_points FROM board_tables t"
+            "SELECT m.match_no, t.board_no, t.swapped, json_extract(t.side_points, '$[0]'), json_extract(t.side_points, '$[1]') FROM board_tables t"
             " JOIN matches m ON m.id = t.match_id")}
     finally:
         conn.close()

@@ -26,21 +26,26 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 WAIT_MS = 120_000  # how long a page may take to show what the test waits for (not a speed check)
 
 
-@pytest.fixture
-def page():
+@pytest.fixture(scope="module")
+def browser():
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        tab = context.new_page()
-        errors: list[str] = []
-        tab.on("pageerror", lambda e: errors.append(str(e)))
-        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" and "the server responded with a "
-               "status of 4" not in m.text and "ERR_INCOMPLETE_CHUNKED_ENCODING" not in m.text else None)
-        # (the league page's event stream, cut as the server stops under it: the network's line, no script's)
-        yield tab
-        context.close()
-        browser.close()
-        assert not errors, errors
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" and "the server responded with a "
+           "status of 4" not in m.text and "ERR_INCOMPLETE_CHUNKED_ENCODING" not in m.text else None)
+    # (the league page's event stream, cut as the server stops under it: the network's line, no script's)
+    yield tab
+    context.close()
+    assert not errors, errors
 
 
 def test_an_author_submits_through_the_form_and_the_league_page_shows_it(page, open_dir):

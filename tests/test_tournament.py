@@ -140,7 +140,7 @@ def boards_of(db, tid):
 
 def table_points(db, tid):
     return sorted(db.execute(
-        "SELECT m.match_no, t.board_no, t.swapped, t.side0_points, t.side1_points FROM board_tables t"
+        "SELECT m.match_no, t.board_no, t.swapped, json_extract(t.side_points, '$[0]'), json_extract(t.side_points, '$[1]') FROM board_tables t"
         " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid]).fetchall())
 
 
@@ -282,7 +282,7 @@ async def test_mixed_partners_and_whole_games(tmp_path):
     deals = db.execute("SELECT COUNT(*) FROM deals d JOIN board_tables tb ON tb.id = d.table_id"
                        " JOIN matches m ON m.id = tb.match_id WHERE m.tournament_id = ?", [tid]).fetchone()[0]
     assert deals > 2  # each table played deals until a side passed 31
-    for p0, p1 in db.execute("SELECT t.side0_points, t.side1_points FROM board_tables t JOIN matches m ON m.id = t.match_id "
+    for p0, p1 in db.execute("SELECT json_extract(t.side_points, '$[0]'), json_extract(t.side_points, '$[1]') FROM board_tables t JOIN matches m ON m.id = t.match_id "
                              "WHERE m.tournament_id = ?", [tid]):
         assert max(p0, p1) >= 31
 

@@ -59,7 +59,8 @@ def tournament_run(
         "--players", help=PLAYERS_HELP + " Except at two sides of two, each match is a bot per side "
         "(where each plays alone, as many bots as players), in every seat of its side.", show_default=False)] = None,
     partners: Annotated[str, typer.Option("--partners", help="clone: a side is copies of one bot; mixed (at two sides "
-                                          "of two): rotating partnerships of different bots.")] = "clone",
+                                          "of equal size, 2 v 2 or 3 v 3): every split of each group of bots in two "
+                                          "teams of different bots.")] = "clone",
     pairing: Annotated[str, typer.Option("--pairing", help="roundrobin: every pairing; swiss: each round pairs "
                                          "bots of similar score (many bots, far fewer matches).")] = "roundrobin",
     rounds: Annotated[int | None, typer.Option("--rounds", help="Swiss rounds (default: log2 of the bots, plus 2).",

@@ -54,7 +54,7 @@ from arena.results.schema import PARTNERS
 from arena.tournaments.commands import FOLDER_ENTRY_POINTS, bot_command  # noqa: F401  (also as runner.*)
 from arena.tournaments import swiss
 from arena.tournaments.progress import Progress, Silent
-from arena.tournaments.schedule import groups, pairings, rooms, two_teams
+from arena.tournaments.schedule import groups, mixed_sides, pairings, rooms, two_teams
 from arena.tournaments.shard import Placement, Shard, apart, open_shard, pin
 
 
@@ -82,12 +82,12 @@ class Settings:
             layout = g.layout(g.variant(self.variant))
         except (games.GameError, ValueError, TypeError) as exc:
             raise ArenaError(f"--variant: {exc}") from None
-        if not two_teams(layout) and self.partners != "clone":
+        if mixed_sides(layout) is None and self.partners != "clone":
             sizes = sorted({len(side) for side in layout.sides})
             who = (f"{layout.num_sides} sides of {' and '.join(map(str, sizes))}, each match one bot a side in "
                    "all of its seats" if layout.partnerships else f"every player plays alone ({layout.players} "
                    "players, each match one bot a seat)")
-            raise ArenaError(f"--partners mixed is for a table of two sides of two; in {g.info.title} here {who}")
+            raise ArenaError(f"--partners mixed is for a table of two sides of equal size; in {g.info.title} here {who}")
         if type(self.boards) is not int or self.boards < 1:
             raise ArenaError(f"--boards must be at least 1, got {self.boards!r}")
         if self.seed is not None and (type(self.seed) is not int or not 0 <= self.seed < 2**64):
@@ -357,6 +357,8 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         bot_command(row)  # a bot that cannot be started is refused before anything is stored
     if settings.pairing != "swiss":  # (refused at once if there are too few bots)
         matches = (pairings(ids, settings.partners, gauntlet_id) if two_teams(layout)
+                   else pairings(ids, "mixed", gauntlet_id, size) if settings.partners == "mixed"
+                   and (size := mixed_sides(layout)) is not None
                    else groups(ids, layout.num_sides, gauntlet_id))
     elif len(ids) < (table := layout.num_sides):
         raise ArenaError(f"--pairing swiss: a table of {table} needs at least {table} bots, got {len(ids)}")

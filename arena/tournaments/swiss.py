@@ -125,7 +125,7 @@ def state(db: sqlite_utils.Database, t: dict) -> dict[str, Any]:
     byes: Counter[int] = Counter(b for drawn in plan["byes"] for b in (drawn if isinstance(drawn, list) else [drawn])
                                  if b is not None)
     first = read.schedule(db, t["id"])[0]["entrants"]
-    if all(len(e) == 1 for e in first):  # one entrant a side: the others beaten on each board, draws half
+    if not read.told_as_teams(db, t["id"]):  # one bot a side: the others beaten on each board, draws half
         size = len(first)
         won = read.entrant_scores(db, t["id"])
         score = {b: byes[b] * (size - 1) * t["boards"] + won.get(b, 0.0) for b in bots}
