@@ -364,8 +364,8 @@ def told_as_teams(db: sqlite_utils.Database, tid: int) -> bool:
     """Whether the tournament's matches are told as two teams, A and B (`two_teams`); otherwise
     each entrant is told apart, with its result in the game's unit. Only how a match is told:
     every match is stored as k entrants."""
-    (game, variant) = db.execute("SELECT game, variant FROM tournaments WHERE id = ?", [tid]).fetchone()
-    return _two_teams_of(game, json.loads(variant))
+    row = db.execute("SELECT game, variant FROM tournaments WHERE id = ?", [tid]).fetchone()
+    return True if row is None else _two_teams_of(row[0], json.loads(row[1]))  # (no such tournament: said later)
 
 
 def two_teams(layout: games.Layout) -> bool:
