@@ -455,14 +455,24 @@ def test_a_replay_takes_its_sides_from_the_variant_and_plays_itself(page, served
     assert page.text_content("#running-score").startswith("Points so far: side 0 ")
 
 
-def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp_path):
-    """A real `arena sprt` that accepts H1: its page draws the LLR over the boards it counted with
-    both bounds, and gives the hypotheses, error rates, pentanomial counts, verdict and NEW's Elo."""
-    db = tmp_path / "arena.db"
+@pytest.fixture(scope="module")
+def sprts(tmp_path_factory) -> tuple[Path, str, str]:
+    """Two real `arena sprt` runs in one database: greedy against random (tournament 1, accepts
+    H1), then random against greedy (tournament 2, accepts H0); with what each printed."""
+    db = tmp_path_factory.mktemp("sprt") / "arena.db"
     arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db), "--no-check")
     arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db), "--no-check")
     said = arena("sprt", "greedy", "random", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
                  "--seed", "123456789012345", "--sandbox", "none", "--name", "test", "--db", str(db))
+    said_h0 = arena("sprt", "random", "greedy", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
+                    "--seed", "123456789012345", "--sandbox", "none", "--quiet", "--name", "h0", "--db", str(db))
+    return db, said, said_h0
+
+
+def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, sprts):
+    """A real `arena sprt` that accepts H1: its page draws the LLR over the boards it counted with
+    both bounds, and gives the hypotheses, error rates, pentanomial counts, verdict and NEW's Elo."""
+    db, said, _ = sprts
     from arena.results import sprt_tests
 
     with schema.open_db(db, create=False) as d:
@@ -498,18 +508,14 @@ def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp
         server.close()
 
 
-def test_an_sprt_that_accepts_h0_says_so_in_the_terminals_words(page, tmp_path):
+def test_an_sprt_that_accepts_h0_says_so_in_the_terminals_words(page, sprts):
     """H0 is accepted against elo1 (NEW is not better by elo1): the page's verdict is the line
     `arena sprt` printed."""
-    db = tmp_path / "arena.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db), "--no-check")
-    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db), "--no-check")
-    said = arena("sprt", "random", "greedy", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
-                 "--seed", "123456789012345", "--sandbox", "none", "--quiet", "--name", "h0", "--db", str(db))
+    db, _, said = sprts
     assert said.startswith("H0 accepted: random is not better than greedy by elo1 = 150, after ")
     server = Server(db)
     try:
-        page.goto(server.url + "#t=1")
+        page.goto(server.url + "#t=2")
         page.wait_for_selector("#sprt #sprt-verdict")
         assert page.text_content("#sprt-verdict") == said.split(", after ")[0]
     finally:

@@ -263,8 +263,8 @@ def test_sprt_seats_new_and_old_alternately_and_counts_boards_won_drawn_lost(tmp
         assert [lost, drawn, won] == [result["counts"][0], result["counts"][2], result["counts"][4]]
     finally:
         db.close()
-    text = arena("sprt", "--game", "zwicken", "--players", "4", rule, rnd, "--elo0", "0", "--elo1", "50",
-                 "--max-boards", "8", "--batch", "4", "--seed", str(SEED), "--quiet", cwd=tmp_path).stdout
+    text = arena("sprt", "--game", "zwicken", "--players", "4", rule, rnd, "--elo0", "0", "--elo1", "50",  # its words:
+                 "--max-boards", "4", "--batch", "4", "--seed", str(SEED), "--quiet", cwd=tmp_path).stdout  # one batch do
     assert "won, drew, lost against" in text and "Elo per board" in text, text
 
 
