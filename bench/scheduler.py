@@ -9,7 +9,9 @@
         and the bots' memory per table (the sum of their PSS, sampled, over the tables at once)
     .venv/bin/python bench/scheduler.py timeouts [--boards 8] [--move-ms 50] [--tables-per-core 4] [--hog]
         honest time-outs at a 50 ms move limit with at least four tables per core, with or
-        without a process per core that burns the CPU beside the arena
+        without a process per core that burns the CPU beside the arena (20 deals a board:
+        `--boards 1000` is 20,000 deals); "timeouts" counts seats, "arena_faults" the tables
+        stored as the arena's (a move starved past its replays), both after the run
 
 Five Python bots of bench/tournament.py, jensen. Run by hand (never a test); record the figures,
 with machine, date and load, in bench/README.md.
@@ -128,6 +130,8 @@ def tournament(boards: int, sandbox: str, move_ms: int, tempo: str, concurrency:
             wall = time.perf_counter() - start
             deals = db.execute("SELECT COUNT(*) FROM deals").fetchone()[0]
             timeouts = db.execute("SELECT COUNT(*) FROM seats WHERE status = 'timeout'").fetchone()[0]
+            forfeits = [json.loads(f) for (f,) in db.execute("SELECT forfeit FROM board_tables WHERE forfeit IS NOT NULL")]
+            arena_faults = sum(bool(f.get("arena")) for f in forfeits if isinstance(f, dict))
             faults = db.execute("SELECT COUNT(*) FROM seats WHERE status != 'ok'").fetchone()[0]
             tables = db.execute("SELECT COUNT(*) FROM board_tables").fetchone()[0]
     finally:
@@ -137,7 +141,8 @@ def tournament(boards: int, sandbox: str, move_ms: int, tempo: str, concurrency:
             p.wait()
     return {"tempo": tempo, "concurrency": concurrency, "processes": processes, "hog": hog, "move_ms": move_ms,
             "deals": deals, "tables": tables, "wall_s": round(wall, 2), "deals_per_s": round(deals / wall, 2),
-            "timeouts": timeouts, "faults": faults,
+            "timeouts": timeouts, "faults": faults, "arena_faults": arena_faults,
+            "load_after": " ".join(Path("/proc/loadavg").read_text().split()[:3]),
             "bots_pss_peak_mib": round(peak[0] / (1 << 20), 1), "bot_processes_then": peak[1],
             "pss_mib_per_bot_process": round(peak[0] / (1 << 20) / max(peak[1], 1), 2)}
 

@@ -5,6 +5,7 @@ freezer (root here) and by stopping the bot's PID namespace (as an ordinary user
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -311,3 +312,121 @@ async def test_a_spinner_and_loop_counter_pair_of_partners_reads_chance(hostile)
     right = sum(bit == read for bit, read in pairs)
     assert len(pairs) >= 30, pairs
     assert right / len(pairs) <= 0.75, (right, len(pairs))
+
+
+# -- no process of a bot runs beside another of that bot, across the run's processes ------------
+
+
+def _act_intervals(db) -> dict[int, list[tuple[int, int, str, str]]]:
+    """Per bot: (came, replied, process token, boards seen) of every act its processes logged."""
+    acts: dict[int, list[tuple[int, int, str, str]]] = {}
+    for row in db.query("SELECT bot_id, stderr_tail FROM seats"):
+        for line in row["stderr_tail"].splitlines():
+            parts = line.split()
+            if len(parts) >= 4 and parts[0] == "act":
+                acts.setdefault(row["bot_id"], []).append(
+                    (int(parts[2]), int(parts[3]), parts[1], parts[4] if len(parts) > 4 else ""))
+    return acts
+
+
+def _overlaps(acts: dict[int, list[tuple[int, int, str, str]]]) -> list[str]:
+    """Acts of two processes of one bot that ran at the same time (each with the boards it had seen)."""
+    found = []
+    for bot, intervals in acts.items():
+        intervals = sorted(set(intervals))
+        for i, (came, replied, token, seen) in enumerate(intervals):
+            for other in intervals[i + 1:]:
+                if other[0] >= replied:
+                    break
+                if other[2] != token:
+                    found.append(f"bot {bot}: {token} (seen {seen}) and {other[2]} (seen {other[3]}) "
+                                 f"overlap by {(replied - other[0]) / 1e6:.2f} ms")
+    return found
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_no_process_of_a_bot_runs_beside_another_of_it_across_the_runs_processes(tmp_path, hostile, processes):
+    """Four bots that log, with the monotonic clock, every act they play (2 ms of CPU each) play a
+    round robin of every room at once, spread over `processes` arena processes: no two processes
+    of one bot (its other room, or its other matches, dealt the same boards) ever ran at once."""
+    from arena.process import modes
+    from arena.results import registry, schema
+    from arena.tournaments import runner
+
+    db = schema.open_db(tmp_path / "t.db")
+    names = [f"log{k}" for k in range(4)]
+    for name in names:
+        registry.add_bot(db, hostile / "act_log.py", name=name, store_dir=tmp_path / "store")
+    tid = runner.prepare(db, "apart", names, runner.Settings(boards=2, seed=2**60), sandbox="auto")
+    trio.run(lambda: runner.run(db, tid, concurrency=8, processes=processes, sandbox=modes.resolve_mode(None)))
+    assert not [r for r in db.query("SELECT forfeit FROM board_tables") if r["forfeit"]]
+    acts = _act_intervals(db)
+    assert len(acts) == 4 and all(len({a[2] for a in v}) >= 6 for v in acts.values()), acts.keys()
+    assert _overlaps(acts) == []
+
+
+def test_no_process_of_a_bot_runs_beside_another_of_it_across_a_clusters_workers(tmp_path, hostile):
+    """The same, with the rooms played by two Dask worker processes of this machine (`--cluster local:2`)."""
+    pytest.importorskip("distributed")
+    from arena.results import registry, schema
+    from arena.tournaments import runner
+
+    db = schema.open_db(tmp_path / "t.db")
+    names = [f"log{k}" for k in range(4)]
+    for name in names:
+        registry.add_bot(db, hostile / "act_log.py", name=name, store_dir=tmp_path / "store")
+    tid = runner.prepare(db, "apart", names, runner.Settings(boards=2, seed=2**60), sandbox="auto")
+    trio.run(lambda: runner.run(db, tid, cluster="local:2", sandbox=None))
+    assert not [r for r in db.query("SELECT forfeit FROM board_tables") if r["forfeit"]]
+    acts = _act_intervals(db)
+    assert len(acts) == 4 and all(len({a[2] for a in v}) >= 6 for v in acts.values()), acts.keys()
+    assert _overlaps(acts) == []
+
+
+# -- no honest bot times out beside a process that burns every core ------------------------------
+
+
+def test_honest_bots_at_a_50_ms_limit_four_tables_a_core_beside_a_cpu_hog_never_time_out(tmp_path):
+    """A round robin of four bundled bots at a 50 ms move limit, no bank, four tables at once per
+    core, while a process per core spins beside the arena the whole time: no seat times out
+    (the scheduler lends each bot on move a core, its clock starts when it is thawed, and a
+    move the machine starved is the arena's, played again)."""
+    from arena.play.table import TimeControl
+    from arena.process import modes
+    from arena.results import schema
+    from arena.tournaments import runner
+
+    cores = os.cpu_count() or 1
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores)]
+    try:
+        db = schema.open_db(tmp_path / "t.db")
+        bots = [str(ROOT / "bots" / "zwicker" / f"{name}_bot.py") for name in ("random", "greedy", "first", "sweeper")]
+        settings = runner.Settings(boards=2, seed=2**60, time_control=TimeControl(move_s=0.05, bank_s=0.0))
+        tid = runner.prepare(db, "hogged", bots, settings, sandbox="auto")
+        trio.run(lambda: runner.run(db, tid, concurrency=4 * cores, sandbox=modes.resolve_mode(None)))
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    seats = list(db.query("SELECT status, detail FROM seats"))
+    assert len(seats) == 6 * 2 * 2 * 4  # matches, rooms, boards, seats
+    assert [s for s in seats if s["status"] != "ok"] == []
+
+
+def test_where_bots_cannot_be_frozen_the_header_and_the_standings_say_so(tmp_path):
+    """Sandbox none cannot freeze a bot: the run's header names it, and so do the standings."""
+    from typer.testing import CliRunner
+
+    from arena.cli import _register, app
+    from arena.process import modes
+
+    _register()
+    bots = ",".join(str(ROOT / "bots" / "zwicker" / name) for name in ("random_bot.py", "first_bot.py"))
+    db = tmp_path / "none.db"
+    out = CliRunner().invoke(app, ["tournament", "run", "--bots", bots, "--boards", "1", "--name", "loose",
+                                   "--sandbox", "none", "--seed", str(2**60), "--db", str(db)])
+    assert out.exit_code == 0, out.output
+    assert f"sandbox none ({modes.NOT_FROZEN})" in out.output.splitlines()[1]
+    standings = CliRunner().invoke(app, ["standings", "loose", "--db", str(db)])
+    assert standings.exit_code == 0, standings.output
+    assert "sandbox none: bots were not frozen off their turn" in standings.output

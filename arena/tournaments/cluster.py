@@ -24,6 +24,8 @@ unless `--cluster` is given.
 from __future__ import annotations
 
 import dataclasses
+import fcntl
+import hashlib
 import io
 import math
 import os
@@ -209,6 +211,58 @@ def _loop(mode: str) -> _Loop:
         return _loops[mode]
 
 
+class _Apart:
+    """A bot's rooms in flight in one worker process of this machine at a time: a room holds a
+    file lock (flock) under the machine's temporary folder for each of its bots, from before its
+    bots start until they are gone. The rooms of one worker process share its locks (its trio
+    loop's move scheduler keeps their processes apart); locks are taken in one order, so no two
+    rooms wait for each other. (Worker processes on other machines share nothing a bot could
+    read.)"""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: dict[str, list[int]] = {}  # key -> [rooms of this process holding it, fd]
+        self._taking: dict[str, threading.Lock] = {}
+
+    @staticmethod
+    def keys(job: dict[str, Any], room: Room) -> list[str]:
+        return sorted({hashlib.sha256(f"{job['name']}\0{job['seed']}\0{bot}".encode()).hexdigest()[:32]
+                       for bot in room.seats})
+
+    def acquire(self, key: str) -> None:
+        with self._lock:
+            if key in self._held:
+                self._held[key][0] += 1
+                return
+            taking = self._taking.setdefault(key, threading.Lock())
+        with taking:  # one thread of this process waits for the file lock, the others for it
+            with self._lock:
+                if key in self._held:
+                    self._held[key][0] += 1
+                    return
+            folder = Path(tempfile.gettempdir()) / f"zwicker-apart-{os.getuid()}"
+            folder.mkdir(mode=0o700, exist_ok=True)
+            fd = os.open(folder / key, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except BaseException:
+                os.close(fd)
+                raise
+            with self._lock:
+                self._held[key] = [1, fd]
+
+    def release(self, key: str) -> None:
+        with self._lock:
+            entry = self._held[key]
+            entry[0] -= 1
+            if not entry[0]:
+                del self._held[key]
+                os.close(entry[1])  # (the lock goes with its last descriptor)
+
+
+_apart = _Apart()
+
+
 def play_room_task(job: dict[str, Any], room: tuple, bundles: dict[str, bytes]) -> dict[str, Any]:
     """A Dask task: play one room on this worker; returns its records for the coordinator to store."""
     distributed = _distributed()
@@ -222,7 +276,16 @@ def play_room_task(job: dict[str, Any], room: tuple, bundles: dict[str, bytes]) 
     played = Job(name=job["name"], seed=job["seed"], variant=job["variant"], format=job["format"],
                  commands=commands, time_control=TimeControl(**job["time_control"]), sandbox=mode,
                  limits=None if job["limits"] is None else Limits(**job["limits"]), game=job.get("game", games.ORIGINAL))
-    segments = _loop(mode).play(played, Room(room[0], room[1], tuple(room[2]), tuple(room[3])))
+    placed = Room(room[0], room[1], tuple(room[2]), tuple(room[3]))
+    taken: list[str] = []
+    try:
+        for key in _Apart.keys(job, placed):
+            _apart.acquire(key)
+            taken.append(key)
+        segments = _loop(mode).play(played, placed)
+    finally:
+        for key in taken:
+            _apart.release(key)
     return {"mode": mode, "label": label(mode), "worker": distributed.get_worker().address, "segments": segments}
 
 

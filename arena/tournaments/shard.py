@@ -30,7 +30,7 @@ import resource
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -78,6 +78,72 @@ class _Reader:
 
 
 # -- the tournament's side ----------------------------------------------------------------------
+
+
+class Placement:
+    """Which arena process each room goes to, so that a bot's rooms are in flight in one arena
+    process at a time: a room is handed to process k only when none of its bots has a room
+    started and not yet stored (its last board's records, sent once its processes are gone) in
+    another. Within a process the move scheduler keeps two processes of a bot from running at
+    once (arena.process.scheduler); across processes this keeps them from being in flight at
+    once at all, so that no process of a bot runs beside another of that bot anywhere in the run
+    (docs/hostile.md, Scheduling). Rooms are handed out in their order, skipping those whose bots
+    are elsewhere."""
+
+    def __init__(self, rooms: Sequence[Room], store: Store) -> None:
+        self.todo = list(rooms)
+        self._store = store
+        self._owner: dict[int, int] = {}  # bot id -> the process its rooms are in flight in
+        self._rooms: dict[int, int] = {}  # bot id -> how many
+        self._changed = trio.Event()
+
+    def _fits(self, room: Room, k: int) -> bool:
+        return all(self._owner.get(bot, k) == k for bot in room.seats)
+
+    async def take(self, k: int) -> Room | None:
+        """The first room left that process `k` may play (waiting for one); None: none left."""
+        while self.todo:
+            for i, room in enumerate(self.todo):
+                if self._fits(room, k):
+                    del self.todo[i]
+                    for bot in set(room.seats):
+                        self._owner[bot] = k
+                        self._rooms[bot] = self._rooms.get(bot, 0) + 1
+                    return room
+            await self._changed.wait()
+        return None
+
+    async def feed(self, k: int, send: trio.MemorySendChannel[Room]) -> None:
+        """Hand process `k` its rooms through `send` (closed when none is left)."""
+        async with send:
+            while (room := await self.take(k)) is not None:
+                await send.send(room)
+
+    async def store(self, room: Room, boards: list[int], records: list[dict]) -> None:
+        """The run's `store`; a room's last board frees its bots for other processes."""
+        await self._store(room, boards, records)
+        if boards and boards[-1] == room.boards[-1]:
+            for bot in set(room.seats):
+                self._rooms[bot] -= 1
+                if not self._rooms[bot]:
+                    del self._rooms[bot], self._owner[bot]
+            self._changed.set()
+            self._changed = trio.Event()
+
+
+def apart(rooms: Sequence[Room], most: int) -> int:
+    """How many of `rooms` (up to `most`) can be in flight at once in different arena processes:
+    rooms with no bot in common, picked greedily in their order (a gauntlet's: 1)."""
+    taken: set[int] = set()
+    count = 0
+    for room in rooms:
+        if count >= most:
+            break
+        if taken.isdisjoint(room.seats):
+            taken.update(room.seats)
+            count += 1
+    return max(1, count)
+
 
 
 class Shard:
