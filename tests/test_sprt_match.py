@@ -17,6 +17,7 @@ import trio
 from arena.errors import ArenaError
 from arena.results import present, read, schema, sprt_tests
 from arena.results.sprt import SPRT, pentanomial
+from arena.cli.progress import SprtLines
 from arena.tournaments import sprt
 from arena.tournaments.runner import Settings
 from tests.test_cli_results import dbpath, played, run  # noqa: F401  (fixtures)
@@ -33,7 +34,7 @@ def play(db, new, old, test, **kw):
     kw.setdefault("settings", Settings(seed=SEED))
     tid = sprt.prepare(db, kw.pop("name", None), new, old, test, **kw)
     out = io.StringIO()
-    return tid, trio.run(lambda: sprt.run(db, tid, sandbox="none", report=sprt.Report(out))), out.getvalue()
+    return tid, trio.run(lambda: sprt.run(db, tid, sandbox="none", report=SprtLines(out))), out.getvalue()
 
 
 def test_decide_stops_at_the_first_board_that_leaves_the_bounds():
