@@ -106,7 +106,7 @@ def main() -> None:
             while not stop.is_set():
                 start = time.perf_counter()
                 try:
-                    with urllib.request.urlopen(url + "/", timeout=60) as r:
+                    with urllib.request.urlopen(url + "/api/league", timeout=60) as r:  # what the page draws
                         r.read()
                 except OSError as exc:  # (the server dropped the connection)
                     with lock:

@@ -173,16 +173,22 @@ def build_pool(path: Path, bots: int, boards: int) -> None:
                 r = rng.random()
                 outcome = "win" if r < p * 0.95 else "draw" if r < p * 0.95 + 0.05 else "loss"
                 margin = {"win": 10, "draw": 0, "loss": -10}[outcome]
+                points = [(20 + margin // 2, 20 - margin // 2), (20, 20)]  # per room: team A's margin in the first
                 for swapped in (0, 1):
                     table = db.execute("INSERT INTO board_tables (match_id, board_no, swapped, board_seed,"
-                                       " side0_points, side1_points, started, duration_s, sandbox)"
-                                       " VALUES (?, ?, ?, ?, 0, 0, 'now', 0.1, 'fork')",
-                                       [mid, board, swapped, seeds[board]]).lastrowid
+                                       " side_points, started, duration_s, sandbox)"
+                                       " VALUES (?, ?, ?, ?, ?, 'now', 0.1, 'fork')",
+                                       [mid, board, swapped, seeds[board], json.dumps(points[swapped])]).lastrowid
                     seats = [a, b, a, b] if not swapped else [b, a, b, a]
                     db.conn.executemany("INSERT INTO seats (table_id, seat, bot_id, status) VALUES (?, ?, ?, 'ok')",
                                         [(table, s, bot) for s, bot in enumerate(seats)])
-                db.execute("INSERT INTO boards (match_id, board_no, seed, team_a_margin, team_a_outcome, completed)"
-                           " VALUES (?, ?, ?, ?, ?, 'now')", [mid, board, seeds[board], margin, outcome])
+                board_id = db.execute("INSERT INTO boards (match_id, board_no, seed, completed) VALUES (?, ?, ?, 'now')",
+                                      [mid, board, seeds[board]]).lastrowid
+                score = {"win": 1.0, "draw": 0.5, "loss": 0.0}[outcome]
+                db.conn.executemany("INSERT INTO board_entrants (board_id, entrant, result, margin, score)"
+                                    " VALUES (?, ?, ?, ?, ?)",
+                                    [(board_id, 0, 40 + margin // 2, margin, score),
+                                     (board_id, 1, 40 - margin // 2, -margin, 1 - score)])
                 made += 1
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()

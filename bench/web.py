@@ -91,9 +91,10 @@ def build(path: Path, bots: int, boards: int, bootstrap: int) -> dict:
                     points = (30 - p_a, p_a) if swapped else (p_a, 30 - p_a)
                     margin += p_a - (30 - p_a)
                     table_id = db.execute(
-                        "INSERT INTO board_tables (match_id, board_no, swapped, board_seed, side0_points, side1_points, forfeit,"
-                        " started, duration_s) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)",
-                        [mid, board_no, swapped, str(d["seed"]), *points, "2026-01-01T00:00:00.000+00:00", 0.05],
+                        "INSERT INTO board_tables (match_id, board_no, swapped, board_seed, side_points, forfeit,"
+                        " started, duration_s) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)",
+                        [mid, board_no, swapped, str(d["seed"]), _dumps(list(points)), "2026-01-01T00:00:00.000+00:00",
+                         0.05],
                     ).lastrowid
                     seats = write.seat_bots(team_a, team_b, bool(swapped))
                     fault = rng.random() < 0.002
@@ -107,10 +108,12 @@ def build(path: Path, bots: int, boards: int, bootstrap: int) -> dict:
                         "INSERT INTO deals (table_id, deal_no, seed, dealer, points, complete, play)"
                         " VALUES (?, 0, ?, ?, ?, 1, ?)",
                         [table_id, str(d["seed"]), d["dealer"], _dumps(d["points"]), d["play"]])
-                db.execute(
-                    "INSERT INTO boards (match_id, board_no, seed, team_a_margin, team_a_outcome, completed) VALUES (?, ?, ?, ?, ?, ?)",
-                    [mid, board_no, str(d["seed"]), margin, "win" if margin > 0 else "loss" if margin < 0 else "draw",
-                     "2026-01-01T00:00:00.000+00:00"])
+                board_id = db.execute("INSERT INTO boards (match_id, board_no, seed, completed) VALUES (?, ?, ?, ?)",
+                                      [mid, board_no, str(d["seed"]), "2026-01-01T00:00:00.000+00:00"]).lastrowid
+                score = 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
+                db.conn.executemany("INSERT INTO board_entrants (board_id, entrant, result, margin, score)"
+                                    " VALUES (?, ?, ?, ?, ?)", [(board_id, 0, 30 + margin // 2, margin, score),
+                                                                (board_id, 1, 30 - margin // 2, -margin, 1 - score)])
     filled = time.perf_counter() - t0
     t0 = time.perf_counter()
     write.compute_and_store_ratings(db, tid, bootstrap=bootstrap)

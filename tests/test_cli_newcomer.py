@@ -54,7 +54,7 @@ def rooms_stored(db: Path) -> dict[tuple[int, int], int]:
 
 def results(db: Path) -> list[tuple]:
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
-        return c.execute("SELECT m.match_no, t.board_no, t.swapped, t.side0_points, t.side1_points, t.forfeit"
+        return c.execute("SELECT m.match_no, t.board_no, t.swapped, json_extract(t.side_points, '$[0]'), json_extract(t.side_points, '$[1]'), t.forfeit"
                          " FROM board_tables t JOIN matches m ON m.id = t.match_id ORDER BY 1, 2, 3").fetchall()
 
 

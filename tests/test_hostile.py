@@ -421,7 +421,7 @@ async def test_a_tournament_with_hostile_bots_finishes_with_their_faults_counted
     assert done["status"] == "finished" and done["boards_done"] == opponents * 2
 
     rows = db.execute(
-        "SELECT t.id, t.forfeit, t.side0_points, t.side1_points, s.seat, s.status, s.detail, s.stderr_tail, b.name,"
+        "SELECT t.id, t.forfeit, json_extract(t.side_points, '$[0]'), json_extract(t.side_points, '$[1]'), s.seat, s.status, s.detail, s.stderr_tail, b.name,"
         " t.board_no,"
         " (SELECT COUNT(*) FROM deals d WHERE d.table_id = t.id AND d.complete)"
         " FROM board_tables t JOIN matches m ON m.id = t.match_id JOIN seats s ON s.table_id = t.id"

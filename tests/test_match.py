@@ -43,8 +43,8 @@ async def test_each_board_is_played_twice_with_the_sides_swapped():
         assert [s.name for s in second.seats] == ["random", "greedy"] * 2
         for table in board.tables:
             assert table.deals[0]["seed"] == board.seed and table.deals[0]["dealer"] == board.dealer
-        assert board.points == [first.points[0] + second.points[1], first.points[1] + second.points[0]]
-    assert result.totals == [sum(b.points[0] for b in result.boards), sum(b.points[1] for b in result.boards)]
+        assert board.results == [first.points[0] + second.points[1], first.points[1] + second.points[0]]
+    assert result.totals == [sum(b.results[0] for b in result.boards), sum(b.results[1] for b in result.boards)]
     d = result.to_dict()
     assert d["totals"] == result.totals and len(d["boards"]) == 2 and d["forfeits"] == []
 
@@ -72,7 +72,7 @@ async def test_the_printed_match_has_every_board_and_the_total():
 async def test_a_forfeit_shows_in_the_match_and_goes_against_the_faulty_bot():
     illegal = faulty("illegal.py")
     result = await play_match(RANDOM, illegal, boards=1, seed=2)
-    assert [f["bot"] for f in result.forfeits] == ["B", "B"]
+    assert [f["entrant"] for f in result.forfeits] == [1, 1]
     assert result.totals == [60, 0]
     assert "B (seat 1) illegal_move" in format_match(result)
 

@@ -32,9 +32,11 @@ def test_an_old_database_is_upgraded_in_place_and_reads_as_before(old):
     assert [m.name for m in schema.migrations.applied(db)] == [m.name for m in schema.migrations._migrations]
     names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
     assert "tables" not in names and {"board_tables", "standings", "crosstable", "board_results"} <= names
-    assert columns(db, "matches")[3:7] == ["team_a_bot1_id", "team_a_bot2_id", "team_b_bot1_id", "team_b_bot2_id"]
+    assert columns(db, "matches") == ["id", "tournament_id", "match_no"]  # its teams are entrants 0 and 1 now
+    assert [tuple(r) for r in db.execute("SELECT entrant, member, bot_id FROM match_entrants WHERE match_id = 1")] == [
+        (0, 0, 1), (1, 0, 2)]
     for _kind, table, old_name, new in schema.RENAMES:
-        if old_name is not None:
+        if old_name is not None and table in ("tournaments", "seats", "deals"):  # (the rest moved on in 0015)
             assert new in columns(db, table) and old_name not in columns(db, table), (table, new)
     assert db.execute("PRAGMA foreign_key_check").fetchall() == []
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -90,8 +92,11 @@ def test_the_views_agree_with_the_listings(old):
                                                                                       c["margin"])
     boards = read.board_results(db, tid)
     viewed = list(db.query("SELECT * FROM board_results WHERE tournament_id = ?", [tid]))
-    assert [(v["match_no"], v["board_no"], v["team_a_margin"], v["team_a_outcome"], v["seed"]) for v in viewed] == [
-        (b["match_no"], b["board_no"], b["margin"], b["outcome"], str(b["seed"])) for b in boards]
+    assert [(v["match_no"], v["board_no"], v["entrant"], v["bots"], v["result"], v["score"], v["seed"])
+            for v in viewed] == [
+        (b["match_no"], b["board_no"], e, "+".join(f"{labels[x]}@1" for x in b["entrants"][e]), b["results"][e],
+         b["scores"][e], str(b["seed"])) for b in boards for e in range(2)]
+    assert [v["margin"] for v in viewed if v["entrant"] == 0] == [b["margin"] for b in boards]
     db.close()
 
 

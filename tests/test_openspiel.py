@@ -189,8 +189,8 @@ def test_a_hearts_tournament_with_duplicate_rooms_replayed(tmp_path):
         for m in doc["moves"]:
             state = state.apply(m["move"])
         assert state.is_over and list(state.result().sides) == doc["points"]
-        (tmp_path / "deal.json").write_text(json.dumps(doc))
-        assert "move 1:" in arena("replay", str(tmp_path / "deal.json"), cwd=tmp_path).stdout
+    (tmp_path / "deal.json").write_text(json.dumps(doc))  # and a deal's JSON, replayed from its file
+    assert "move 1:" in arena("replay", str(tmp_path / "deal.json"), cwd=tmp_path).stdout
 
 
 def test_the_rules_oracle_answers_for_an_openspiel_game(tmp_path):

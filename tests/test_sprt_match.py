@@ -146,7 +146,7 @@ def test_a_test_whose_tables_fault_stops_and_says_whose(tmp_path):
     play. Past the fault limit (10% of the tables by default), checked after each batch, it stops
     with the verdict "faults", and the summary, the standings and their JSON count the tables."""
     db = schema.open_db(tmp_path / "arena.db")
-    tid, result, out = play(db, CRASHER, RANDOM, SPRT(0, 10), batch=2)
+    tid, result, out = play(db, CRASHER, RANDOM, SPRT(0, 50), batch=2)
     assert (result["verdict"], result["played"], result["max_faults"]) == ("faults", 2, sprt.MAX_FAULTS)
     assert result["said"] == "stopped without a decision: more than 10% of the tables ended in a fault"
     assert result["faults"] == {"tables": 4, "faulted": 4, "by_bot": {"crash_mid_deal": 4}, "arena": 0}
@@ -155,9 +155,9 @@ def test_a_test_whose_tables_fault_stops_and_says_whose(tmp_path):
     assert doc["faults"] == result["faults"]
     assert "Faults: 4 of 4 tables ended in a fault (100.0%): crash_mid_deal 4." in present.notes(doc)
     # run again: it says so and plays nothing; a limit of 1 (never) reopens it, and it plays on to
-    # a verdict about the forfeits, its faults still counted
-    assert play(db, CRASHER, RANDOM, SPRT(0, 10), batch=2)[1]["played"] == 2
-    _, more, _ = play(db, CRASHER, RANDOM, SPRT(0, 10), batch=2, max_faults=1.0)
+    # a verdict about the forfeits, its faults still counted (elo1 50: H0 after 20 lost boards, not 101)
+    assert play(db, CRASHER, RANDOM, SPRT(0, 50), batch=2)[1]["played"] == 2
+    _, more, _ = play(db, CRASHER, RANDOM, SPRT(0, 50), batch=2, max_faults=1.0)
     assert more["verdict"] == "H0" and more["faults"]["faulted"] == more["faults"]["tables"] == 2 * more["played"]
     # a fault the arena caused (a start refused: forfeit["arena"], arena.play.room) is in no bot's count
     db.execute("UPDATE board_tables SET forfeit = json_set(forfeit, '$.arena', json('true')) WHERE id ="
@@ -167,7 +167,7 @@ def test_a_test_whose_tables_fault_stops_and_says_whose(tmp_path):
     assert read.fault_tables(db, tid) == {"tables": n, "faulted": n, "by_bot": {"crash_mid_deal": n - 1}, "arena": 1}
     assert present.fault_line(read.fault_tables(db, tid)).endswith(f": crash_mid_deal {n - 1}, the arena 1.")
     with pytest.raises(ArenaError, match="--max-faults is a share of the tables, 0 to 1, not 10"):
-        sprt.prepare(db, None, CRASHER, RANDOM, SPRT(0, 10), batch=2, max_faults=10)
+        sprt.prepare(db, None, CRASHER, RANDOM, SPRT(0, 50), batch=2, max_faults=10)
     db.close()
 
 

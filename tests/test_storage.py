@@ -631,8 +631,9 @@ def test_seat_layout_and_schedule(db, three):
     assert seat_bots([1, 2], [3, 4], False) == [1, 3, 2, 4]
     assert seat_bots([1, 2], [3, 4], True) == [3, 1, 4, 2]
     assert seat_bots([1, 1], [3, 3], False, players=2) == [1, 3]
-    assert read.schedule(db, tid) == [
-        {"match_no": k, "team_a": ta, "team_b": tb, "entrants": [ta, tb]} for k, (ta, tb) in enumerate(sched, start=1)]
+    assert read.schedule(db, tid) == [  # a clone team is stored as its one bot
+        {"match_no": k, "entrants": [list(dict.fromkeys(ta)), list(dict.fromkeys(tb))]}
+        for k, (ta, tb) in enumerate(sched, start=1)]
 
 
 def test_a_bot_is_named_after_its_file_without_the_bot_suffix(db, tmp_path):
@@ -709,3 +710,26 @@ def test_a_disconnected_pool_is_said_under_the_standings(db, tmp_path):
     notes = standings_notes(doc)
     assert any(line.startswith("Disconnected: some bots never met") and "(alpha, beta | gamma, random)" in line
                for line in notes)
+
+
+def test_a_match_of_mixed_partners_is_two_entrants_of_two_bots_each(db, tmp_path):
+    """One shape for every match: mixed partners are entrants with two members, read back as
+    "a+b" (the view, the export, the board outcomes), each member counted for its team."""
+    a, b, c, d = (add_bot(db, make_bot(tmp_path, n, f"# {n}\n"))["id"] for n in ("a", "b", "c", "d"))
+    sched = [([a, b], [c, d])]
+    tid = create_tournament(db, "mixed", seed=BIG_SEED, variant={"preset": "jensen", "players": 4}, format="deal",
+                            partners="mixed", boards=1, settings={}, bot_ids=[a, b, c, d], matches=sched)
+    play_all(db, tid, sched, 1, lambda x, y, n: 6)
+    assert [tuple(r) for r in db.execute("SELECT entrant, member, bot_id FROM match_entrants")] == [
+        (0, 0, a), (0, 1, b), (1, 0, c), (1, 1, d)]
+    assert [(v["entrant"], v["bots"], v["margin"], v["score"]) for v in db.query("SELECT * FROM board_results")] == [
+        (0, "a@1+b@1", 12, 1.0), (1, "c@1+d@1", -12, 0.0)]
+    assert read.schedule(db, tid) == [{"match_no": 1, "entrants": [[a, b], [c, d]]}]
+    rows = {r["bot"]: (r["boards"], r["wins"], r["losses"], r["avg_margin"]) for r in read.standings(db, tid)}
+    assert rows == {"a": (1, 1, 0, 12.0), "b": (1, 1, 0, 12.0), "c": (1, 0, 1, -12.0), "d": (1, 0, 1, -12.0)}
+    assert next(export.export_rows(db, tid))["entrants"] == "a+b c+d"
+    (board,) = read.board_outcomes(db, tid)
+    assert (board["team_a"], board["team_b"], board["margin"], board["rooms"]) == (
+        ["a", "b"], ["c", "d"], 12, [1.0, 1.0])
+    cells = {(row["bot"], y): c["wins"] for row in read.crosstable(db, tid)["rows"] for y, c in row["results"].items()}
+    assert cells == {(x, y): 1 for x in "ab" for y in "cd"} | {(y, x): 0 for x in "ab" for y in "cd"}

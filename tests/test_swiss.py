@@ -93,7 +93,7 @@ async def test_a_swiss_tournament_is_drawn_round_by_round_and_resumes_exactly(tm
     plan = done["settings"]["pairing"]
     assert plan["drawn"] == [2, 2, 2] and len(set(plan["byes"])) == 3  # 5 bots: a bye each round, never twice
     assert done["status"] == "finished" and done["boards_done"] == 6
-    met = [frozenset((m["team_a"][0], m["team_b"][0])) for m in read.schedule(whole, wid)]
+    met = [frozenset((m["entrants"][0][0], m["entrants"][1][0])) for m in read.schedule(whole, wid)]
     assert len(set(met)) == len(met)
 
     cut = schema.open_db(tmp_path / "cut.db")

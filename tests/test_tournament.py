@@ -23,6 +23,7 @@ from arena.errors import ArenaError
 from arena.play import room
 from arena.play.table import FixedDeals, play_table
 from arena.process import forking
+from arena.cli.progress import Progress
 from arena.process.command import BotCommand
 from arena.results import read, schema, write
 from arena.tournaments import runner, schedule
@@ -139,7 +140,7 @@ def boards_of(db, tid):
 
 def table_points(db, tid):
     return sorted(db.execute(
-        "SELECT m.match_no, t.board_no, t.swapped, t.side0_points, t.side1_points FROM board_tables t"
+        "SELECT m.match_no, t.board_no, t.swapped, json_extract(t.side_points, '$[0]'), json_extract(t.side_points, '$[1]') FROM board_tables t"
         " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid]).fetchall())
 
 
@@ -206,21 +207,21 @@ async def test_the_progress_line_counts_boards_deals_and_faults(tmp_path, out):
     db = schema.open_db(tmp_path / "p.db")
     tid = runner.prepare(db, "p", DETERMINISTIC[:2], runner.Settings(boards=5, seed=3))
     reports = []
-    progress = runner.Progress(out=out(), width=60, report_every=2,
-                               report=lambda: reports.append(1) or f"REPORT {len(reports)}")
+    progress = Progress(out=out(), width=80, report_every=2,
+                        report=lambda: reports.append(1) or f"REPORT {len(reports)}")
     await runner.run(db, tid, concurrency=2, progress=progress)  # each board is stored as it ends:
     text = progress.out.getvalue()  # reports at 2 and 4 boards, -> 5 (the end: the standings follow)
-    shape = (r"(\[[#.]+\] )?(\d+)/5 boards stored  \d+\.\d deals/s"
-             r"  ETA (~?\d+:\d\d( \(\d bots? not seen yet\))?|--:--)  faults 0")
-    if out is Terminal:  # one line redrawn in place, the rest of the old one cleared; reports above it
-        assert text.startswith("\r") and text.endswith("\x1b[K\n")
-        last = text.rstrip("\n").split("\n")[-1]
-        draws = [d for d in last.split("\r") if d]
-        assert all(d.endswith("\x1b[K") and len(d) - 3 <= 59 for d in draws)
-        lines = [d[:-3] for d in draws]
-        reported = [line.rsplit("\r", 1)[-1] for line in text.split("\n") if "REPORT" in line]
-        assert reported == ["\x1b[KREPORT 1", "\x1b[KREPORT 2"]  # each clears the line drawn before it
+    shape = (r"(\[[#.]+\] |[━╸╺]+ )?(\d+)/5 boards stored  \d+\.\d deals/s( \d:\d\d:\d\d)?"
+             r"  ?ETA (~?\d+:\d\d( \(\d bots? not seen yet\))?|--:--)  faults 0")
+    if out is Terminal:  # rich's bar redrawn in place, the cursor hidden meanwhile; reports above it
+        assert text.startswith("\x1b[?25l") and text.endswith("\n\x1b[?25h")
+        plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+        draws = [d for line in plain.split("\n") for d in line.split("\r") if d]
+        lines = [d for d in draws if not d.startswith("REPORT")]
+        assert [d for d in draws if d.startswith("REPORT")] == ["REPORT 1", "REPORT 2"]
+        assert all(len(d) <= 80 for d in draws)
     else:  # a log: a line at each tenth of the way, the last one once; reports as lines
+        assert "\r" not in text and "\x1b" not in text
         lines = [line for line in text.splitlines() if not line.startswith("REPORT")]
         assert [line for line in text.splitlines() if line.startswith("REPORT")] == ["REPORT 1", "REPORT 2"]
     done = [int(re.fullmatch(shape, line).group(2)) for line in lines]
@@ -230,14 +231,14 @@ async def test_the_progress_line_counts_boards_deals_and_faults(tmp_path, out):
 
 def test_the_progress_line_after_a_resume_counts_only_this_run():
     """Half stored before: the speed and ETA come from this run's tables, not the stored ones."""
-    progress = runner.Progress(out=io.StringIO(), width=80)
+    progress = Progress(out=io.StringIO(), width=80)
     progress.begin(tables_total=40, tables_done=20)
     assert "ETA --:--" in progress.line()  # nothing played here yet: no guess
     progress.started -= 10.0  # ten seconds into this run
     progress.update(tables=10, deals=10, faults=0)  # 10 tables in 10 s, 10 left: about 10 s
     line = progress.line()
     assert "15/20 boards stored" in line and re.search(r"ETA 0:(09|10)", line), line
-    assert len(runner.Progress(out=io.StringIO()).line(width=30)) <= 29  # a narrow terminal: cut
+    assert len(Progress(out=io.StringIO()).line(width=30)) <= 29  # a narrow terminal: cut
 
 
 def test_the_eta_allows_for_each_matchs_pace_and_says_when_it_has_not_seen_a_bot():
@@ -251,7 +252,7 @@ def test_the_eta_allows_for_each_matchs_pace_and_says_when_it_has_not_seen_a_bot
     fast, slow = (1, 2, 1, 2), (3, 1, 3, 1)
     todo = [Room(1, False, fast, (0, 1)), Room(1, True, fast, (0, 1)),
             Room(2, False, slow, (0, 1, 2, 3)), Room(2, True, slow, (0, 1, 2, 3))]
-    progress = runner.Progress(out=io.StringIO(), width=120)
+    progress = Progress(out=io.StringIO(), width=120)
     progress.begin(tables_total=12, tables_done=0, todo=todo)
     assert "ETA --:--" in progress.line()  # nothing stored yet: no guess
     progress.update(1, 1, 0, todo[0], [record({k: 250.0 for k in range(4)}, 1.0)])
@@ -281,7 +282,7 @@ async def test_mixed_partners_and_whole_games(tmp_path):
     deals = db.execute("SELECT COUNT(*) FROM deals d JOIN board_tables tb ON tb.id = d.table_id"
                        " JOIN matches m ON m.id = tb.match_id WHERE m.tournament_id = ?", [tid]).fetchone()[0]
     assert deals > 2  # each table played deals until a side passed 31
-    for p0, p1 in db.execute("SELECT t.side0_points, t.side1_points FROM board_tables t JOIN matches m ON m.id = t.match_id "
+    for p0, p1 in db.execute("SELECT json_extract(t.side_points, '$[0]'), json_extract(t.side_points, '$[1]') FROM board_tables t JOIN matches m ON m.id = t.match_id "
                              "WHERE m.tournament_id = ?", [tid]):
         assert max(p0, p1) >= 31
 

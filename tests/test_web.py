@@ -6,6 +6,8 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -41,7 +43,7 @@ def played(tmp_path_factory) -> Path:
     """A finished tournament of four bundled bots, 3 boards a match, played by `arena tournament run`."""
     db = tmp_path_factory.mktemp("web") / "arena.db"
     for name in ("random", "greedy", "sweeper", "builder"):
-        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db))
+        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db), "--no-check")
     arena("tournament", "run", "--bots", "random,greedy,sweeper,builder", "--boards", "3", "--seed", "5",
           "--name", "cup", "--sandbox", "none", "--quiet", "--db", str(db))
     return db
@@ -425,7 +427,7 @@ def test_a_server_started_during_a_tournament_sees_every_later_one(tmp_path):
     connection outlives the writer that closes (and deletes) the database's WAL files."""
     db = tmp_path / "arena.db"
     for name in ("random", "greedy"):
-        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db))
+        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db), "--no-check")
     run = ["tournament", "run", "--bots", "random,greedy", "--seed", "3", "--sandbox", "none",
            "--processes", "1", "--concurrency", "1", "--quiet", "--db", str(db)]
     first = subprocess.Popen([sys.executable, "-m", "arena", *run, "--boards", "30", "--name", "first"],
@@ -546,8 +548,8 @@ def league_db(tmp_path_factory) -> Path:
     from arena.league import store
 
     db = tmp_path_factory.mktemp("league") / "league.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(ROOT / "tests" / "web" / "xss_bot.py"), "--name", "xss", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db), "--no-check")
+    arena("bot", "add", str(ROOT / "tests" / "web" / "xss_bot.py"), "--name", "xss", "--db", str(db), "--no-check")
     arena("tournament", "run", "--bots", "random,xss", "--boards", "1", "--seed", "3", "--name", "cup",
           "--sandbox", "none", "--quiet", "--db", str(db))
     with schema.open_db(db) as d:
@@ -587,9 +589,56 @@ def test_a_leagues_stderr_stays_private_in_serve_and_report(league_db, tmp_path)
             assert any(STDERR_MARK in f["stderr"] for f in faults) if shown else \
                 all(f["stderr"] is None and f["stderr_private"] for f in faults)
             assert any(STDERR_MARK.encode() in b for b in bodies) is shown, options
+            assert not any(re.search(rb'"sha256": ?"', b) for b in bodies)  # the name of an author's stored copy
         finally:
             assert "Traceback" not in srv.close()
         out = tmp_path / f"site{len(options)}"
         arena("report", "cup", "--db", str(league_db), "--output", str(out), *options)
         written = [p.read_text() for p in (out / "data").iterdir()]
         assert any(STDERR_MARK in text for text in written) is shown, options
+
+
+def test_a_leagues_report_opens_on_the_league_view(league_db, tmp_path):
+    """`arena report league` writes the league view's data as the league's server answers it
+    (nothing in play), and opens on it."""
+    out = tmp_path / "site"
+    arena("report", "league", "--db", str(league_db), "--output", str(out))
+    assert 'window.ZA_HOME = "league"' in (out / "mode.js").read_text()
+    text = (out / data_file("league")).read_text()
+    doc = json.loads(text[text.index(", ") + 2: text.rindex(")")])
+    assert doc["league"] == "league" and doc["playing"] == [] and doc["tid"] == 2, doc
+
+
+def _flood_unread(port: int) -> socket.socket:
+    """A client that asks for many answers on one connection and reads none: its socket's
+    buffers fill and the server's send of the next answer waits."""
+    conn = socket.create_connection(("127.0.0.1", port))
+    conn.sendall(b"".join(b"GET /static/pages.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" for _ in range(600)))
+    return conn
+
+
+def test_a_client_that_stops_reading_does_not_hold_either_server_at_its_end(played, open_dir):
+    """SIGTERM to `arena serve`, SIGINT to `arena league serve`, while a client holds a send:
+    each ends by itself (the league's status 0, not its watchdog's 1, which ended it 15 s later)."""
+    from tests.test_league import Server, add_author
+
+    srv = Served(played)
+    flood = _flood_unread(srv.port)
+    try:
+        get(srv, "/api/version")  # (another connection: the server answers while the flood waits)
+        srv.proc.terminate()
+        assert srv.proc.wait(timeout=60) == 0
+    finally:
+        srv.close()
+        flood.close()
+    db = open_dir / "league.db"
+    add_author(db, "alice")
+    league = Server(db)
+    flood = _flood_unread(int(league.url.rsplit(":", 1)[1]))
+    try:
+        assert league.get("/api/status")[0] == 200
+        league.proc.send_signal(signal.SIGINT)
+        assert league.proc.wait(timeout=60) == 0, league.proc.stderr.read()[-3000:]
+    finally:
+        league.stop()
+        flood.close()

@@ -16,6 +16,7 @@ from engine import zwicker as rules
 from games.zwicker import State as ZwickerState
 from arena.report.site import write_site
 from arena.results import read, schema
+from arena.tournaments import runner
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -87,9 +88,9 @@ class Server:
 def cup(tmp_path_factory) -> Path:
     """A finished tournament: random, greedy and the bot that speaks markup, 2 boards a match."""
     db = tmp_path_factory.mktemp("browser") / "arena.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
-    arena("bot", "add", str(XSS_BOT), "--name", "xss", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db), "--no-check")
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db), "--no-check")
+    arena("bot", "add", str(XSS_BOT), "--name", "xss", "--db", str(db), "--no-check")
     arena("tournament", "run", "--bots", "random,greedy,xss", "--boards", "2", "--seed", "11", "--name", "cup",
           "--sandbox", "none", "--quiet", "--db", str(db))
     return db
@@ -130,13 +131,13 @@ def test_the_live_page_follows_a_real_tournament(tmp_path, page):
     """While `arena tournament run` plays, the open page's standings change without a reload;
     at the end they are the database's."""
     db = tmp_path / "arena.db"
-    for name in ("random", "greedy", "sweeper", "builder", "first"):
-        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db))
+    names = ["random", "greedy", "sweeper", "builder", "first"]
+    for name in names:
+        arena("bot", "add", str(BOTS / "zwicker" / f"{name}_bot.py"), "--name", name, "--db", str(db), "--no-check")
+    with schema.open_db(db, create=False) as conn:  # made before the page opens, played once it is open:
+        runner.prepare(conn, "live", names, runner.Settings(boards=8, seed=2))  # at any pace, 80 boards do
     server = Server(db)
-    run = subprocess.Popen(
-        [sys.executable, "-m", "arena", "tournament", "run", "--all", "--boards", "48", "--seed", "2", "--name", "live",
-         "--sandbox", "none", "--processes", "1", "--concurrency", "1", "--quiet", "--db", str(db)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    run = None
     try:
         page.goto(server.url)
         page.wait_for_selector("#tournaments a", timeout=WAIT_MS)  # the list shows it once it exists
@@ -146,8 +147,11 @@ def test_the_live_page_follows_a_real_tournament(tmp_path, page):
         page.evaluate("window.__same_page = true")
         first = page.text_content("[data-test=progress]")
         first_rows = standings_rows(page)
-        assert first_rows and first.split(" of ")[0] != first.split(" of ")[1].split(" ")[0], (
-            f"the tournament ended before the page opened: {first}")
+        assert first_rows and first.startswith("0 of 80 boards"), first
+        run = subprocess.Popen(
+            [sys.executable, "-m", "arena", "tournament", "run", "--resume", "live", "--sandbox", "none",
+             "--processes", "1", "--concurrency", "1", "--quiet", "--db", str(db)],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         page.wait_for_selector("#live", state="visible", timeout=WAIT_MS)
         page.wait_for_function(
             "rows => JSON.stringify([...document.querySelectorAll('#standings tbody tr [data-col=boards]')]"
@@ -155,19 +159,20 @@ def test_the_live_page_follows_a_real_tournament(tmp_path, page):
             arg=json.dumps([r["cells"]["boards"] for r in first_rows], separators=(",", ":")), timeout=WAIT_MS)
         assert page.text_content("[data-test=progress]") != first
         shot(page, "live-running")
-        assert run.wait(timeout=600) == 0, run.stderr.read()  # a guard: a loaded machine plays 480 boards slowly
+        assert run.wait(timeout=600) == 0, run.stderr.read()  # a guard: a loaded machine plays 80 boards slowly
         page.wait_for_selector(".page-head .badge.finished", timeout=WAIT_MS)
         page.wait_for_selector("#history", timeout=WAIT_MS)
         assert page.evaluate("window.__same_page") is True  # never reloaded
-        assert page.text_content("[data-test=progress]").startswith("480 of 480 boards")
+        assert page.text_content("[data-test=progress]").startswith("80 of 80 boards")
         assert not page.is_visible("#live") and page.locator("#in-play").count() == 0  # nothing in play any more
         check_standings_against(page, db, "live")
         shot(page, "live-finished")
     finally:
-        if run.poll() is None:
-            run.terminate()
-            run.wait()
-        run.stderr.close()
+        if run is not None:
+            if run.poll() is None:
+                run.terminate()
+                run.wait()
+            run.stderr.close()
         server.close()
 
 
@@ -324,8 +329,8 @@ def separated(tmp_path_factory) -> Path:
     """A real gauntlet of the crashing bot against random and greedy: both win every board (a
     perfect record, shown `> X`), the crasher loses every one (`< X`): a separated pool."""
     db = tmp_path_factory.mktemp("separated") / "arena.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db), "--no-check")
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db), "--no-check")
     arena("bot", "add", str(FAULTY / "crash.py"), "--name", "crash", "--no-check", "--db", str(db))
     arena("tournament", "run", "--bots", "random,greedy,crash", "--gauntlet", "crash", "--boards", "2",
           "--seed", "11", "--name", "sep", "--sandbox", "none", "--quiet", "--db", str(db))
@@ -355,9 +360,9 @@ def page_standings(page) -> tuple[list[str], list[dict[str, str]], list[str]]:
     return heads, rows, notes
 
 
-def check_like_the_terminal(page, db: Path, name: str) -> None:
-    """Row by row, cell by cell: the page's standings are the terminal's."""
-    heads, rows, notes = terminal_standings(db, name)
+def check_like_the_terminal(page, terminal: tuple[list[str], list[dict[str, str]], list[str]]) -> None:
+    """Row by row, cell by cell: the page's standings are the terminal's (`terminal_standings`)."""
+    heads, rows, notes = terminal
     shown_heads, shown_rows, shown_notes = page_standings(page)
     assert shown_heads == heads
     assert shown_rows == rows
@@ -368,7 +373,7 @@ def check_like_the_terminal(page, db: Path, name: str) -> None:
 def test_the_pages_render_the_standings_as_the_terminal_does(page, separated, tmp_path):
     """A pool with perfect records, a zero record and separated groups: the served tournament page,
     each bot's page and the static report print what `arena standings` prints."""
-    heads, rows, notes = terminal_standings(separated, "sep")
+    heads, rows, notes = terminal = terminal_standings(separated, "sep")
     assert [r["interval"][0] for r in rows] == [">", ">", "<"]  # what this pool is about
     assert any(line.startswith("Separated: ") for line in notes) and "vs pool mean, 95%" in heads
     assert rows[2]["los"] == "-" and rows[2]["faults"] == "8 !"  # (the LOS figures are the rating model's)
@@ -376,7 +381,7 @@ def test_the_pages_render_the_standings_as_the_terminal_does(page, separated, tm
     try:
         page.goto(server.url + "#t=1")
         page.wait_for_selector("#standings tbody tr")
-        check_like_the_terminal(page, separated, "sep")
+        check_like_the_terminal(page, terminal)
         shot(page, "standings-separated")
         hrefs = dict(page.eval_on_selector_all("#standings tbody tr", "rs => rs.map(r => [r.dataset.bot,"
                                                " r.querySelector('td.bot a').getAttribute('href')])"))
@@ -393,7 +398,7 @@ def test_the_pages_render_the_standings_as_the_terminal_does(page, separated, tm
         write_site(db, "sep", out)
     page.goto((out / "index.html").as_uri())
     page.wait_for_selector("#standings tbody tr")
-    check_like_the_terminal(page, separated, "sep")
+    check_like_the_terminal(page, terminal)
 
 
 PAGES = [("index", "", "#tournaments"), ("tournament", "#t=1", "#standings"), ("bot", "#t=1&bot=2", "#bot-name"),
@@ -450,14 +455,24 @@ def test_a_replay_takes_its_sides_from_the_variant_and_plays_itself(page, served
     assert page.text_content("#running-score").startswith("Points so far: side 0 ")
 
 
-def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp_path):
-    """A real `arena sprt` that accepts H1: its page draws the LLR over the boards it counted with
-    both bounds, and gives the hypotheses, error rates, pentanomial counts, verdict and NEW's Elo."""
-    db = tmp_path / "arena.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
+@pytest.fixture(scope="module")
+def sprts(tmp_path_factory) -> tuple[Path, str, str]:
+    """Two real `arena sprt` runs in one database: greedy against random (tournament 1, accepts
+    H1), then random against greedy (tournament 2, accepts H0); with what each printed."""
+    db = tmp_path_factory.mktemp("sprt") / "arena.db"
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db), "--no-check")
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db), "--no-check")
     said = arena("sprt", "greedy", "random", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
                  "--seed", "123456789012345", "--sandbox", "none", "--name", "test", "--db", str(db))
+    said_h0 = arena("sprt", "random", "greedy", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
+                    "--seed", "123456789012345", "--sandbox", "none", "--quiet", "--name", "h0", "--db", str(db))
+    return db, said, said_h0
+
+
+def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, sprts):
+    """A real `arena sprt` that accepts H1: its page draws the LLR over the boards it counted with
+    both bounds, and gives the hypotheses, error rates, pentanomial counts, verdict and NEW's Elo."""
+    db, said, _ = sprts
     from arena.results import sprt_tests
 
     with schema.open_db(db, create=False) as d:
@@ -493,18 +508,14 @@ def test_an_sprt_page_shows_its_llr_between_its_bounds_and_its_verdict(page, tmp
         server.close()
 
 
-def test_an_sprt_that_accepts_h0_says_so_in_the_terminals_words(page, tmp_path):
+def test_an_sprt_that_accepts_h0_says_so_in_the_terminals_words(page, sprts):
     """H0 is accepted against elo1 (NEW is not better by elo1): the page's verdict is the line
     `arena sprt` printed."""
-    db = tmp_path / "arena.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db))
-    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db))
-    said = arena("sprt", "random", "greedy", "--elo0", "0", "--elo1", "150", "--max-boards", "40", "--batch", "4",
-                 "--seed", "123456789012345", "--sandbox", "none", "--quiet", "--name", "h0", "--db", str(db))
+    db, _, said = sprts
     assert said.startswith("H0 accepted: random is not better than greedy by elo1 = 150, after ")
     server = Server(db)
     try:
-        page.goto(server.url + "#t=1")
+        page.goto(server.url + "#t=2")
         page.wait_for_selector("#sprt #sprt-verdict")
         assert page.text_content("#sprt-verdict") == said.split(", after ")[0]
     finally:
@@ -521,8 +532,8 @@ def test_a_person_watches_a_table_in_play_without_its_hands(page, tmp_path):
     from arena.results.lock import run_lock
 
     db_path = tmp_path / "arena.db"
-    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db_path))
-    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db_path))
+    arena("bot", "add", str(BOTS / "zwicker" / "random_bot.py"), "--name", "random", "--db", str(db_path), "--no-check")
+    arena("bot", "add", str(BOTS / "zwicker" / "greedy_bot.py"), "--name", "greedy", "--db", str(db_path), "--no-check")
     with schema.open_db(db_path) as db:
         r, g = (b["id"] for b in db.query("SELECT id FROM bots ORDER BY id"))
         tid = write.create_tournament(db, "now", seed=1, variant={"preset": "jensen"}, format="deal", partners="clone",

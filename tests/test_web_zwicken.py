@@ -38,7 +38,7 @@ def played(tmp_path_factory) -> Path:
     """Three bundled Zwicken bots, 2 boards of 3 rooms each, played by the installed `arena`."""
     db = tmp_path_factory.mktemp("zweb") / "arena.db"
     for name in ("random", "rule", "mc"):
-        arena(db, "bot", "add", str(BOTS / "zwicken" / f"zwicken_{name}_bot.py"), "--name", f"z{name}", "--game", "zwicken")
+        arena(db, "bot", "add", str(BOTS / "zwicken" / f"zwicken_{name}_bot.py"), "--name", f"z{name}", "--game", "zwicken", "--no-check")
     arena(db, "tournament", "run", "--game", "zwicken", "--players", "3", "--bots", "zrandom,zrule,zmc",
           "--boards", "2", "--seed", str(2**50 + 3), "--name", "zw", "--sandbox", "none", "--quiet")
     return db

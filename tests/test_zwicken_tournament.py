@@ -52,8 +52,9 @@ def stored(cwd: Path, name: str) -> tuple[dict, list[dict], list[tuple]]:
     try:
         t = read.get_tournament(db, name)
         entrants = [tuple(row) for row in db.execute(
-            "SELECT m.match_no, b.board_no, e.entrant, e.bot_id, e.result, e.score FROM board_entrants e"
-            " JOIN boards b ON b.id = e.board_id JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
+            "SELECT m.match_no, b.board_no, e.entrant, x.bot_id, e.result, e.score FROM board_entrants e"
+            " JOIN boards b ON b.id = e.board_id JOIN matches m ON m.id = b.match_id"
+            " JOIN match_entrants x ON x.match_id = m.id AND x.entrant = e.entrant WHERE m.tournament_id = ?"
             " ORDER BY m.match_no, b.board_no, e.entrant", [t["id"]])]
         tables = [dict(r) for r in db.query(
             "SELECT m.match_no, x.board_no, x.swapped AS room, x.side_points, x.board_seed FROM board_tables x"
@@ -262,8 +263,8 @@ def test_sprt_seats_new_and_old_alternately_and_counts_boards_won_drawn_lost(tmp
         assert [lost, drawn, won] == [result["counts"][0], result["counts"][2], result["counts"][4]]
     finally:
         db.close()
-    text = arena("sprt", "--game", "zwicken", "--players", "4", rule, rnd, "--elo0", "0", "--elo1", "50",
-                 "--max-boards", "8", "--batch", "4", "--seed", str(SEED), "--quiet", cwd=tmp_path).stdout
+    text = arena("sprt", "--game", "zwicken", "--players", "4", rule, rnd, "--elo0", "0", "--elo1", "50",  # its words:
+                 "--max-boards", "4", "--batch", "4", "--seed", str(SEED), "--quiet", cwd=tmp_path).stdout  # one batch do
     assert "won, drew, lost against" in text and "Elo per board" in text, text
 
 

@@ -46,8 +46,9 @@ def seating(cwd: Path, name: str) -> tuple[dict, list[list[int]], dict[tuple[int
                 " ORDER BY x.board_no, x.swapped, s.seat", [t["id"]]):
             seats.setdefault((board, room), []).append(bot)
         results = db.execute(
-            "SELECT b.board_no, e.entrant, e.bot_id, e.result FROM board_entrants e JOIN boards b ON b.id = e.board_id"
-            " JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ? AND m.match_no = 1 ORDER BY 1, 2",
+            "SELECT b.board_no, e.entrant, x.bot_id, e.result FROM board_entrants e JOIN boards b ON b.id = e.board_id"
+            " JOIN matches m ON m.id = b.match_id JOIN match_entrants x ON x.match_id = m.id AND x.entrant = e.entrant"
+            " WHERE m.tournament_id = ? AND m.match_no = 1 ORDER BY 1, 2",
             [t["id"]]).fetchall()
         return t, entrants, seats, [tuple(r) for r in results]
     finally:
@@ -116,7 +117,30 @@ def test_play_and_sprt_at_three_and_six_players(tmp_path):
     assert "alternate sides" in out and "after 2 boards" in out
 
 
-def test_mixed_partners_need_two_sides_of_two(tmp_path):
+def test_mixed_partners_at_three_against_three(tmp_path):
+    """Six of grossenwiehe with mixed partners: each group of six bots split every way into two
+    teams of three different bots (ten matches), each an entrant of three bots, one a seat of its
+    side; the standings count each bot for its team, the listings name a team a+b+c."""
     done = arena("tournament", "run", "--players", "6", "--variant", "grossenwiehe", "--partners", "mixed",
                  "--bots", bots("random", "greedy", "sweeper", "first"), "--name", "x", cwd=tmp_path, code=2)
-    assert "two sides of two" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "at least six bots" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    six = ("random", "greedy", "sweeper", "first", "builder", "heuristic")
+    arena("tournament", "run", "--players", "6", "--variant", "grossenwiehe", "--partners", "mixed", "--bots",
+          bots(*six), "--boards", "1", "--seed", str(SEED), "--name", "m6", "--quiet", cwd=tmp_path)
+    t, entrants, seats, results = seating(tmp_path, "m6")
+    assert (t["matches"], t["boards_done"], t["status"]) == (10, 10, "finished")
+    assert [len(e) for e in entrants] == [3, 3] and len({*entrants[0], *entrants[1]}) == 6
+    layout = G.layout(G.variant(t["variant"]))
+    for (board, room), at in seats.items():  # seat i of side j: member i of entrant (j - r) mod 2
+        assert at == [entrants[(layout.side_of(s) - room) % 2][layout.sides[layout.side_of(s)].index(s)]
+                      for s in range(6)]
+    db = schema.open_db(tmp_path / "a.db", create=False)
+    try:
+        standings = read.standings(db, t["id"])
+        listed = read.matches(db, t["id"])
+        labels = read._bot_labels(db, t["id"])
+    finally:
+        db.close()
+    assert [r["boards"] for r in standings] == [10] * 6  # every split holds every bot, on one team
+    assert listed[0]["entrants"] == ["+".join(labels[b] for b in e) for e in entrants]
+    assert all(r["wins"] + r["draws"] + r["losses"] == r["boards"] for r in standings)

@@ -101,7 +101,7 @@ def play(
             echo_json(result.to_dict())
         else:
             echo(format_match(result))
-            echo(board_summary([b.points[0] - b.points[1] for b in result.boards], result.names[0] or entrants[0],
+            echo(board_summary([b.results[0] - b.results[1] for b in result.boards], result.names[0] or entrants[0],
                                games.game(game).info.unit))
         return
     group = trio.run(lambda: play_group([commands[e] for e in entrants], boards=boards, seed=seed, variant=v,

@@ -17,6 +17,7 @@ import typer
 import games
 
 from arena.cli import FORMAT_HELP, GAME_HELP, PLAYERS_HELP, VARIANT_HELP, app, echo, echo_json, tournament_app
+from arena.cli.progress import Progress
 from arena.cli.results import DbOption, _open, standings_text
 from arena.errors import ArenaError, leaves
 from arena.play.table import TimeControl
@@ -58,7 +59,8 @@ def tournament_run(
         "--players", help=PLAYERS_HELP + " Except at two sides of two, each match is a bot per side "
         "(where each plays alone, as many bots as players), in every seat of its side.", show_default=False)] = None,
     partners: Annotated[str, typer.Option("--partners", help="clone: a side is copies of one bot; mixed (at two sides "
-                                          "of two): rotating partnerships of different bots.")] = "clone",
+                                          "of equal size, 2 v 2 or 3 v 3): every split of each group of bots in two "
+                                          "teams of different bots.")] = "clone",
     pairing: Annotated[str, typer.Option("--pairing", help="roundrobin: every pairing; swiss: each round pairs "
                                          "bots of similar score (many bots, far fewer matches).")] = "roundrobin",
     rounds: Annotated[int | None, typer.Option("--rounds", help="Swiss rounds (default: log2 of the bots, plus 2).",
@@ -150,17 +152,16 @@ def tournament_run(
                 echo(f"tournament '{t['name']}' is finished: nothing to play", err=True)
         progress = None
         if not quiet and not finished:
-            progress = runner.Progress(report_every=report_every,
-                                       report=lambda: _interim(database, tid))
+            progress = Progress(report_every=report_every, report=lambda: _interim(database, tid))
         try:
             t = trio.run(lambda: runner.run(database, tid, concurrency=concurrency, processes=processes,
                                              sandbox=mode if cluster is None else sandbox, progress=progress,
                                              cluster=cluster))
         except BaseException as exc:
+            if progress is not None:
+                progress.close()  # the bar down and the cursor back before any message
             if not any(isinstance(leaf, KeyboardInterrupt) for leaf in leaves(exc)):
                 raise
-            if progress is not None:
-                sys.stderr.write("\n")
             t = read.get_tournament(database, tid)
             per = len(read.schedule(database, tid)[0]["entrants"]) if t["matches"] else 2  # rooms per board
             half = len(read.done_tables(database, tid)) - per * t["boards_done"]
@@ -169,6 +170,8 @@ def tournament_run(
             echo(f"arena: interrupted: {t['boards_done']}/{t['boards_total']} boards of '{t['name']}' are stored"
                  f"{more}; resume with: {resume_command(t['name'], db)}", err=True)
             raise typer.Exit(130) from None
+        if progress is not None:
+            progress.close()  # a run that reported no end (a finished Swiss round with nothing to play)
         if not quiet:
             from arena.cli.results import standings_cmd
 

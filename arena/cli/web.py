@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -65,10 +65,19 @@ def report_cmd(
         name = read.get_tournament(d, name)["name"]  # none given: the latest, as `standings`
         out = output if output is not None else Path("results") / f"report-{_safe(name)}"
         _check_output(out, force)
-        counts = write_site(d, name, out, show_stderr=show_stderr)
+        counts = write_site(d, name, out, show_stderr=show_stderr, league=_league_view(d, name))
     typer.echo(f"wrote {out / 'index.html'} ({counts['pages']} pages, {counts['deals']} deals)")
     if "viewer_skipped" in counts:
         typer.echo(f"(the game's viewer is left out, its deals drawn as text: {counts['viewer_skipped']})", err=True)
+
+
+def _league_view(db: Any, name: str) -> Any:
+    """For a league's tournament, what reads its league view (the report opens on it), else None."""
+    if "league" not in (read.get_tournament(db, name)["settings"] or {}):
+        return None
+    from arena.league.pages import league_document
+
+    return league_document
 
 
 def _check_output(out: Path, force: bool) -> None:

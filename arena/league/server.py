@@ -1,13 +1,22 @@
 """`arena league serve`: one process that plays the ladder and serves its pages and JSON API.
 
-Starlette on anyio's trio backend, served by Hypercorn, in the same trio run as the ladder
-(arena.league.ladder): the one writer of the database. Public (no token): the league page, a
-match, a replay, `/api/league`, `/api/standings` (the document `arena standings --json` prints),
-`/api/status`, `/api/deals/ID`. An author's token (`Authorization: Bearer TOKEN`) is needed for
-every write (`POST /api/submit`, `POST /api/bots/NAME/retire`) and for what only the author may
-see: `/api/me` (their bots, versions, check output, faults with stderr), `/api/bots/NAME/stderr`
-and `/api/bots/NAME/code`. The league page is answered from a document kept in memory and
-rebuilt when the ratings change, so spectators cost the database nothing.
+The pages are `arena serve`'s app (arena.report.server) over the league's database: the same
+views, each answering HTML, JSON or server-sent events from one route (a match at `/t/ID/match/N`,
+a deal's replay at `/deal/ID`, with the game's own viewer, the one chart and number format),
+with the league's own routes mounted in front of them: its home view `league` (`/`, its data
+at `/api/league`, pushed to the open page as server-sent events each time it changes), the
+author's page, submissions and the API. The league's older addresses (`/match/N`, `/replay/ID`)
+redirect to the app's. It runs on Hypercorn in the same trio run as the ladder
+(arena.league.ladder), the one writer of the database.
+
+Public (no token): the pages, `/api/league`, `/api/standings` (the document `arena standings
+--json` prints), `/api/status`, `/api/deals/ID`, and the app's views, which leave every bot's
+stderr and stored copy's hash out (arena.report.pages: a league's database). An author's token
+(`Authorization: Bearer TOKEN`) is needed for every write (`POST /api/submit`, `POST
+/api/bots/NAME/retire`) and for what only the author may see: `/api/me` (their bots, versions,
+check output, faults with stderr), `/api/bots/NAME/stderr` and `/api/bots/NAME/code`. The
+league view is answered from a document kept in memory and rebuilt when the ratings change, so
+spectators cost the database nothing.
 """
 
 from __future__ import annotations
@@ -24,28 +33,34 @@ from typing import Any
 
 import sqlite_utils
 import trio
-from hypercorn.config import Config
-from hypercorn.trio import serve as hypercorn_serve
-from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from arena.errors import ArenaError
 from arena.league import archive, pages, store
 from arena.league.ladder import Ladder
 from arena.league.submissions import Quota, RateLimit, Refused, Submissions, author_of, check_command, sweep_temp
 from arena.play.table import TimeControl
 from arena.process import forking
 from arena.process.modes import resolve_mode
+from arena.report import app as web
+from arena.report import server as views_server
+from arena.report import views
 from arena.results import read, schema
 
 HOST = "127.0.0.1"
 STOP_S = 15.0  # after SIGINT or SIGTERM, the most the server takes to end
 CODE_LIMIT = 30  # code downloads an author may make per hour
-REPORT_STATIC = Path(__file__).resolve().parents[1] / "report" / "static"
 STATIC = Path(__file__).resolve().parent / "static"
+MODE_JS = b'window.ZA_MODE = "api";\nwindow.ZA_HOME = "league";\n'
+"""The app's mode in the league: served, and its home view the league's (not the tournaments' list)."""
+WATCH_S = 5.0
+"""How often the app's views (a tournament page asked for, say) are brought to the stored rooms:
+as often as the ratings are fitted (arena.league.ladder.RATE_EVERY_S), since each build reads
+the standings in a thread of the server's process, which the ladder shares."""
+TICK_S = 1.0
+"""How often an open league page's stream looks whether what is in play moved (in memory)."""
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self';"
           " base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
@@ -90,12 +105,25 @@ class League:
     code_rate: RateLimit = field(default_factory=lambda: RateLimit(CODE_LIMIT, 3600.0, "code"))
     packing: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(1))  # bots packed at once
     _lists: tuple[tuple, dict, list[int]] | None = None
-    _page: tuple[tuple, str] | None = None
+    _view: tuple[tuple, str, bytes] | None = None
+    _views: int = 0
+    _wake: trio.Event = field(default_factory=trio.Event)
 
     def refresh(self, fitted: dict) -> None:
         """The documents the ladder's last fit read (arena.league.ladder.rate_league)."""
         self.doc, self.standings = fitted["league"], fitted["standings"]
         self.version += 1
+        self.poke()
+
+    def poke(self) -> None:
+        """Something the league view shows changed: its streams look again now."""
+        self._wake.set()
+        self._wake = trio.Event()
+
+    async def changed(self) -> None:
+        """Until the next poke, or TICK_S (what is in play moves without one)."""
+        with trio.move_on_after(TICK_S):
+            await self._wake.wait()
 
     async def lists(self) -> tuple[list[dict], list[str]]:
         """What plays and which bots wait for their first matches, read again (off the loop)
@@ -116,12 +144,20 @@ class League:
                    for m in sorted(self.ladder.playing.values(), key=lambda m: m.match_no)]
         return playing, [label(b) for b in waiting if b in names]
 
-    async def page(self) -> str:
+    async def view(self) -> tuple[str, bytes]:
+        """The league view's data (`/api/league`) and its version, which changes with it: kept
+        until a fit, a submission, a match or a room changes it."""
         playing, waiting = await self.lists()
-        key = (self.version, self.ladder.rooms, tuple((m["match_no"], m["tables"]) for m in playing), tuple(waiting))
-        if self._page is None or self._page[0] != key:
-            self._page = (key, pages.league_page(self.doc, playing, waiting))
-        return self._page[1]
+        key = (self.version, self.changes, self.ladder.rooms, tuple((m["match_no"], m["tables"]) for m in playing),
+               tuple(waiting))
+        if self._view is None or self._view[0] != key:
+            self._views += 1
+            version = f"{os.getpid()}-{self._views}"  # (another server's versions are others)
+            body = pages.dumps({**self.doc, "tid": self.tid, "playing": playing, "waiting": waiting,
+                                "version": self.version, "rooms_stored": self.ladder.rooms,
+                                "data_version": version}).encode()
+            self._view = (key, version, body)
+        return self._view[1], self._view[2]
 
 
 def _names_and_waiting(db: Any, tid: int, first: int) -> tuple[dict, list[int]]:
@@ -154,44 +190,63 @@ def _json(value: Any, status: int = 200) -> Response:
     return Response(pages.dumps(value), status_code=status, media_type="application/json")
 
 
-def make_app(league: League, hosts: frozenset[str] | None = None) -> Any:
+def make_app(league: League, results: views_server.Results, hosts: frozenset[str] | None = None) -> Any:
+    """The app's views over the league's database (`results`), the league's routes in front."""
     db = league.db
+    shell = views.shell_at((views_server.STATIC / "index.html").read_bytes(), "")
 
-    async def index(request: Request) -> Response:
-        if request.query_params.get("part") == "main":
-            return HTMLResponse(pages.league_main(league.doc, *(await league.lists())))
-        return HTMLResponse(await league.page())
+    async def home(request: Request) -> Response:
+        kind = views.wanted(request.headers.get("accept", ""), request.query_params.get("format"))
+        if kind == "html":
+            return Response(shell, media_type=views_server.TYPES[".html"])
+        return await league_view(request, kind)
+
+    async def api_league(request: Request) -> Response:
+        return await league_view(request, "events" if views.wanted(request.headers.get("accept", ""), None) == "events"
+                                 else "json")
+
+    async def league_view(request: Request, kind: str) -> Response:
+        if kind == "events":
+            return StreamingResponse(league_events(request.query_params.get("since", "")),
+                                     media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
+        return Response((await league.view())[1], media_type="application/json")
+
+    async def league_events(since: str) -> Any:
+        """The league view's data each time it changes (a fit, a submission, a match started,
+        a room stored); `since`: the version the page holds."""
+        seen, sent = since, trio.current_time()
+        while True:
+            version, body = await league.view()
+            if version != seen:
+                yield views_server._event("page", body)
+                seen, sent = version, trio.current_time()
+            await league.changed()
+            if trio.current_time() - sent >= views_server.KEEPALIVE_S:
+                yield b": keepalive\n\n"
+                sent = trio.current_time()
 
     async def author(request: Request) -> Response:
         return HTMLResponse(pages.author_page())
 
     async def match(request: Request) -> Response:
-        try:
-            detail = await league.reads(read.match_detail, league.tid, _id(request, "no"))
-        except ArenaError as exc:
-            return HTMLResponse(pages._e(str(exc)), status_code=404)
-        for b in detail["boards"]:  # the public view: which bot faulted and how, never what it printed
-            for t in b["tables"]:
-                for f in t["faults"]:
-                    f.pop("stderr", None)
-        return HTMLResponse(pages.match_page(league.doc.get("league", "league"), detail))
+        """The league's older address of a match: the app's."""
+        no = _id(request, "no")
+        if not await league.reads(_league_match, league.tid, no):
+            return _json({"error": "no such match in this league", "status": 404}, 404)
+        return RedirectResponse(f"/t/{league.tid}/match/{no}", status_code=308)
 
     async def replay_html(request: Request) -> Response:
-        page = await league.reads(_replay_page, league.tid, _id(request, "deal"))
-        if page is None:
-            return HTMLResponse("no such deal in this league", status_code=404)
-        return HTMLResponse(page)
+        """The league's older address of a deal's replay: the app's."""
+        deal = _id(request, "deal")
+        if not await league.reads(_league_deal, league.tid, deal):
+            return _json({"error": "no such deal in this league", "status": 404}, 404)
+        return RedirectResponse(f"/deal/{deal}", status_code=308)
 
     async def deal_json(request: Request) -> Response:
         doc = await league.reads(_deal_document, league.tid, _id(request, "deal"))
         if doc is None:
             return _json({"error": "no such deal in this league"}, 404)
         return _json(doc)
-
-    async def api_league(request: Request) -> Response:
-        playing, waiting = await league.lists()
-        return _json({**league.doc, "playing": playing, "waiting": waiting,
-                      "version": league.version, "rooms_stored": league.ladder.rooms})
 
     async def api_standings(request: Request) -> Response:
         if league.standings is None:
@@ -279,6 +334,7 @@ def make_app(league: League, hosts: frozenset[str] | None = None) -> Any:
             league.ladder.log(f"active again: {result['bot']} by {who['name']}")
         league.changes += 1
         league.ladder.poke()  # a match for it, and the pages drawn again
+        league.poke()
         return _json(result, 201 if result["new"] else 200)
 
     async def retire(request: Request) -> Response:
@@ -290,41 +346,21 @@ def make_app(league: League, hosts: frozenset[str] | None = None) -> Any:
         league.ladder.log(f"retired: {name} by {who['name']}")
         league.changes += 1
         league.ladder.poke()
+        league.poke()
         return _json({"bot": name, "retired": True})
 
-    async def style(request: Request) -> Response:
-        return FileResponse(REPORT_STATIC / "style.css", media_type="text/css")
-
-    async def script(request: Request) -> Response:
-        name = request.path_params["name"]
-        if name not in ("league.js", "author.js", "league.css"):
-            return Response("not found", status_code=404)
-        return FileResponse(STATIC / name, media_type="text/css" if name.endswith(".css") else "text/javascript")
-
     routes = [
-        Route("/", index), Route("/author", author), Route("/match/{no}", match),
+        Route("/", home), Route("/author", author), Route("/match/{no}", match),
         Route("/replay/{deal}", replay_html),
-        Route("/static/style.css", style), Route("/static/{name}", script),
         Route("/api/league", api_league), Route("/api/standings", api_standings), Route("/api/status", api_status),
         Route("/api/deals/{deal}", deal_json), Route("/api/me", api_me),
         Route("/api/bots/{name}/stderr", bot_stderr), Route("/api/bots/{name}/code", bot_code),
         Route("/api/bots/{name}/retire", retire, methods=["POST"]),
         Route("/api/submit", submit, methods=["POST"]),
     ]
-    return SecurityHeaders(Starlette(routes=routes, exception_handlers={HTTPException: _http_error,
-                                                                      Exception: _server_error}), hosts)
-
-
-async def _http_error(request: Request, exc: HTTPException) -> Response:
-    """Starlette's own refusals (a malformed form, a second file in it, an unknown path) as
-    JSON with one line, as every refusal of ours is."""
-    return Response(pages.dumps({"error": " ".join(str(exc.detail).split()), "status": exc.status_code}),
-                    status_code=exc.status_code, headers=exc.headers, media_type="application/json")
-
-
-async def _server_error(request: Request, exc: Exception) -> Response:
-    """A failure of ours, as one line too (the traceback goes to the server's log)."""
-    return _json({"error": "the server failed on this request; its log says why", "status": 500}, 500)
+    return views_server.make_app(results, routes=routes, mode=MODE_JS,
+                                 files={"league/author.js": STATIC / "author.js"},
+                                 guard=lambda app: SecurityHeaders(app, hosts))
 
 
 class SecurityHeaders:
@@ -432,8 +468,9 @@ def _single_file(filename: str, data: bytes) -> bytes:
     return buffer.getvalue()
 
 
-def _replay_page(db: Any, tid: int, deal_id: int) -> str | None:
-    return pages.replay_page(db, deal_id) if _league_deal(db, tid, deal_id) else None
+def _league_match(db: Any, tid: int, match_no: int) -> bool:
+    return db.execute("SELECT 1 FROM matches WHERE tournament_id = ? AND match_no = ?", [tid, match_no]).fetchone() \
+        is not None
 
 
 def _deal_document(db: Any, tid: int, deal_id: int) -> dict | None:
@@ -499,15 +536,12 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
                                                          quota=quota or Quota()),
                         Reads(db_path), code_rate=code_rate or RateLimit(CODE_LIMIT, 3600.0, "code"))
         league.doc = pages.empty_document(t)  # until the first fit, a moment after the start
-        config = Config()
-        config.bind = [f"{host}:{port}"]
-        config.accesslog = None
-        config.errorlog = "-"
-        config.loglevel = "WARNING"
-        config.graceful_timeout = 1.0
-        app = make_app(league, allowed_hosts(host, public_hosts or []))
+        results = views_server.Results(db_path, check=False)  # the app's views: stderr left out (a league's)
+        results.WATCH_S = WATCH_S
+        app = make_app(league, results, allowed_hosts(host, public_hosts or []))
         async with forking.serving(mode), trio.open_nursery() as nursery:
-            binds = await nursery.start(partial(hypercorn_serve, app, config, mode="asgi"))
+            binds = await nursery.start(partial(web.serve, app, host, port))
+            await nursery.start(results.watch)
             if on_ready is not None:
                 on_ready(binds[0] if binds else f"http://{host}:{port}")
             for folder in swept:
@@ -517,8 +551,10 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                 async for _signum in signals:
                     nursery.cancel_scope.cancel()
-                    # A connection Hypercorn holds in a shielded send can keep the run from ending;
-                    # stopped late, the server ends as `kill -9` would, which loses nothing stored.
+                    # A client that stops reading holds Hypercorn's shielded send, and the run with it:
+                    # its connection is shut down. Should anything else hold the run, the server ends
+                    # after STOP_S as `kill -9` would, which loses nothing stored.
+                    web.cut_connections({web.port_of(b) for b in binds})
                     stopper = threading.Timer(STOP_S, os._exit, args=(1,))
                     stopper.daemon = True
                     stopper.start()

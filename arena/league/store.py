@@ -167,12 +167,11 @@ def _matches(db: sqlite_utils.Database, tid: int) -> list[tuple[int, int, list[i
     """Every match: (its id, its number, its bots in entrant order, its rooms)."""
     entrants: dict[int, list[int]] = {}
     for match_id, bot in db.execute("SELECT e.match_id, e.bot_id FROM match_entrants e JOIN matches m"
-                                    " ON m.id = e.match_id WHERE m.tournament_id = ? ORDER BY e.match_id, e.entrant",
-                                    [tid]):
+                                    " ON m.id = e.match_id WHERE m.tournament_id = ? AND e.member = 0"
+                                    " ORDER BY e.match_id, e.entrant", [tid]):
         entrants.setdefault(match_id, []).append(bot)
-    return [(mid, no, entrants.get(mid, [a, b]), len(entrants.get(mid, [a, b]))) for mid, no, a, b in db.execute(
-        "SELECT id, match_no, team_a_bot1_id, team_b_bot1_id FROM matches WHERE tournament_id = ? ORDER BY match_no",
-        [tid])]
+    return [(mid, no, entrants[mid], len(entrants[mid])) for mid, no in db.execute(
+        "SELECT id, match_no FROM matches WHERE tournament_id = ? ORDER BY match_no", [tid])]
 
 
 def unfinished_matches(db: sqlite_utils.Database, tid: int, boards: int) -> list[dict]:
@@ -340,7 +339,7 @@ def author_view(db: sqlite_utils.Database, tid: int, author: dict) -> dict:
                 " ORDER BY m.match_no, t.board_no, t.swapped LIMIT 50", [tid, v["id"]])]
             (boards,) = db.execute(
                 "SELECT COUNT(*) FROM boards bo JOIN matches m ON m.id = bo.match_id WHERE m.tournament_id = ?"
-                " AND ? IN (m.team_a_bot1_id, m.team_b_bot1_id)", [tid, v["id"]]).fetchone()
+                " AND m.id IN (SELECT match_id FROM match_entrants WHERE bot_id = ?)", [tid, v["id"]]).fetchone()
             versions.append({"bot_id": v["id"], "version": v["version"], "sha256": v["sha256"], "kind": v["kind"],
                              "submitted": v["submitted"], "check": json.loads(v["check_report"]),
                              "check_text": v["check_text"], "boards": boards, "faults": faults})

@@ -44,17 +44,24 @@ def room_file(folder: str | os.PathLike[str], match_no: int, swapped: int) -> Pa
     return Path(folder) / f"m{match_no}-{room_label(int(swapped))}.json"
 
 
-def public_view(game: games.Game, state: games.State, moves: list[dict[str, Any]]) -> dict[str, Any]:
+def public_view(game: games.Game, state: games.State, moves: list[dict[str, Any]],
+                told: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """What every seat sees of `state` (see the module's docstring), with the moves so far: the
-    replay viewer's frame of it, each hand only as its number of cards."""
+    replay viewer's frame of it, each hand only as its number of cards. `told`: each move as the
+    seats were told of it (`State.public_move`, a card passed face down), where it differs from
+    the move itself."""
     view = state.frame()
     for private in ("move", "text", "views"):  # a game's whole-position and per-seat texts show hands
         view.pop(private, None)
     if "hands" in view:
         view["hands"] = [len(h) for h in view["hands"]]
-    view["moves"] = [{"seat": m["seat"], "text": str(game.move_from_dict(m["move"])), "move": m["move"]}
-                     for m in moves]
+    view["moves"] = [{"seat": m["seat"], "text": _text(game, m["move"], public), "move": public}
+                     for m, public in zip(moves, told if told is not None else [m["move"] for m in moves])]
     return view
+
+
+def _text(game: games.Game, move: dict[str, Any], public: dict[str, Any]) -> str:
+    return str(game.move_from_dict(move)) if public == move else " ".join(str(v) for v in public.values())
 
 
 class _Writer:
@@ -117,10 +124,19 @@ class Watch:
         self.sync = sync
         self.last = -float("inf")
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.told: list[dict[str, Any]] = []  # the deal's moves as the seats were told of them
+        self.before: games.State | None = None
 
     def __call__(self, board: str | None, deal: int, state: games.State, moves: list[dict[str, Any]]) -> None:
         """The table after a move (or at a deal's start), published unless the last one was
         less than `every_s` ago."""
+        if not moves:
+            self.told = []
+        elif len(moves) == len(self.told) + 1 and self.before is not None:
+            public = getattr(self.before, "public_move", None)
+            move = moves[-1]["move"]
+            self.told.append(move if public is None else public(self.game.move_from_dict(move)))
+        self.before = state
         now = time.monotonic()
         if now - self.last < self.every_s:
             return
@@ -131,7 +147,7 @@ class Watch:
         view = {**self.head, "board_no": int(m[1]) if m else None, "deal": deal, "players": layout.players,
                 "seat_sides": [layout.side_of(s) for s in range(layout.players)],
                 "variant": str(v), "game": self.game.info.name, "dealer": state.to_dict().get("dealer"),
-                **public_view(self.game, state, moves),
+                **public_view(self.game, state, moves, self.told if len(self.told) == len(moves) else None),
                 "updated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")}
         if self.sync:
             write(self.path, view)

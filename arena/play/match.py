@@ -2,9 +2,10 @@
 
 A duplicate match plays each board at as many tables (rooms) as the game has sides, so luck of
 the cards cancels out: k entrants, one per side (`play_group`), room r rotating them by r sides,
-so each entrant holds each side's cards once. `play_match` tells a match of two entrants as A
-against B (A holds side 0 at the first table, side 1 at the second). Each table has its own
-processes. No database is needed; the CLI only prints what comes back.
+so each entrant holds each side's cards once. One result for every match (`MatchResult`);
+`play_match` plays one of two entrants, A and B (A holds side 0 at the first table, side 1 at the
+second), and `format_match` tells it so. Each table has its own processes. No database is
+needed; the CLI only prints what comes back.
 """
 
 from __future__ import annotations
@@ -86,48 +87,6 @@ def board_deal(seed: int, board: int, players: int) -> tuple[int, int]:
     return seeds.board_seed(seed, board), board % players
 
 
-@dataclass
-class BoardResult:
-    number: int
-    seed: int
-    dealer: int
-    tables: list[TableResult]  # [A on side 0, A on side 1]
-    points: list[int]  # [A, B], summed over both tables
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"number": self.number, "seed": self.seed, "dealer": self.dealer, "points": self.points,
-                "tables": [t.to_dict() for t in self.tables]}
-
-
-@dataclass
-class MatchResult:
-    bots: list[str]  # how A and B were given
-    names: list[str]  # as the bots named themselves
-    variant: dict[str, Any]
-    seed: int
-    boards: list[BoardResult] = field(default_factory=list)
-    game: str = games.DEFAULT
-
-    @property
-    def totals(self) -> list[int]:
-        return [sum(b.points[i] for b in self.boards) for i in (0, 1)]
-
-    @property
-    def forfeits(self) -> list[dict[str, Any]]:
-        """Every forfeited table, with the bot (A or B) that faulted."""
-        out = []
-        for board in self.boards:
-            for t, table in enumerate(board.tables):
-                if table.forfeit is not None:
-                    bot = "AB"[(table.forfeit["side"] + t) % 2]
-                    out.append({"board": board.number, "table": t, "bot": bot, **table.forfeit})
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"bots": self.bots, "names": self.names, "game": self.game, "variant": self.variant, "seed": self.seed,
-                "totals": self.totals, "forfeits": self.forfeits, "boards": [b.to_dict() for b in self.boards]}
-
-
 def _rules(variant: games.Variant | str | dict[str, Any] | None,
            game: games.Game | str | None) -> tuple[games.Game, games.Variant]:
     """The game and its variant (None: the game's own default)."""
@@ -155,28 +114,21 @@ async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, s
                      limits: Limits | None = None,
                      match_id: str = "", on_board: Callable[[BoardResult], None] | None = None,
                      game: games.Game | str | None = None) -> MatchResult:
-    """Play `boards` boards of a duplicate match between two BotCommands; A's points come first.
-
-    The match of two entrants that `play_group` plays (room 0: A holds side 0, room 1: side 1),
-    told as A against B. Without a `seed` one is drawn at random (and kept in the result); a
-    small one is warned of. Each bot runs from a private copy of its files (`private_copy`).
-    """
+    """Play `boards` boards of a duplicate match between two BotCommands, entrants 0 (A) and 1
+    (B): the match of two entrants that `play_group` plays (room 0: A holds side 0, room 1: side
+    1), refused for a variant of other than two sides. Without a `seed` one is drawn at random
+    (and kept in the result); a small one is warned of. Each bot runs from a private copy of its
+    files (`private_copy`)."""
     g, v = _rules(variant, game)
     if g.layout(v).num_sides != 2:
         raise ValueError(f"a match needs a variant with two sides; {v} has {g.layout(v).num_sides}")
-
-    def told(board: GroupBoard) -> BoardResult:
-        return BoardResult(board.number, board.seed, board.dealer, board.tables, board.results)
-
-    group = await play_group([bot_a, bot_b], boards=boards, seed=seed, variant=v, time_control=time_control,
-                             sandbox=sandbox, limits=limits, match_id=match_id, game=g,
-                             on_board=None if on_board is None else lambda board: on_board(told(board)))
-    return MatchResult(bots=group.bots, names=group.names, variant=group.variant, seed=group.seed,
-                       boards=[told(b) for b in group.boards], game=group.game)
+    return await play_group([bot_a, bot_b], boards=boards, seed=seed, variant=v, time_control=time_control,
+                            sandbox=sandbox, limits=limits, match_id=match_id, game=g, on_board=on_board)
 
 
 def format_match(result: MatchResult) -> str:
-    """The match as a plain-text table of boards and a total."""
+    """A match of two entrants as a plain-text table of boards, A's and B's points at each table
+    and over the board, and a total."""
     a, b = (visible(n) if n else "?" for n in result.names)  # a bot's own words: no line of theirs
     lines = [f"A = {a} ({result.bots[0]})", f"B = {b} ({result.bots[1]})",
              f"variant {games.game(result.game).variant(result.variant)}, seed {result.seed}, {len(result.boards)} boards", "",
@@ -184,14 +136,14 @@ def format_match(result: MatchResult) -> str:
     for board in result.boards:
         t1, t2 = board.tables
         lines.append(f"{board.number:>5} {board.dealer:>6} {t1.points[0]:>5}:{t1.points[1]:<6} "
-                     f"{t2.points[1]:>5}:{t2.points[0]:<6} {board.points[0]:>5} {board.points[1]:>5}"
+                     f"{t2.points[1]:>5}:{t2.points[0]:<6} {board.results[0]:>5} {board.results[1]:>5}"
                      + ("  forfeit" if not (t1.ok and t2.ok) else ""))
     total_a, total_b = result.totals
     lines.append(f"{'total':>5} {'':>6} {'':>12} {'':>12} {total_a:>5} {total_b:>5}")
     for f in result.forfeits:
-        lines.append(f"board {f['board']} table {f['table'] + 1}: {f['bot']} (seat {f['seat']}) "
+        lines.append(f"board {f['board']} table {f['room'] + 1}: {'AB'[f['entrant']]} (seat {f['seat']}) "
                      f"{f['status']}: {visible(f['detail'])}")
-        log = result.boards[f["board"]].tables[f["table"]].seats[f["seat"]].stderr.strip()
+        log = result.boards[f["board"]].tables[f["room"]].seats[f["seat"]].stderr.strip()
         if log:
             lines.append(f"  its stderr ends with: {visible(log.splitlines()[-1][:200])}")
     if total_a == total_b:
@@ -235,7 +187,9 @@ def settle(table: TableResult, g: games.Game, v: games.Variant, seed: int, deale
 
 
 @dataclass
-class GroupBoard:
+class BoardResult:
+    """One board of a match: its deal, its table in each room and each entrant's result."""
+
     number: int
     seed: int
     dealer: int
@@ -248,13 +202,16 @@ class GroupBoard:
 
 
 @dataclass
-class GroupResult:
+class MatchResult:
+    """A match as `play_group` (and `play_match`, two entrants) plays it: k entrants, each
+    board played in k rooms."""
+
     bots: list[str]  # how each entrant was given
     names: list[str]  # as the bots named themselves
     variant: dict[str, Any]
     seed: int
     game: str
-    boards: list[GroupBoard] = field(default_factory=list)
+    boards: list[BoardResult] = field(default_factory=list)
 
     @property
     def totals(self) -> list[int]:
@@ -294,8 +251,8 @@ async def play_group(bots: Sequence[BotCommand], *, boards: int = 8, seed: int |
                      variant: games.Variant | str | dict[str, Any] | None = None,
                      time_control: TimeControl = TimeControl(), sandbox: str = "none",
                      limits: Limits | None = None, match_id: str = "",
-                     on_board: Callable[[GroupBoard], None] | None = None,
-                     game: games.Game | str | None = None) -> GroupResult:
+                     on_board: Callable[[BoardResult], None] | None = None,
+                     game: games.Game | str | None = None) -> MatchResult:
     """Play `boards` boards of a duplicate match among k entrants, one per side of the table,
     in k rooms (`rotation`); the same board seeds in every room. Each entrant's board result is
     the sum over the rooms of what the side it held scored; a table's fault forfeits that table
@@ -307,7 +264,7 @@ async def play_group(bots: Sequence[BotCommand], *, boards: int = 8, seed: int |
         raise ValueError(f"{v} has {k} sides: a match needs {k} entrants, got {len(bots)}")
     seed = _match_seed(boards, seed)
     match_id = match_id or "play"  # never the seed: the bots see it
-    result = GroupResult(bots=[str(b) for b in bots], names=[""] * k, variant=v.to_dict(), seed=seed,
+    result = MatchResult(bots=[str(b) for b in bots], names=[""] * k, variant=v.to_dict(), seed=seed,
                          game=g.info.name)
     with ExitStack() as copies:
         own: dict[int, BotCommand] = {}  # one private copy per distinct command (round-robin fills repeat one)
@@ -333,7 +290,7 @@ async def play_group(bots: Sequence[BotCommand], *, boards: int = 8, seed: int |
                     results[entrant] += table.points[side]
                     if not result.names[entrant]:
                         result.names[entrant] = table.seats[layout.sides[side][0]].name
-            board = GroupBoard(b, deal_seed, dealer, tables, results)
+            board = BoardResult(b, deal_seed, dealer, tables, results)
             result.boards.append(board)
             if on_board is not None:
                 on_board(board)
@@ -350,7 +307,7 @@ def mean_interval(values: Sequence[float]) -> tuple[float, float | None]:
     return mean, t975(n - 1) * sd / n**0.5
 
 
-def format_group(result: GroupResult) -> str:
+def format_group(result: MatchResult) -> str:
     """The match as plain text: the entrants, each board's results, then per entrant its result
     per board with a 95% interval, its faults, and its boards won-drawn-lost against each other."""
     g = games.game(result.game)

@@ -4,7 +4,8 @@ Starlette on anyio's trio backend, served by Hypercorn, behind one guard.
 The guard answers a request whose Host header names another site with 421 (a page of that site
 reaching us by DNS rebinding reads nothing), and puts the content policy (nothing from elsewhere,
 no inline script) and no-sniff on every answer; an API answer is never cached. `serve` runs an
-app until its nursery is cancelled; `dumps` is JSON as the pages read it (no NaN, UTF-8).
+app until its nursery is cancelled, and `cut_connections` ends its clients' connections when
+it stops; `dumps` is JSON as the pages read it (no NaN, UTF-8).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import ipaddress
 import json
 import math
+import os
+import socket
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -105,3 +108,39 @@ def config(host: str, port: int) -> Config:
 async def serve(app: Any, host: str, port: int, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
     """Serve `app` on host:port until cancelled; `task_status.started` gets the addresses it listens at."""
     await hypercorn_serve(app, config(host, port), mode="asgi", task_status=task_status)
+
+
+def port_of(bind: str) -> int:
+    """The port of an address `serve` reports ("http://127.0.0.1:8017")."""
+    return int(bind.rsplit(":", 1)[1].rstrip("/"))
+
+
+def cut_connections(ports: set[int]) -> int:
+    """Shut down every connection this process accepted on `ports` (both ways); returns how
+    many. Hypercorn sends each answer's bytes in a shielded scope: a client that stops reading
+    (a full socket buffer, a stream left open in a tab, a pipelined flood) holds that send, and
+    with it the server's end, past any cancellation. Shut down, the socket fails the send and
+    the connection closes. Linux: the process's sockets are found in /proc/self/fd."""
+    cut = 0
+    try:
+        fds = [int(n) for n in os.listdir("/proc/self/fd")]
+    except OSError:
+        return 0
+    for fd in fds:
+        try:
+            if not os.readlink(f"/proc/self/fd/{fd}").startswith("socket:"):
+                continue
+            sock = socket.socket(fileno=os.dup(fd))
+        except OSError:
+            continue
+        try:
+            if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM \
+                    and sock.getsockname()[1] in ports:
+                sock.getpeername()  # a connection, not the listener (OSError: not connected)
+                sock.shutdown(socket.SHUT_RDWR)
+                cut += 1
+        except OSError:
+            pass
+        finally:
+            sock.close()  # (the duplicate: the server's own fd stays for it to close)
+    return cut

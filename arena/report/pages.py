@@ -277,7 +277,12 @@ def match(r: Reads, tid: int, match_no: int) -> dict[str, Any]:
     for b in detail["boards"]:
         b["seed"] = str(b["seed"])
     ids = {label: bot_id for bot_id, label in web_queries.bot_labels(db, tid).items()}
-    return {"tournament": _brief(t), "match": detail, "bot_ids": ids}
+    try:  # each seat's side (a side of several seats scores once for all of them) and what results count
+        g, v = games.load(t["variant"], t.get("game"))
+        sides, unit = [g.layout(v).side_of(s) for s in range(v.players)], g.info.unit
+    except games.GameError:
+        sides, unit = None, None
+    return {"tournament": _brief(t), "match": detail, "bot_ids": ids, "seat_sides": sides, "unit": unit}
 
 
 ID = r"(\d{1,18})"  # an id of more digits is no row's (SQLite's integers stop at 2**63)
@@ -315,22 +320,41 @@ def page(db: sqlite_utils.Database, key: str, memo: dict | None = None, *,
          show_stderr: bool = False) -> dict[str, Any]:
     """The data of the page `key` names (see the module's docstring); `memo`: see `Reads`.
     A league's database (its authors' stderr is theirs alone, as the league's own pages keep it)
-    gives its pages without any bot's stderr unless the organiser asks (`show_stderr`)."""
+    gives its pages without any bot's stderr unless the organiser asks (`show_stderr`), and
+    never with a bot's sha256 (the name of its author's stored copy)."""
     for pattern, build in _KEYS:
         m = pattern.fullmatch(key)
         if m:
             data = build(Reads(db, memo), m)
-            return data if show_stderr or not web_queries.is_league(db) else withhold_stderr(data)
+            if not web_queries.is_league(db):
+                return data
+            return withhold_stderr(data) if not show_stderr else withhold_copies(data)
     raise UnknownPage(f"no page '{key}'")
 
 
 def withhold_stderr(data: Any) -> Any:
-    """`data` with every bot's stderr left out: each `stderr` None and marked `stderr_private`."""
+    """`data` with every bot's stderr left out: each `stderr` None and marked `stderr_private`
+    (and what `withhold_copies` leaves out)."""
     if isinstance(data, dict):
         out = {k: withhold_stderr(v) for k, v in data.items()}
         if "stderr" in out:
             out.update(stderr=None, stderr_cut=False, stderr_private=True)
+        if "sha256" in out:
+            out["sha256"] = None
         return out
     if isinstance(data, list):
         return [withhold_stderr(v) for v in data]
+    return data
+
+
+def withhold_copies(data: Any) -> Any:
+    """`data` without the bots' sha256: in a league it names each author's stored copy, which
+    only the sandbox's users are told (docs/league.md, Privacy)."""
+    if isinstance(data, dict):
+        out = {k: withhold_copies(v) for k, v in data.items()}
+        if "sha256" in out:
+            out["sha256"] = None
+        return out
+    if isinstance(data, list):
+        return [withhold_copies(v) for v in data]
     return data

@@ -59,9 +59,11 @@ class Connections:
     fraction of a millisecond against the build it serves, and always sees the current files.
     The first open also checks the file is an arena database."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, check: bool = True) -> None:
         self.path = path
-        web_queries.open_readonly(path).close()
+        if check:  # (not in the league's own process: a Python open() and close() of the file there
+            # would drop the writer's locks on it, POSIX's rule, and SQLite's check does not open it so)
+            web_queries.open_readonly(path).close()
 
     @contextmanager
     def connection(self) -> Iterator[sqlite_utils.Database]:
@@ -133,8 +135,8 @@ class Results:
     WATCH_S = 1.0
     LIVE_S = 0.5  # how often a watched table in play is read again
 
-    def __init__(self, db_path: Path, *, show_stderr: bool = False) -> None:
-        self.db = Connections(db_path)
+    def __init__(self, db_path: Path, *, show_stderr: bool = False, check: bool = True) -> None:
+        self.db = Connections(db_path, check=check)
         self.show_stderr = show_stderr  # a league's stderr too (pages.page)
         self.cache = PageCache()
         self.version = ""  # the data version the cached pages were last brought to
@@ -238,8 +240,16 @@ def _event(name: str, data: bytes) -> bytes:
     return b"event: " + name.encode() + b"\ndata: " + data + b"\n\n"
 
 
-def make_app(results: Results, host: str = HOST) -> Any:
-    files = {p.relative_to(STATIC).as_posix(): p for p in STATIC.rglob("*") if p.is_file()}
+MODE_JS = b'window.ZA_MODE = "api";\n'
+
+
+def make_app(results: Results, host: str = HOST, *, routes: list[Any] | tuple = (), mode: bytes = MODE_JS,
+             files: dict[str, Path] | None = None, guard: Callable[[Any], Any] | None = None) -> Any:
+    """The app: every view of `results`, after `routes` (the league's own, which come first:
+    its home page, its API). `mode`: the app's mode.js (the league's names its home view);
+    `files`: more static files by name; `guard`: the middleware around it all (default:
+    `web.Guard`, the Host check for `host`)."""
+    files = {**{p.relative_to(STATIC).as_posix(): p for p in STATIC.rglob("*") if p.is_file()}, **(files or {})}
     shell = (STATIC / "index.html").read_bytes()
 
     async def index(request: Request) -> Response:
@@ -248,8 +258,8 @@ def make_app(results: Results, host: str = HOST) -> Any:
             return await answer(request, "tournaments", kind)
         return Response(shell, media_type=TYPES[".html"])
 
-    async def mode(request: Request) -> Response:
-        return Response(b'window.ZA_MODE = "api";\n', media_type=TYPES[".js"])
+    async def mode_js(request: Request) -> Response:
+        return Response(mode, media_type=TYPES[".js"])
 
     async def static(request: Request) -> Response:
         path = files.get(request.path_params["name"])  # only the app's own files, by name
@@ -318,21 +328,23 @@ def make_app(results: Results, host: str = HOST) -> Any:
                 yield b": keepalive\n\n"
                 sent = trio.current_time()
 
-    routes = [
-        Route("/", index), Route("/index.html", index), Route("/mode.js", mode),
+    views_routes = [
+        Route("/", index), Route("/index.html", index), Route("/mode.js", mode_js),
         Route("/static/{name:path}", static), Route("/viewers/{game}.js", viewer),
         Route("/viewers/{game}.css", viewer_style),
         Route("/api/version", version), Route("/api/{key:path}", api),
         Route("/{key:path}", view),
     ]
     handlers: dict[Any, Any] = {HTTPException: _http_error, Exception: _server_error}
-    app = Starlette(routes=routes, exception_handlers=handlers)
-    return web.Guard(app, web.allowed_hosts(host))
+    app = Starlette(routes=[*routes, *views_routes], exception_handlers=handlers)
+    return guard(app) if guard is not None else web.Guard(app, web.allowed_hosts(host))
 
 
 async def _http_error(request: Request, exc: HTTPException) -> Response:
     """Starlette's own refusals (a method it does not serve, say) as one line of JSON."""
-    return _error(" ".join(str(exc.detail).split()), exc.status_code)
+    answer = _error(" ".join(str(exc.detail).split()), exc.status_code)
+    answer.headers.update(exc.headers or {})
+    return answer
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
@@ -355,4 +367,5 @@ async def serve(db_path: Path, port: int = 8017, *, host: str = HOST, show_stder
                 on_ready(binds[0] if binds else f"http://{host}:{port}")
             async for _signum in signals:
                 nursery.cancel_scope.cancel()
+                web.cut_connections({web.port_of(b) for b in binds})  # (a client that stops reading: see there)
                 break

@@ -47,16 +47,20 @@ def _script(key: str, value: Any) -> str:
 
 
 def write_site(db: sqlite_utils.Database, name: str, output: Path,
-               progress: Callable[[int, int], None] | None = None, *, show_stderr: bool = False) -> dict[str, Any]:
+               progress: Callable[[int, int], None] | None = None, *, show_stderr: bool = False,
+               league: Callable[[sqlite_utils.Database, int], dict] | None = None) -> dict[str, Any]:
     """Write tournament `name`'s pages to `output`; returns counts of pages and deals written
     (and `viewer_skipped`: why the game's viewer was left out, the generic one drawing its deals).
-    `show_stderr`: a league's bots' stderr too (see pages.page)."""
+    `show_stderr`: a league's bots' stderr too (see pages.page). `league`: for a league's
+    tournament, what reads the league view's data (arena.league: the layer above), which the
+    report then opens on, as the league's server does."""
     with web_queries.snapshot(db):  # a tournament still running is written as one moment of it
-        return _write(db, name, output, progress, show_stderr)
+        return _write(db, name, output, progress, show_stderr, league)
 
 
 def _write(db: sqlite_utils.Database, name: str, output: Path,
-           progress: Callable[[int, int], None] | None, show_stderr: bool) -> dict[str, Any]:
+           progress: Callable[[int, int], None] | None, show_stderr: bool,
+           league: Callable[[sqlite_utils.Database, int], dict] | None = None) -> dict[str, Any]:
     t = read.get_tournament(db, name)
     tid = t["id"]
     output.mkdir(parents=True, exist_ok=True)
@@ -81,8 +85,9 @@ def _write(db: sqlite_utils.Database, name: str, output: Path,
         (output / "viewers").mkdir(exist_ok=True)
         shutil.copyfile(style, output / f"viewers/{game}.css")
     (output / "index.html").write_bytes(report_shell())
-    # The report opens on its tournament (index.html without an address's #...).
-    (output / "mode.js").write_text(f'window.ZA_MODE = "files";\nwindow.ZA_START = "t={tid}";\n', encoding="utf-8")
+    # The report opens on its tournament (index.html without an address's #...), a league's on its view.
+    start = 'window.ZA_HOME = "league";\n' if league is not None else f'window.ZA_START = "t={tid}";\n'
+    (output / "mode.js").write_text('window.ZA_MODE = "files";\n' + start, encoding="utf-8")
 
     memo: dict = {}  # the standings and crosstable once for every page
 
@@ -96,6 +101,9 @@ def _write(db: sqlite_utils.Database, name: str, output: Path,
     put("tournaments", pages.tournaments(db, pages.Reads(db, memo), only=tid))  # this one alone
     put(f"t/{tid}")
     written = 2
+    if league is not None:  # nothing plays in a report: what played is in the matches
+        put("league", {**league(db, tid), "tid": tid, "playing": [], "waiting": [], "data_version": "report"})
+        written += 1
     for bot in t["bots"]:
         put(f"t/{tid}/bot/{bot['id']}")
         written += 1

@@ -77,7 +77,7 @@ def export_rows(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
             board = []
         forfeit = json.loads(r["forfeit"]) if r["forfeit"] else {}
         room = int(r["swapped"])
-        points = json.loads(r["side_points"]) if r["side_points"] else [r["side0_points"], r["side1_points"]]
+        points = json.loads(r["side_points"])
         match = entrants[r["match_no"]]
         k = len(match)
         seat_bots = json.loads(r["seat_bots"])
@@ -138,7 +138,7 @@ def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
         yield {
             "table_id": tr["id"], "match_no": tr["match_no"], "board_no": tr["board_no"],
             "swapped": bool(tr["swapped"]), "room": tr["swapped"], "board_seed": tr["board_seed"],
-            "points": json.loads(tr["side_points"]) if tr["side_points"] else [tr["side0_points"], tr["side1_points"]],
+            "points": json.loads(tr["side_points"]),
             "forfeit": json.loads(tr["forfeit"]) if tr["forfeit"] else None,
             "started": tr["started"], "duration_s": tr["duration_s"],
             "seats": [
@@ -165,18 +165,12 @@ def _boards(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
     beside them, for two teams, team A's outcome in each room (1, 0.5 or 0) and their sum."""
     labels = _bot_labels(db, tid)
     rooms = {(b["match_no"], b["board_no"]): b for b in board_outcomes(db, tid)}
-    results: dict[tuple[int, int], list[int]] = {}
-    for row in export_rows(db, tid):
-        if row["board_results"] is not None:
-            results[row["match_no"], row["board_no"]] = [int(x) for x in row["board_results"].split()]
     for b in iter_board_results(db, tid):
         outcome = rooms[b["match_no"], b["board_no"]]
-        team_a, team_b = ([labels[x] for x in b[team]] for team in ("team_a", "team_b"))
-        own = results.get((b["match_no"], b["board_no"]), [])
-        yield {**b, "seed": str(b["seed"]), "team_a": team_a, "team_b": team_b,
-               "entrants": ["+".join(dict.fromkeys(team_a)), "+".join(dict.fromkeys(team_b))], "results": own,
-               "scores": [sum(1.0 if r > o else 0.5 if r == o else 0.0 for f, o in enumerate(own) if f != e)
-                          for e, r in enumerate(own)],
+        yield {**{k: b[k] for k in ("board_id", "match_no", "board_no", "margin", "outcome")}, "seed": str(b["seed"]),
+               "team_a": [labels[x] for x in b["team_a"]], "team_b": [labels[x] for x in b["team_b"]],
+               "entrants": ["+".join(labels[x] for x in dict.fromkeys(e)) for e in b["entrants"]],
+               "results": b["results"], "scores": b["scores"],
                **{k: outcome[k] for k in ("deal", "result", "rooms", "score", "entrants", "results", "scores")
                   if k in outcome}}
 

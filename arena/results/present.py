@@ -109,8 +109,9 @@ def notes(doc: dict) -> list[str]:
                  "posterior).")
     if doc.get("entrants"):
         k, unit = doc["entrants"], doc.get("unit") or "points"
-        lines.append(f"W D L: each board compares a bot with each of the other {k - 1} at its table by the {unit} "
-                     f"each won over the board's {k} rooms (each holding every seat once); {unit}/board: a bot's "
+        others = "the other" if k == 2 else f"each of the other {k - 1}"
+        lines.append(f"W D L: each board compares a bot with {others} at its table by the {unit} "
+                     f"each won over the board's {k} rooms (each holding every side once); {unit}/board: a bot's "
                      f"{unit} per board over those rooms. The Elo weighs each comparison 1/{k - 1}: a board counts once.")
     if any(r["more_than"] is not None or r["less_than"] is not None for r in rows):
         lines.append("> X, < X: won (lost) every board, so only the prior sets its Elo: X is its one-sided 97.5% bound"

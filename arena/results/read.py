@@ -103,17 +103,12 @@ def list_tournaments(db: sqlite_utils.Database) -> list[dict]:
 
 
 def schedule(db: sqlite_utils.Database, tid: int) -> list[dict]:
-    """The stored matches of a tournament in order: match_no, team_a, team_b (bot ids), and
-    `entrants`: each entrant's seat-bots (two teams of two, or k entrants of one)."""
+    """The stored matches of a tournament in order: match_no and `entrants`, each entrant's bots
+    (one bot for clones or a bot alone, each partner for mixed partners; the i-th seat of its
+    side holds bot i mod their number)."""
     groups = _entrants(db, tid)
-    out = []
-    for r in db.execute(
-        "SELECT match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id, team_b_bot2_id FROM matches"
-        " WHERE tournament_id = ? ORDER BY match_no", [tid]
-    ):
-        entrants = [[b] for b in groups[r[0]]] if r[0] in groups else [[r[1], r[2]], [r[3], r[4]]]
-        out.append({"match_no": r[0], "team_a": [r[1], r[2]], "team_b": [r[3], r[4]], "entrants": entrants})
-    return out
+    return [{"match_no": match_no, "entrants": groups.get(match_no, [])}
+            for (match_no,) in db.execute("SELECT match_no FROM matches WHERE tournament_id = ? ORDER BY match_no", [tid])]
 
 
 def done_tables(db: sqlite_utils.Database, tid: int) -> set[tuple[int, int, int]]:
@@ -129,26 +124,42 @@ def done_tables(db: sqlite_utils.Database, tid: int) -> set[tuple[int, int, int]
 
 
 def board_results(db: sqlite_utils.Database, tid: int) -> list[dict]:
-    """Finished boards in canonical order (match_no, board_no), with both teams' bot ids."""
+    """Finished boards in canonical order (match_no, board_no): see `iter_board_results`."""
     return list(iter_board_results(db, tid))
 
 
 def iter_board_results(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
-    """`board_results` one at a time, for the listings and exports that only pass over them."""
-    return (
-        {
-            "board_id": r["id"], "match_no": r["match_no"], "board_no": r["board_no"], "seed": int(r["seed"]),
-            "team_a": [r["team_a_bot1_id"], r["team_a_bot2_id"]], "team_b": [r["team_b_bot1_id"], r["team_b_bot2_id"]],
-            "margin": r["team_a_margin"], "outcome": r["team_a_outcome"],
-        }
-        for r in db.query(
-            "SELECT b.id, m.match_no, b.board_no, b.seed, m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id,"
-            " m.team_b_bot2_id, b.team_a_margin, b.team_a_outcome"
-            " FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
-            " ORDER BY m.match_no, b.board_no",
-            [tid],
-        )
-    )
+    """The finished boards one at a time, in canonical order: `entrants` (each one's bots),
+    `results`, `scores` and `margins` per entrant, and entrants 0 and 1 as two sides' seat-bots
+    (`team_a`, `team_b`) with entrant 0's `margin` over entrant 1 and its `outcome`."""
+    groups = _entrants(db, tid)
+    board: dict | None = None
+    for board_id, match_no, board_no, seed, result, score, margin in db.execute(
+        "SELECT b.id, m.match_no, b.board_no, b.seed, e.result, e.score, e.margin FROM boards b"
+        " JOIN matches m ON m.id = b.match_id JOIN board_entrants e ON e.board_id = b.id"
+        " WHERE m.tournament_id = ? ORDER BY m.match_no, b.board_no, e.entrant", [tid],
+    ):
+        if board is None or board["board_id"] != board_id:
+            if board is not None:
+                yield _board_row(board)
+            board = {"board_id": board_id, "match_no": match_no, "board_no": board_no, "seed": int(seed),
+                     "entrants": groups[match_no], "results": [], "scores": [], "margins": []}
+        board["results"].append(result)
+        board["scores"].append(score)
+        board["margins"].append(margin)
+    if board is not None:
+        yield _board_row(board)
+
+
+def _two_seats(bots: list[int]) -> list[int]:
+    """An entrant's bots at the two seats of a side (a clone twice)."""
+    return [bots[i % len(bots)] for i in range(2)]
+
+
+def _board_row(board: dict) -> dict:
+    margin = board["results"][0] - board["results"][1]
+    return {**board, "team_a": _two_seats(board["entrants"][0]), "team_b": _two_seats(board["entrants"][1]),
+            "margin": margin, "outcome": "win" if margin > 0 else "loss" if margin < 0 else "draw"}
 
 
 def progression(db: sqlite_utils.Database, tid: int) -> list[dict]:
@@ -340,72 +351,100 @@ def _unit(game: str) -> str:
 
 
 def _table_entrants(db: sqlite_utils.Database, tid: int) -> int | None:
-    """How many entrants a match of the tournament has when they are one bot each (Zwicken's
-    players); None for two-team matches."""
-    row = db.execute("SELECT COUNT(*) FROM match_entrants e JOIN matches m ON m.id = e.match_id"
+    """How many entrants a match of the tournament has when they are a bot a side (Zwicken's
+    players, told apart); None for two sides of partners (told as teams A and B)."""
+    if told_as_teams(db, tid):
+        return None
+    row = db.execute("SELECT COUNT(DISTINCT e.entrant) FROM match_entrants e JOIN matches m ON m.id = e.match_id"
                      " WHERE m.tournament_id = ? GROUP BY m.id LIMIT 1", [tid]).fetchone()
     return row[0] if row else None
 
 
-def _match_records(db: sqlite_utils.Database, tid: int) -> Iterator[tuple[set, set, int, int, int, int, int]]:
-    """Each match's finished boards summed in SQL: team A's bots, team B's, boards, team A's wins,
-    draws and losses, and its margin."""
-    for a1, a2, b1, b2, *counts in db.execute(
-        "SELECT m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id, COUNT(*),"
-        " SUM(b.team_a_outcome = 'win'), SUM(b.team_a_outcome = 'draw'), SUM(b.team_a_outcome = 'loss'),"
-        " SUM(b.team_a_margin) FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
-        f" AND {TEAM_MATCHES} GROUP BY m.id", [tid],
-    ):
-        yield ({a1, a2}, {b1, b2}, *counts)
+def told_as_teams(db: sqlite_utils.Database, tid: int) -> bool:
+    """Whether the tournament's matches are told as two teams, A and B (`two_teams`); otherwise
+    each entrant is told apart, with its result in the game's unit. Only how a match is told:
+    every match is stored as k entrants."""
+    row = db.execute("SELECT game, variant FROM tournaments WHERE id = ?", [tid]).fetchone()
+    return True if row is None else _two_teams_of(row[0], json.loads(row[1]))  # (no such tournament: said later)
 
 
-def entrant_scores(db: sqlite_utils.Database, tid: int) -> dict[int, float]:
-    """Per bot, over the finished boards of matches of k entrants: the others it beat on each
-    board, draws half (what a Swiss round of such matches orders bots by)."""
-    return dict(db.execute(
-        "SELECT e.bot_id, SUM(e.score) FROM board_entrants e JOIN boards b ON b.id = e.board_id"
-        " JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ? GROUP BY e.bot_id", [tid]).fetchall())
+def two_teams(layout: games.Layout) -> bool:
+    """Whether a table is two sides of two seats (Zwicker's four): its matches are two teams
+    (clone or mixed partners), told as team A and team B; any other table's entrants are told
+    apart."""
+    return layout.num_sides == 2 and all(len(side) == 2 for side in layout.sides)
 
 
-def _pair_records(db: sqlite_utils.Database, tid: int) -> Iterator[tuple[int, int, int, int, int, int, int]]:
-    """Matches of k entrants, each pair's comparisons summed in SQL from the first one's view:
-    its bot, the other's, boards, wins, draws, losses (by their results over the board's
-    rooms) and the results' difference."""
-    yield from db.execute(
-        "SELECT p.bot_id, q.bot_id, COUNT(*), SUM(p.result > q.result), SUM(p.result = q.result),"
+def _two_teams_of(game: str, variant: dict) -> bool:
+    try:
+        g = games.game(game)
+        return two_teams(g.layout(g.variant(variant)))
+    except (games.GameError, ValueError, TypeError):
+        return True  # a game not installed here
+
+
+def _pair_counts(db: sqlite_utils.Database, tid: int) -> dict[int, dict[tuple[int, int], tuple[int, ...]]]:
+    """Per match id, per ordered pair of its entrants (e, f): boards, e's wins, draws and losses
+    against f (by their results over the board's rooms) and the results' difference, summed in SQL."""
+    out: dict[int, dict[tuple[int, int], tuple[int, ...]]] = {}
+    for match_id, e, f, *counts in db.execute(
+        "SELECT b.match_id, p.entrant, q.entrant, COUNT(*), SUM(p.result > q.result), SUM(p.result = q.result),"
         " SUM(p.result < q.result), SUM(p.result - q.result)"
         " FROM board_entrants p JOIN board_entrants q ON q.board_id = p.board_id AND q.entrant != p.entrant"
         " JOIN boards b ON b.id = p.board_id JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
-        " AND p.bot_id != q.bot_id GROUP BY p.bot_id, q.bot_id", [tid],
-    )
+        " GROUP BY b.match_id, p.entrant, q.entrant", [tid],
+    ):
+        out.setdefault(match_id, {})[e, f] = tuple(counts)
+    return out
+
+
+def _match_entrants(db: sqlite_utils.Database, tid: int) -> dict[int, tuple[int, list[list[int]]]]:
+    """Per match id: its number and its entrants' bots."""
+    groups = _entrants(db, tid)
+    return {match_id: (match_no, groups.get(match_no, [])) for match_id, match_no in db.execute(
+        "SELECT id, match_no FROM matches WHERE tournament_id = ? ORDER BY match_no", [tid])}
 
 
 def _records(db: sqlite_utils.Database, tid: int, labels: dict[int, str]) -> dict[int, dict]:
-    """Per bot: boards, wins, draws, losses and margin (summed) over its matches; a bot on both
-    teams of a match (mixed partnerships) counts for neither."""
+    """Per bot: boards, wins, draws, losses and margin (summed) over its matches. A bot counts on
+    a board through each entrant that holds it: its margin, and W/D/L per comparison with each
+    other entrant that does not hold it; a bot every entrant holds (on both sides of a match of
+    mixed partners) counts for none."""
     stats = {bot: {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0} for bot in labels}
-    for a, bb, boards, wins, draws, losses, margin in _match_records(db, tid):
-        for team, sign, won, lost in ((a - bb, 1, wins, losses), (bb - a, -1, losses, wins)):
-            for bot in team:
-                s = stats[bot]
-                s["boards"] += boards
-                s["margin"] += sign * margin
-                s["wins"] += won
-                s["draws"] += draws
-                s["losses"] += lost
-    # Matches of k entrants: boards and results per bot; W/D/L per comparison with each other entrant.
-    for bot, boards, total in db.execute(
-        "SELECT e.bot_id, COUNT(DISTINCT e.board_id), SUM(e.result) FROM board_entrants e JOIN boards b ON b.id = e.board_id"
-        " JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ? GROUP BY e.bot_id", [tid],
+    margins: dict[int, dict[int, tuple[int, int]]] = {}
+    for match_id, e, boards, margin in db.execute(
+        "SELECT b.match_id, e.entrant, COUNT(*), SUM(e.margin) FROM board_entrants e JOIN boards b ON b.id = e.board_id"
+        " JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ? GROUP BY b.match_id, e.entrant", [tid],
     ):
-        stats[bot]["boards"] += boards
-        stats[bot]["margin"] += total
-    for bot, _other, _boards, wins, draws, losses, _diff in _pair_records(db, tid):
-        s = stats[bot]
-        s["wins"] += wins
-        s["draws"] += draws
-        s["losses"] += losses
+        margins.setdefault(match_id, {})[e] = (boards, margin)
+    pairs = _pair_counts(db, tid)
+    for match_id, (_no, entrants) in _match_entrants(db, tid).items():
+        if match_id not in margins:
+            continue
+        for bot in {b for e in entrants for b in e}:
+            held = [e for e, bots in enumerate(entrants) if bot in bots]
+            if len(held) == len(entrants):
+                continue
+            s = stats[bot]
+            s["boards"] += margins[match_id][held[0]][0]
+            for e in held:
+                s["margin"] += margins[match_id][e][1]
+                for f, bots in enumerate(entrants):
+                    if bot not in bots:
+                        _boards, wins, draws, losses, _diff = pairs[match_id][e, f]
+                        s["wins"] += wins
+                        s["draws"] += draws
+                        s["losses"] += losses
     return stats
+
+
+def entrant_scores(db: sqlite_utils.Database, tid: int) -> dict[int, float]:
+    """Per bot, over the finished boards: the others its entrants beat on each board, draws half
+    (what a Swiss round of matches of a bot a side orders bots by)."""
+    return dict(db.execute(
+        "SELECT x.bot_id, SUM(e.score) FROM board_entrants e JOIN boards b ON b.id = e.board_id"
+        " JOIN matches m ON m.id = b.match_id JOIN match_entrants x ON x.match_id = m.id AND x.entrant = e.entrant"
+        " WHERE m.tournament_id = ? GROUP BY x.bot_id", [tid]).fetchall())
 
 
 def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict], errors: str,
@@ -444,37 +483,38 @@ def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict],
 
 
 def board_outcomes(db: sqlite_utils.Database, tid: int) -> list[dict]:
-    """Every finished board with team A's result in each room (1 win, 0.5 draw, 0 loss; straight
-    room first) and their sum, the board score 0 .. 2 (what the SPRT counts), beside the
-    headline's result (the board's summed margin as one game: 1, 0.5 or 0)."""
+    """Every finished board with entrant 0's result over entrant 1 (the headline's: the board's
+    summed margin as one game, 1, 0.5 or 0) and, for two teams, team A's result in each room (1
+    win, 0.5 draw, 0 loss; straight room first) and their sum, the board score 0 .. 2 (what the
+    SPRT counts); for entrants told apart, each one's result over the k rooms and its score."""
     labels = _bot_labels(db, tid)
-    groups = _entrants(db, tid)
+    teams = told_as_teams(db, tid)
     rooms: dict[tuple[int, int], list[float | None]] = {}
-    for match_no, board_no, swapped, p0, p1 in db.execute(
-        "SELECT m.match_no, t.board_no, t.swapped, t.side0_points, t.side1_points FROM board_tables t"
-        f" JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ? AND {TEAM_MATCHES}", [tid],
-    ):
-        rooms.setdefault((match_no, board_no), [None, None])[swapped] = room_score(p1 - p0 if swapped else p0 - p1)
-    results: dict[int, list[tuple[int, float]]] = {}
-    for board_id, result, score in db.execute(
-        "SELECT e.board_id, e.result, e.score FROM board_entrants e JOIN boards b ON b.id = e.board_id"
-        " JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ? ORDER BY e.board_id, e.entrant", [tid],
-    ):
-        results.setdefault(board_id, []).append((result, score))
+    if teams:
+        for match_no, board_no, swapped, points in db.execute(
+            "SELECT m.match_no, t.board_no, t.swapped, t.side_points FROM board_tables t"
+            " JOIN matches m ON m.id = t.match_id WHERE m.tournament_id = ?", [tid],
+        ):
+            p0, p1 = json.loads(points)[:2]
+            rooms.setdefault((match_no, board_no), [None, None])[swapped] = room_score(p1 - p0 if swapped else p0 - p1)
     out = []
-    for b in board_results(db, tid):
+    for b in iter_board_results(db, tid):
         row = {"match_no": b["match_no"], "board_no": b["board_no"], "deal": str(b["seed"]),
                "team_a": [labels[x] for x in b["team_a"]], "team_b": [labels[x] for x in b["team_b"]],
                "margin": b["margin"], "result": _SCORE[b["outcome"]]}
-        if b["match_no"] in groups:  # k entrants: each one's result over the k rooms, and its score
-            row.update(entrants=[labels[x] for x in groups[b["match_no"]]],
-                       results=[r for r, _ in results[b["board_id"]]], scores=[s for _, s in results[b["board_id"]]],
-                       rooms=None, score=None)
-        else:
+        if teams:
             pair = rooms[b["match_no"], b["board_no"]]
             row.update(rooms=pair, score=None if None in pair else board_score(pair))  # type: ignore[arg-type]
+        else:
+            row.update(entrants=[_named(e, labels) for e in b["entrants"]], results=b["results"], scores=b["scores"],
+                       rooms=None, score=None)
         out.append(row)
     return out
+
+
+def _named(bots: list[int], labels: dict[int, str]) -> str:
+    """An entrant by its bots' labels: `a`, or `a+b` for mixed partners."""
+    return "+".join(labels[b] for b in dict.fromkeys(bots))
 
 
 def los(db: sqlite_utils.Database, tid: int) -> dict:
@@ -490,31 +530,27 @@ def los(db: sqlite_utils.Database, tid: int) -> dict:
 
 
 def crosstable(db: sqlite_utils.Database, tid: int, *, rows: list[dict] | None = None) -> dict:
-    """Head-to-head results between every two bots (in standings order), from the row's view.
+    """Head-to-head results between every two bots (in standings order), from the row's view:
+    on each board, every bot of an entrant meets every bot of each other entrant that holds
+    neither (mixed partners: each member of one team each member of the other).
 
-    With mixed partnerships every member of one team meets every member of the other on a board.
     `rows`: the standings, if the caller has them already (they cost as much again).
     """
     order = [r["bot_id"] for r in (rows if rows is not None else standings(db, tid))]
     labels = _bot_labels(db, tid)
     cells: dict[tuple[int, int], dict] = {}
-    for a, bb, boards, wins, draws, losses, margin in _match_records(db, tid):
-        for x in a - bb:
-            for y in bb - a:
-                for row, col, sign, won, lost in ((x, y, 1, wins, losses), (y, x, -1, losses, wins)):
-                    c = cells.setdefault((row, col), {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0})
+    pairs = _pair_counts(db, tid)
+    for match_id, (_no, entrants) in _match_entrants(db, tid).items():
+        for (e, f), (boards, wins, draws, losses, diff) in pairs.get(match_id, {}).items():
+            mine, theirs = entrants[e], entrants[f]
+            for x in dict.fromkeys(b for b in mine if b not in theirs):
+                for y in dict.fromkeys(b for b in theirs if b not in mine):
+                    c = cells.setdefault((x, y), {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0})
                     c["boards"] += boards
-                    c["margin"] += sign * margin
-                    c["wins"] += won
+                    c["margin"] += diff
+                    c["wins"] += wins
                     c["draws"] += draws
-                    c["losses"] += lost
-    for x, y, boards, wins, draws, losses, diff in _pair_records(db, tid):
-        c = cells.setdefault((x, y), {"boards": 0, "wins": 0, "draws": 0, "losses": 0, "margin": 0})
-        c["boards"] += boards
-        c["margin"] += diff
-        c["wins"] += wins
-        c["draws"] += draws
-        c["losses"] += losses
+                    c["losses"] += losses
     for c in cells.values():
         c["score"] = c["wins"] + c["draws"] / 2
     return {
@@ -527,12 +563,14 @@ def crosstable(db: sqlite_utils.Database, tid: int, *, rows: list[dict] | None =
 
 
 def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list[dict]:
-    """Every match with both teams, boards done and team A's W/D/L and margin; `bot` filters,
-    and adds that bot's own record (`bot`: its team, W/D/L and margin from its side)."""
+    """Every match with its entrants and boards done: two teams with team A's W/D/L and margin,
+    or entrants told apart with each one's result and score; `bot` filters, and adds that bot's
+    own record (`bot`: its team or entrant, W/D/L and margin from its side)."""
     labels = _bot_labels(db, tid)
     bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
     per_board = int(db.execute("SELECT boards_per_match FROM tournaments WHERE id = ?", [tid]).fetchone()[0])
-    groups = _entrants(db, tid)
+    teams = told_as_teams(db, tid)
+    pairs = _pair_counts(db, tid)
     faults = {
         match_id: n
         for match_id, n in db.execute(
@@ -542,27 +580,21 @@ def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list
         )
     }
     out = []
-    for m in db.query(
-        "SELECT m.*, COUNT(b.id) AS boards_done, COALESCE(SUM(b.team_a_outcome = 'win'), 0) AS wins,"
-        " COALESCE(SUM(b.team_a_outcome = 'draw'), 0) AS draws, COALESCE(SUM(b.team_a_outcome = 'loss'), 0) AS losses,"
-        " COALESCE(SUM(b.team_a_margin), 0) AS margin FROM matches m LEFT JOIN boards b ON b.match_id = m.id"
-        " WHERE m.tournament_id = ? GROUP BY m.id ORDER BY m.match_no",
-        [tid],
-    ):
-        team_a, team_b = [m["team_a_bot1_id"], m["team_a_bot2_id"]], [m["team_b_bot1_id"], m["team_b_bot2_id"]]
-        entrants = groups.get(m["match_no"])
-        members = {*team_a, *team_b, *(entrants or ())}
-        if bot_id is not None and bot_id not in members:
+    for match_id, (match_no, entrants) in _match_entrants(db, tid).items():
+        if bot_id is not None and not any(bot_id in e for e in entrants):
             continue
-        if entrants is not None:  # k entrants: each one's result over the boards done, and its pairwise record
-            out.append(_group_match(db, m, entrants, labels, per_board, faults.get(m["id"], 0), bot_id))
+        if not teams:  # entrants told apart: each one's result over the boards done, and its pairwise record
+            out.append(_group_match(db, match_id, match_no, entrants, labels, per_board, faults.get(match_id, 0),
+                                    bot_id))
             continue
+        boards, wins, draws, losses, margin = pairs.get(match_id, {}).get((0, 1), (0, 0, 0, 0, 0))
+        team_a, team_b = _two_seats(entrants[0]), _two_seats(entrants[1])
         out.append({
-            "match_no": m["match_no"],
+            "match_no": match_no,
             "team_a": [labels[x] for x in team_a], "team_b": [labels[x] for x in team_b],
-            "boards": per_board, "boards_done": m["boards_done"],
-            "wins": m["wins"], "draws": m["draws"], "losses": m["losses"], "margin": m["margin"],
-            "faults": faults.get(m["id"], 0),
+            "boards": per_board, "boards_done": boards,
+            "wins": wins, "draws": draws, "losses": losses, "margin": margin,
+            "faults": faults.get(match_id, 0),
         })
         if bot_id is not None:  # the record from the bot's own side, whichever team it was
             a = bot_id in team_a
@@ -574,26 +606,27 @@ def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list
     return out
 
 
-def _group_match(db: sqlite_utils.Database, m: dict, entrants: list[int], labels: dict[int, str], per_board: int,
-                 faults: int, bot_id: int | None) -> dict:
-    """`matches`' row of a match of k entrants: `results` per entrant (its chips or points over
-    the boards done), `scores` (the others it beat on them, draws half, summed over the boards);
-    with `bot`, that bot's own W/D/L against the others and its result."""
+def _group_match(db: sqlite_utils.Database, match_id: int, match_no: int, entrants: list[list[int]],
+                 labels: dict[int, str], per_board: int, faults: int, bot_id: int | None) -> dict:
+    """`matches`' row of a match of entrants told apart: `results` per entrant (its chips or
+    points over the boards done), `scores` (the others it beat on them, draws half, summed over
+    the boards); with `bot`, that bot's own W/D/L against the others and its result."""
     k = len(entrants)
     results, scores = [0] * k, [0.0] * k
     boards: dict[int, list[int]] = {}
     for board_id, e, result, score in db.execute(
         "SELECT e.board_id, e.entrant, e.result, e.score FROM board_entrants e JOIN boards b ON b.id = e.board_id"
-        " WHERE b.match_id = ? ORDER BY e.board_id, e.entrant", [m["id"]],
+        " WHERE b.match_id = ? ORDER BY e.board_id, e.entrant", [match_id],
     ):
         results[e] += result
         scores[e] += score
         boards.setdefault(board_id, []).append(result)
-    row = {"match_no": m["match_no"], "team_a": [labels[entrants[0]]] * 2, "team_b": [labels[entrants[1]]] * 2,
-           "entrants": [labels[b] for b in entrants], "results": results, "scores": scores,
+    row = {"match_no": match_no, "team_a": [labels[x] for x in _two_seats(entrants[0])],
+           "team_b": [labels[x] for x in _two_seats(entrants[1])],
+           "entrants": [_named(e, labels) for e in entrants], "results": results, "scores": scores,
            "boards": per_board, "boards_done": len(boards), "faults": faults}
     if bot_id is not None:
-        e = entrants.index(bot_id)
+        e = next(i for i, bots in enumerate(entrants) if bot_id in bots)
         versus = [(mine[e], other) for mine in boards.values() for f, other in enumerate(mine) if f != e]
         row["bot"] = {"name": labels[bot_id], "entrant": e, "wins": sum(a > b for a, b in versus),
                       "draws": sum(a == b for a, b in versus), "losses": sum(a < b for a, b in versus),
@@ -625,16 +658,17 @@ def faults(db: sqlite_utils.Database, tid: int, *, match_no: int | None = None, 
     and the tail of the bot's stderr (as stored: unchanged, for the caller to show safely)."""
     labels = _bot_labels(db, tid)
     bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
+    teams = told_as_teams(db, tid)
     rows = db.query(
         "SELECT m.match_no, t.board_no, t.swapped, s.seat, s.bot_id, s.announced_name, s.status, s.detail,"
-        f" s.stderr_tail, NOT ({TEAM_MATCHES}) AS entrants"
+        " s.stderr_tail"
         " FROM seats s JOIN board_tables t ON t.id = s.table_id JOIN matches m ON m.id = t.match_id"
         " WHERE m.tournament_id = ? AND s.status != 'ok' AND (? IS NULL OR m.match_no = ?)"
         " AND (? IS NULL OR s.bot_id = ?) ORDER BY m.match_no, t.board_no, t.swapped, s.seat",
         [tid, match_no, match_no, bot_id, bot_id],
     )
     return [{"match_no": r["match_no"], "board_no": r["board_no"], "swapped": bool(r["swapped"]), "room": r["swapped"],
-             "entrants": bool(r["entrants"]), "seat": r["seat"],
+             "entrants": not teams, "seat": r["seat"],
              "bot": labels[r["bot_id"]], "announced": r["announced_name"], "status": r["status"],
              "detail": r["detail"], "stderr": r["stderr_tail"]} for r in rows]
 
@@ -654,22 +688,28 @@ def _bot_in(db: sqlite_utils.Database, tid: int, labels: dict[int, str], bot: st
 
 
 def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
-    """One match, board by board, with each table's points, faults and deal ids (for replay)."""
+    """One match, board by board, with each table's points, faults and deal ids (for replay);
+    for entrants told apart also each board's result per entrant and each table's deals' points
+    and what the board's close-out added."""
     m = _match(db, tid, match_no)
     labels = _bot_labels(db, tid)
-    boards = {r["board_no"]: r for r in db.query("SELECT * FROM boards WHERE match_id = ?", [m["id"]])}
+    teams = told_as_teams(db, tid)
+    boards = {b["board_no"]: b for b in iter_board_results(db, tid) if b["match_no"] == match_no}
     detail: dict[int, dict] = {}
     for t in db.query("SELECT * FROM board_tables WHERE match_id = ? ORDER BY board_no, swapped", [m["id"]]):
+        board = boards.get(t["board_no"])
         b = detail.setdefault(t["board_no"], {
             "board_no": t["board_no"], "seed": int(t["board_seed"]),
-            "margin": boards[t["board_no"]]["team_a_margin"] if t["board_no"] in boards else None,
-            "outcome": boards[t["board_no"]]["team_a_outcome"] if t["board_no"] in boards else None,
+            "margin": board["margin"] if board else None, "outcome": board["outcome"] if board else None,
             "tables": [],
         })
+        if board and not teams:
+            b.update(results=board["results"], scores=board["scores"])
         seats = list(db.query("SELECT seat, bot_id, status, detail, stderr_tail AS stderr FROM seats WHERE table_id = ?"
                               " ORDER BY seat", [t["id"]]))
+        points = json.loads(t["side_points"])
         b["tables"].append({
-            "table_id": t["id"], "swapped": bool(t["swapped"]), "points": [t["side0_points"], t["side1_points"]],
+            "table_id": t["id"], "swapped": bool(t["swapped"]), "points": points,
             "forfeit": None if t["forfeit"] is None else json.loads(t["forfeit"]),
             "seats": [labels[s["bot_id"]] for s in seats],
             "faults": [{"seat": s["seat"], "bot": labels[s["bot_id"]], "status": s["status"], "detail": s["detail"],
@@ -677,26 +717,19 @@ def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
             "deal_ids": [r[0] for r in db.execute("SELECT id FROM deals WHERE table_id = ? ORDER BY deal_no", [t["id"]])],
             "duration_s": t["duration_s"],
         })
-    if m["entrants"]:  # k entrants: each board's result per entrant, each table's every side
-        for board_id, board_no in db.execute("SELECT id, board_no FROM boards WHERE match_id = ?", [m["id"]]):
-            rows = db.execute("SELECT result, score FROM board_entrants WHERE board_id = ? ORDER BY entrant",
-                              [board_id]).fetchall()
-            detail[board_no].update(results=[r for r, _ in rows], scores=[x for _, x in rows])
-        for t in db.query("SELECT id, board_no, swapped, side_points, forfeit FROM board_tables WHERE match_id = ?"
-                          " ORDER BY board_no, swapped", [m["id"]]):
-            table = detail[t["board_no"]]["tables"][t["swapped"]]
-            points = json.loads(t["side_points"])
+        if not teams:  # every side's points, its deals' and what the board's own result added
             dealt = [0] * len(points)
             for (deal,) in db.execute("SELECT points FROM deals WHERE table_id = ? AND points IS NOT NULL", [t["id"]]):
                 dealt = [a + b for a, b in zip(dealt, json.loads(deal))]
-            # what the board's own result adds to its deals' (Zwicken: the pot's close-out); a forfeit replaces them
+            # (Zwicken: the pot's close-out); a forfeit replaces them
             close_out = None if t["forfeit"] else [p - d for p, d in zip(points, dealt)]
-            table.update(room=t["swapped"], points=points, deals_points=dealt, close_out=close_out)
+            b["tables"][-1].update(room=t["swapped"], deals_points=dealt, close_out=close_out)
+    entrants = m["entrants"]
     return {
         "match_no": match_no,
-        "team_a": [labels[m["team_a_bot1_id"]], labels[m["team_a_bot2_id"]]],
-        "team_b": [labels[m["team_b_bot1_id"]], labels[m["team_b_bot2_id"]]],
-        "entrants": None if not m["entrants"] else [labels[b] for b in m["entrants"]],
+        "team_a": [labels[x] for x in _two_seats(entrants[0])],
+        "team_b": [labels[x] for x in _two_seats(entrants[1])],
+        "entrants": None if teams else [_named(e, labels) for e in entrants],
         "boards": [detail[k] for k in sorted(detail)],
     }
 
@@ -704,7 +737,7 @@ def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
 def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
     """Everything needed to replay a stored deal: variant, seed, dealer, moves, seats, bots."""
     rows = list(db.query(
-        "SELECT d.*, t.id AS table_id, t.board_no, t.swapped, t.side0_points, t.side1_points, t.forfeit,"
+        "SELECT d.*, t.id AS table_id, t.board_no, t.swapped, t.side_points, t.forfeit,"
         " m.match_no, m.tournament_id, tn.name AS tournament, tn.variant, tn.format, tn.game"
         " FROM deals d JOIN board_tables t ON t.id = d.table_id JOIN matches m ON m.id = t.match_id"
         " JOIN tournaments tn ON tn.id = m.tournament_id WHERE d.id = ?",
@@ -737,37 +770,45 @@ def get_deal(db: sqlite_utils.Database, deal_id: int) -> dict:
         "variant": json.loads(d["variant"]), "seed": int(d["seed"]), "dealer": d["dealer"], "carry": played["carry"],
         "points": played["points"], "breakdown": played["breakdown"],
         "moves": played["moves"], "complete": bool(d["complete"]), "seats": seats,
-        "table_points": [d["side0_points"], d["side1_points"]],
+        "table_points": json.loads(d["side_points"]),
         "forfeit": None if d["forfeit"] is None else json.loads(d["forfeit"]),
     }
 
 
 def _match(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
-    """A match's row, with `entrants` (bot ids in entrant order) for a match of k entrants, else None."""
+    """A match's row, with `entrants`: each entrant's bots, in entrant order."""
     rows = list(db.query("SELECT * FROM matches WHERE tournament_id = ? AND match_no = ?", [tid, match_no]))
     if not rows:
         raise ArenaError(f"tournament {tid} has no match {match_no}")
-    entrants = [r[0] for r in db.execute("SELECT bot_id FROM match_entrants WHERE match_id = ? ORDER BY entrant",
-                                         [rows[0]["id"]])]
-    return {**rows[0], "entrants": entrants or None}
+    entrants: list[list[int]] = []
+    for e, bot in db.execute("SELECT entrant, bot_id FROM match_entrants WHERE match_id = ? ORDER BY entrant, member",
+                             [rows[0]["id"]]):
+        if e == len(entrants):
+            entrants.append([])
+        entrants[e].append(bot)
+    return {**rows[0], "entrants": entrants}
 
 
-def _entrants(db: sqlite_utils.Database, tid: int) -> dict[int, list[int]]:
-    """match_no -> its entrants' bot ids, for the tournament's matches of k entrants."""
-    out: dict[int, list[int]] = {}
-    for match_no, bot in db.execute(
-        "SELECT m.match_no, e.bot_id FROM match_entrants e JOIN matches m ON m.id = e.match_id"
-        " WHERE m.tournament_id = ? ORDER BY m.match_no, e.entrant", [tid],
+def _entrants(db: sqlite_utils.Database, tid: int) -> dict[int, list[list[int]]]:
+    """match_no -> its entrants, each its bots (members in order)."""
+    out: dict[int, list[list[int]]] = {}
+    for match_no, e, bot in db.execute(
+        "SELECT m.match_no, e.entrant, e.bot_id FROM match_entrants e JOIN matches m ON m.id = e.match_id"
+        " WHERE m.tournament_id = ? ORDER BY m.match_no, e.entrant, e.member", [tid],
     ):
-        out.setdefault(match_no, []).append(bot)
+        entrants = out.setdefault(match_no, [])
+        if e == len(entrants):
+            entrants.append([])
+        entrants[e].append(bot)
     return out
 
 
-TEAM_MATCHES = "m.id NOT IN (SELECT match_id FROM match_entrants)"
-"""SQL: the match `m` is two teams (a match of k entrants keeps its results in board_entrants)."""
-
-
 _SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+
+
+def _seated(bots: list[int], seats: int) -> tuple[int, ...]:
+    """An entrant's bots at its side's seats, round robin."""
+    return tuple(bots[i % len(bots)] for i in range(seats))
 
 
 @functools.cache
@@ -814,31 +855,29 @@ def rating_inputs(db: sqlite_utils.Database, tid: int) -> dict:
     with _ratings.gc_paused():  # a few hundred thousand objects, none of them in a cycle
         deals: dict[str, int] = {}
         results = []
-        for a1, a2, b1, b2, outcome, seed in db.execute(
-            "SELECT m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id, b.team_a_outcome, b.seed"
-            " FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
-            f" AND {TEAM_MATCHES} ORDER BY b.board_no, m.match_no", [tid],
-        ):
-            deal = deals.get(seed)
-            if deal is None:
-                deal = deals[seed] = int(seed)
-            results.append(_ratings.BoardResult((a1, a2), (b1, b2), _SCORE[outcome], deal))
         # A board of k entrants: one comparison per pair of entrants, each weighing 1/(k-1), so
-        # that the board counts once for each bot (for two entrants, a board as above).
-        board: list[tuple[int, int]] = []
-        for board_id, seed, bot, result, k in db.execute(
-            "SELECT e.board_id, b.seed, e.bot_id, e.result, (SELECT COUNT(*) FROM board_entrants x"
+        # that the board counts once for each bot (two teams: one comparison). An entrant is
+        # its bots (two teams: the bots at its two seats, a clone twice).
+        groups = _entrants(db, tid)
+        seats = 2 if told_as_teams(db, tid) else None
+        board: list[int] = []
+        for board_id, seed, match_no, result, k in db.execute(
+            "SELECT e.board_id, b.seed, m.match_no, e.result, (SELECT COUNT(*) FROM board_entrants x"
             " WHERE x.board_id = e.board_id) FROM board_entrants e JOIN boards b ON b.id = e.board_id"
             " JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
             " ORDER BY b.board_no, m.match_no, e.entrant", [tid],
         ):
-            board.append((bot, result))
+            board.append(result)
             if len(board) < k:
                 continue
-            deal = deals.setdefault(seed, int(seed))
-            for i, (x, rx) in enumerate(board):
-                for y, ry in board[i + 1:]:
-                    results.append(_ratings.BoardResult((x,), (y,), 1.0 if rx > ry else 0.5 if rx == ry else 0.0,
+            deal = deals.get(seed)
+            if deal is None:
+                deal = deals[seed] = int(seed)
+            sides = [_seated(bots, seats or len(bots)) for bots in groups[match_no]]
+            for i, rx in enumerate(board):
+                for j in range(i + 1, k):
+                    ry = board[j]
+                    results.append(_ratings.BoardResult(sides[i], sides[j], 1.0 if rx > ry else 0.5 if rx == ry else 0.0,
                                                         deal, 1 / (k - 1)))
             board = []
     bots = [r[0] for r in db.execute("SELECT bot_id FROM tournament_bots WHERE tournament_id = ? ORDER BY bot_id", [tid])]

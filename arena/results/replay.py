@@ -82,13 +82,23 @@ def render(doc: dict[str, Any], seat: int | None = None) -> Iterator[str]:
         except games.IllegalMove as exc:
             raise ArenaError(f"stored move {k} does not replay: {exc}") from None
         timing = f" ({record['ms']:.1f} ms)" if record.get("ms") is not None else ""
-        yield f"  move {k + 1}: seat {record['seat']} ({who.get(record['seat'], '?')}) plays {move}{timing}"
+        told = _told(state, move, seat, record["seat"])
+        yield f"  move {k + 1}: seat {record['seat']} ({who.get(record['seat'], '?')}) plays {told}{timing}"
         state = after
     yield state.text(seat)
     if state.is_over:
         yield f"score: {list(state.result().sides)}  (stored: {doc['points']})"
     else:
         yield f"the deal stopped here: {_forfeit_text(doc)}"
+
+
+def _told(state: games.State, move: games.Move, seat: int | None, mover: int) -> str:
+    """A move as `seat` was told of it: in full, unless another seat made it and the game keeps
+    part of it private (`State.public_move`: a card passed face down)."""
+    public = getattr(state, "public_move", None)
+    if seat is None or seat == mover or public is None or (told := public(move)) == move.to_dict():
+        return str(move)
+    return " ".join(str(v) for v in told.values()) if isinstance(told, dict) else str(told)
 
 
 def rules(doc: dict[str, Any]) -> tuple[games.Game, games.Variant]:

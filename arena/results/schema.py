@@ -775,3 +775,174 @@ def _m0014_bot_games(db: sqlite_utils.Database) -> None:
     """The games a bot version plays, as its `ready.games` said when `bot add` checked it (JSON
     array); NULL: any game (it did not say, was added without the check, or was stored before)."""
     db.execute("ALTER TABLE bots ADD COLUMN games TEXT")
+
+
+ENTRANT_VIEWS = {
+    "bot_boards": """
+        SELECT m.tournament_id, b.id AS board_id, x.bot_id, e.entrant, e.result, e.margin, e.score,
+               CASE WHEN e.score * 2 > k.n - 1 THEN 'win' WHEN e.score * 2 < k.n - 1 THEN 'loss' ELSE 'draw' END
+               AS outcome
+        FROM board_entrants e JOIN boards b ON b.id = e.board_id JOIN matches m ON m.id = b.match_id
+        JOIN match_entrants x ON x.match_id = m.id AND x.entrant = e.entrant
+        JOIN (SELECT board_id, COUNT(*) AS n FROM board_entrants GROUP BY board_id) k ON k.board_id = b.id
+        WHERE EXISTS (SELECT 1 FROM match_entrants o WHERE o.match_id = m.id AND o.entrant != e.entrant
+                      AND NOT EXISTS (SELECT 1 FROM match_entrants y WHERE y.match_id = m.id
+                                      AND y.entrant = o.entrant AND y.bot_id = x.bot_id))""",
+    "standings": """
+        SELECT t.name AS tournament, bt.name || '@' || bt.version AS bot,
+               ROUND(r.elo, 1) AS elo, ROUND(r.ci_low, 1) AS elo_low_95, ROUND(r.ci_high, 1) AS elo_high_95,
+               ROUND(r.los_next, 3) AS los_next, COALESCE(s.boards, 0) AS boards,
+               COALESCE(pr.wins, 0) AS wins, COALESCE(pr.draws, 0) AS draws, COALESCE(pr.losses, 0) AS losses,
+               s.avg_margin,
+               (SELECT COUNT(DISTINCT st.table_id) FROM seats st JOIN board_tables x ON x.id = st.table_id
+                JOIN matches m ON m.id = x.match_id
+                WHERE m.tournament_id = tb.tournament_id AND st.bot_id = tb.bot_id AND st.status != 'ok')
+               AS faulted_tables,
+               tb.tournament_id, tb.bot_id
+        FROM tournament_bots tb JOIN tournaments t ON t.id = tb.tournament_id JOIN bots bt ON bt.id = tb.bot_id
+        LEFT JOIN ratings r ON r.tournament_id = tb.tournament_id AND r.bot_id = tb.bot_id
+                            AND r.method = 'bradley-terry-map' AND r.errors = 'pool'
+        LEFT JOIN (SELECT tournament_id, bot_id, COUNT(DISTINCT board_id) AS boards,
+                          ROUND(SUM(margin) * 1.0 / COUNT(DISTINCT board_id), 1) AS avg_margin
+                   FROM bot_boards GROUP BY tournament_id, bot_id) s
+               ON s.tournament_id = tb.tournament_id AND s.bot_id = tb.bot_id
+        LEFT JOIN (SELECT p.tournament_id, p.bot_id, SUM(p.result > q.result) AS wins,
+                          SUM(p.result = q.result) AS draws, SUM(p.result < q.result) AS losses
+                   FROM bot_boards p JOIN board_entrants q ON q.board_id = p.board_id AND q.entrant != p.entrant
+                   JOIN boards b ON b.id = p.board_id
+                   WHERE NOT EXISTS (SELECT 1 FROM match_entrants y WHERE y.match_id = b.match_id
+                                     AND y.entrant = q.entrant AND y.bot_id = p.bot_id)
+                   GROUP BY p.tournament_id, p.bot_id) pr
+               ON pr.tournament_id = tb.tournament_id AND pr.bot_id = tb.bot_id
+        ORDER BY tb.tournament_id, r.elo DESC""",
+    "crosstable": """
+        SELECT t.name AS tournament, x.name || '@' || x.version AS bot, y.name || '@' || y.version AS opponent,
+               COUNT(*) AS boards, SUM(p.result > q.result) AS wins, SUM(p.result = q.result) AS draws,
+               SUM(p.result < q.result) AS losses,
+               SUM(CASE WHEN p.result > q.result THEN 1.0 WHEN p.result = q.result THEN 0.5 ELSE 0.0 END) AS score,
+               SUM(p.result - q.result) AS margin, p.tournament_id, p.bot_id, q.bot_id AS opponent_id
+        FROM bot_boards p JOIN bot_boards q ON q.board_id = p.board_id AND q.entrant != p.entrant
+        JOIN boards b ON b.id = p.board_id
+        JOIN tournaments t ON t.id = p.tournament_id JOIN bots x ON x.id = p.bot_id JOIN bots y ON y.id = q.bot_id
+        WHERE NOT EXISTS (SELECT 1 FROM match_entrants z WHERE z.match_id = b.match_id AND z.entrant = q.entrant
+                          AND z.bot_id = p.bot_id)
+          AND NOT EXISTS (SELECT 1 FROM match_entrants z WHERE z.match_id = b.match_id AND z.entrant = p.entrant
+                          AND z.bot_id = q.bot_id)
+        GROUP BY p.tournament_id, p.bot_id, q.bot_id""",
+    "board_results": """
+        SELECT t.name AS tournament, m.match_no, b.board_no, b.seed, e.entrant,
+               (SELECT group_concat(name, '+') FROM (SELECT x.name || '@' || x.version AS name FROM match_entrants me
+                JOIN bots x ON x.id = me.bot_id WHERE me.match_id = m.id AND me.entrant = e.entrant
+                ORDER BY me.member)) AS bots,
+               e.result, e.margin, e.score,
+               (SELECT COUNT(*) FROM seats s JOIN board_tables x ON x.id = s.table_id
+                WHERE x.match_id = m.id AND x.board_no = b.board_no AND s.status != 'ok') AS faults,
+               b.completed, b.id AS board_id, m.id AS match_id, m.tournament_id
+        FROM board_entrants e JOIN boards b ON b.id = e.board_id JOIN matches m ON m.id = b.match_id
+        JOIN tournaments t ON t.id = m.tournament_id
+        ORDER BY m.tournament_id, m.match_no, b.board_no, e.entrant""",
+}
+"""Migration 0015's views over the one match shape (bots as name@version): `bot_boards`, a row per
+board and bot of an entrant (not one that every entrant of the match holds: a bot on both sides
+of a mixed match counts for neither), its entrant's result, margin and score, and `outcome`: win
+where it beat more than half the others; `standings` with W/D/L per comparison with each other
+entrant that does not hold the bot; `crosstable` by each pair of bots on different entrants
+(neither holding the other); `board_results`, a row per board and entrant."""
+
+
+@migrations(name="0015_one_match_shape")
+def _m0015_one_match_shape(db: sqlite_utils.Database) -> None:
+    """One shape for every match: k entrants (`match_entrants`, a row per entrant and member: the
+    one bot of clones, the two of mixed partners), each board's result per entrant
+    (`board_entrants`: result, margin, score) and each table's every side's points
+    (`board_tables.side_points`). A two-team match moves in: team A is entrant 0, team B entrant 1,
+    its result per entrant its sides' points over both rooms, its margin team A's (B's: negated),
+    its score from the outcome. The team columns (matches.team_*, boards.team_a_*,
+    board_tables.side0/1_points) and board_entrants.bot_id go: the tables are rebuilt."""
+    for name in {**VIEWS, **GROUP_VIEWS}:
+        db.execute(f"DROP VIEW IF EXISTS {name}")
+    db.executescript(
+        """
+        CREATE TABLE match_entrants_new (
+            match_id INTEGER NOT NULL REFERENCES matches(id),
+            entrant INTEGER NOT NULL,          -- 0..k-1: in room r it holds side (entrant + r) mod k
+            member INTEGER NOT NULL,           -- 0, 1, ...: seat i of its side holds member i mod (members)
+            bot_id INTEGER NOT NULL REFERENCES bots(id),
+            PRIMARY KEY (match_id, entrant, member)
+        );
+        INSERT INTO match_entrants_new SELECT match_id, entrant, 0, bot_id FROM match_entrants;
+        INSERT INTO match_entrants_new
+            SELECT id, 0, 0, team_a_bot1_id FROM matches WHERE id NOT IN (SELECT match_id FROM match_entrants)
+            UNION ALL SELECT id, 0, 1, team_a_bot2_id FROM matches
+                WHERE id NOT IN (SELECT match_id FROM match_entrants) AND team_a_bot2_id != team_a_bot1_id
+            UNION ALL SELECT id, 1, 0, team_b_bot1_id FROM matches WHERE id NOT IN (SELECT match_id FROM match_entrants)
+            UNION ALL SELECT id, 1, 1, team_b_bot2_id FROM matches
+                WHERE id NOT IN (SELECT match_id FROM match_entrants) AND team_b_bot2_id != team_b_bot1_id;
+        CREATE TABLE board_entrants_new (
+            board_id INTEGER NOT NULL REFERENCES boards(id),
+            entrant INTEGER NOT NULL,
+            result INTEGER NOT NULL,           -- its sides' results over the board's rooms, in the game's unit
+            margin INTEGER NOT NULL,           -- what the standings average: two teams, its result less
+                                               -- the other's; else its result
+            score REAL NOT NULL,               -- the others it beat on that result, draws half (0 .. k-1)
+            PRIMARY KEY (board_id, entrant)
+        );
+        INSERT INTO board_entrants_new SELECT board_id, entrant, result, result, score FROM board_entrants;
+        INSERT INTO board_entrants_new
+            SELECT b.id, e.entrant,
+                   (SELECT SUM(CASE WHEN (t.swapped + e.entrant) % 2 = 0 THEN t.side0_points ELSE t.side1_points END)
+                    FROM board_tables t WHERE t.match_id = b.match_id AND t.board_no = b.board_no),
+                   CASE e.entrant WHEN 0 THEN b.team_a_margin ELSE -b.team_a_margin END,
+                   CASE b.team_a_outcome WHEN 'draw' THEN 0.5
+                        WHEN 'win' THEN 1.0 - e.entrant ELSE 0.0 + e.entrant END
+            FROM boards b JOIN (SELECT 0 AS entrant UNION ALL SELECT 1) e
+            WHERE b.match_id NOT IN (SELECT match_id FROM match_entrants);
+        DROP TABLE match_entrants;
+        ALTER TABLE match_entrants_new RENAME TO match_entrants;
+        DROP TABLE board_entrants;
+        ALTER TABLE board_entrants_new RENAME TO board_entrants;
+        CREATE TABLE matches_new (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            match_no INTEGER NOT NULL,
+            UNIQUE (tournament_id, match_no)
+        );
+        INSERT INTO matches_new SELECT id, tournament_id, match_no FROM matches;
+        DROP TABLE matches;
+        ALTER TABLE matches_new RENAME TO matches;
+        CREATE TABLE boards_new (
+            id INTEGER PRIMARY KEY,
+            match_id INTEGER NOT NULL REFERENCES matches(id),
+            board_no INTEGER NOT NULL,
+            seed TEXT NOT NULL,
+            completed TEXT NOT NULL,
+            UNIQUE (match_id, board_no)
+        );
+        INSERT INTO boards_new SELECT id, match_id, board_no, seed, completed FROM boards;
+        DROP TABLE boards;
+        ALTER TABLE boards_new RENAME TO boards;
+        CREATE TABLE board_tables_new (
+            id INTEGER PRIMARY KEY,
+            match_id INTEGER NOT NULL REFERENCES matches(id),
+            board_no INTEGER NOT NULL,
+            swapped INTEGER NOT NULL CHECK (swapped >= 0),  -- the room: 0, or the entrants rotated by this many sides
+            board_seed TEXT NOT NULL,
+            side_points TEXT NOT NULL,         -- JSON, every side's points, forfeit applied
+            forfeit TEXT,                      -- JSON {side, seat, status, detail} or NULL
+            started TEXT NOT NULL,
+            duration_s REAL NOT NULL,
+            sandbox TEXT,
+            UNIQUE (match_id, board_no, swapped)
+        );
+        INSERT INTO board_tables_new
+            SELECT id, match_id, board_no, swapped, board_seed,
+                   COALESCE(side_points, json_array(side0_points, side1_points)), forfeit, started, duration_s, sandbox
+            FROM board_tables;
+        DROP TABLE board_tables;
+        ALTER TABLE board_tables_new RENAME TO board_tables;
+        """
+    )
+    for name, view in ENTRANT_VIEWS.items():
+        db.execute(f"CREATE VIEW {name} AS {view}")
+    if db.execute("PRAGMA foreign_key_check").fetchone() is not None:
+        raise sqlite3.IntegrityError("FOREIGN KEY constraint failed after moving every match to one shape")

@@ -113,30 +113,44 @@ def history_sampled(db: sqlite_utils.Database, tid: int, points: int = 50) -> di
 
 
 def latest_boards(db: sqlite_utils.Database, tid: int, limit: int = 12) -> list[dict]:
-    """The boards finished last, newest first, with both teams' labels; a board of k entrants
-    also with `entrants` (labels) and `results` (each one's chips or points over its rooms)."""
+    """The boards finished last, newest first, with entrants 0 and 1 as two sides' labels
+    (`team_a`, `team_b`), entrant 0's margin and outcome; where the entrants are told apart (not
+    two teams of partners) also `entrants` (labels) and `results` (each one's chips or points over
+    its rooms)."""
     labels = _bot_labels(db, tid)
+    teams = read.told_as_teams(db, tid)
     rows = [
-        {"board_id": r[9], "match_no": r[0], "board_no": r[1], "margin": r[2], "outcome": r[3], "completed": r[4],
-         "team_a": [labels[r[5]], labels[r[6]]], "team_b": [labels[r[7]], labels[r[8]]]}
+        {"board_id": r[3], "match_no": r[0], "board_no": r[1], "completed": r[2], "match_id": r[4]}
         for r in db.execute(
-            "SELECT m.match_no, b.board_no, b.team_a_margin, b.team_a_outcome, b.completed,"
-            " m.team_a_bot1_id, m.team_a_bot2_id, m.team_b_bot1_id, m.team_b_bot2_id, b.id"
-            " FROM boards b JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
-            " ORDER BY b.id DESC LIMIT ?",
+            "SELECT m.match_no, b.board_no, b.completed, b.id, m.id FROM boards b JOIN matches m ON m.id = b.match_id"
+            " WHERE m.tournament_id = ? ORDER BY b.id DESC LIMIT ?",
             [tid, limit],
         )
     ]
     if rows:
         ids = [r["board_id"] for r in rows]
-        entrants: dict[int, list[tuple[str, int]]] = {}
-        for board_id, bot_id, result in db.execute(
-                f"SELECT board_id, bot_id, result FROM board_entrants WHERE board_id IN ({','.join('?' * len(ids))})"
+        results: dict[int, list[int]] = {}
+        for board_id, result in db.execute(
+                f"SELECT board_id, result FROM board_entrants WHERE board_id IN ({','.join('?' * len(ids))})"
                 " ORDER BY board_id, entrant", ids):
-            entrants.setdefault(board_id, []).append((labels[bot_id], result))
+            results.setdefault(board_id, []).append(result)
+        members: dict[int, list[list[int]]] = {}
+        match_ids = sorted({r["match_id"] for r in rows})
+        for match_id, e, bot in db.execute(
+                f"SELECT match_id, entrant, bot_id FROM match_entrants WHERE match_id IN ({','.join('?' * len(match_ids))})"
+                " ORDER BY match_id, entrant, member", match_ids):
+            entrants = members.setdefault(match_id, [])
+            if e == len(entrants):
+                entrants.append([])
+            entrants[e].append(bot)
         for r in rows:
-            found = entrants.get(r["board_id"])
-            r.update(entrants=[x for x, _ in found] if found else None, results=[y for _, y in found] if found else None)
+            found, entrants = results[r["board_id"]], members[r.pop("match_id")]
+            margin = found[0] - found[1]
+            r.update(margin=margin, outcome="win" if margin > 0 else "loss" if margin < 0 else "draw",
+                     team_a=[labels[x] for x in read._two_seats(entrants[0])],
+                     team_b=[labels[x] for x in read._two_seats(entrants[1])],
+                     entrants=None if teams else [read._named(e, labels) for e in entrants],
+                     results=None if teams else found)
     return rows
 
 

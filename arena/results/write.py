@@ -20,7 +20,15 @@ import sqlite_utils
 import games
 from arena.errors import SEAT_STATUSES, ArenaError
 from arena.results import compact
-from arena.results.read import BOOTSTRAP, _match, compute_ratings, finished_boards, progression_in_boards, rating_pool
+from arena.results.read import (
+    BOOTSTRAP,
+    _match,
+    compute_ratings,
+    finished_boards,
+    progression_in_boards,
+    rating_pool,
+    two_teams,
+)
 from arena.results.schema import (
     BT_METHOD,
     db_path,
@@ -43,10 +51,11 @@ def create_tournament(
     boards: int,
     settings: dict,
     bot_ids: Iterable[int],
-    matches: list[tuple[list[int], list[int]]],
+    matches: Sequence[Sequence[Sequence[int]]],
     game: str = games.ORIGINAL,
 ) -> int:
-    """Store a tournament and its schedule (match k is `matches[k - 1]`, team A then team B)."""
+    """Store a tournament and its schedule (match k is `matches[k - 1]`: its entrants, each the
+    bots at its side's seats; two teams: team A, then team B)."""
     if not name or not name.strip():
         raise ArenaError("a tournament needs a name")
     if not isinstance(seed, int) or not 0 <= seed < 2**64:
@@ -66,8 +75,8 @@ def create_tournament(
     if set(bot_ids) - known:
         raise ArenaError(f"unknown bot ids {sorted(set(bot_ids) - known)}")
     for entrants in matches:
-        if not (is_group(entrants) or (len(entrants) == 2 and all(len(team) == 2 for team in entrants))):
-            raise ArenaError(f"a match is two teams of two seat-bots, or k >= 2 entrants of one, got {entrants}")
+        if len(entrants) < 2 or not all(entrants):
+            raise ArenaError(f"a match is k >= 2 entrants, each one bot or more, got {entrants}")
         if {b for team in entrants for b in team} - set(bot_ids):
             raise ArenaError(f"match {entrants} uses bots not in the tournament")
     if db["tournaments"].count_where("name = ?", [name]):
@@ -85,25 +94,13 @@ def create_tournament(
     return tid
 
 
-def is_group(entrants: Sequence[Sequence[int]]) -> bool:
-    """Whether a match is one of k entrants of one seat-bot each (a game without partnerships),
-    rather than two teams of two seat-bots."""
-    return len(entrants) >= 2 and all(len(e) == 1 for e in entrants)
-
-
 def _add_matches(db: sqlite_utils.Database, tid: int, matches: Sequence[Sequence[Sequence[int]]], first: int) -> None:
-    """Insert matches numbered from `first`: two teams, or k entrants (their own rows, and the
-    team columns naming entrants 0 and 1)."""
+    """Insert matches numbered from `first`, each entrant with its bots (a clone once)."""
     for match_no, entrants in enumerate(matches, start=first):
-        team_a, team_b = ([e[0], e[0]] for e in entrants[:2]) if is_group(entrants) else entrants
-        match_id = db.execute(
-            "INSERT INTO matches (tournament_id, match_no, team_a_bot1_id, team_a_bot2_id, team_b_bot1_id,"
-            " team_b_bot2_id) VALUES (?, ?, ?, ?, ?, ?)",
-            [tid, match_no, *team_a, *team_b],
-        ).lastrowid
-        if is_group(entrants):
-            db.conn.executemany("INSERT INTO match_entrants (match_id, entrant, bot_id) VALUES (?, ?, ?)",
-                                [(match_id, e, bots[0]) for e, bots in enumerate(entrants)])
+        match_id = db.execute("INSERT INTO matches (tournament_id, match_no) VALUES (?, ?)", [tid, match_no]).lastrowid
+        db.conn.executemany("INSERT INTO match_entrants (match_id, entrant, member, bot_id) VALUES (?, ?, ?, ?)",
+                            [(match_id, e, i, bot) for e, bots in enumerate(entrants)
+                             for i, bot in enumerate(dict.fromkeys(bots))])
 
 
 def delete_tournament(db: sqlite_utils.Database, tid: int) -> None:
@@ -126,14 +123,14 @@ def delete_tournament(db: sqlite_utils.Database, tid: int) -> None:
 
 
 def append_match(db: sqlite_utils.Database, tid: int, entrants: Sequence[Sequence[int]]) -> int:
-    """Append one match (two teams, or k entrants of one bot each) to the schedule; its number."""
+    """Append one match (k entrants, each its bots) to the schedule; its number."""
     with db.atomic():
         (last,) = db.execute("SELECT COALESCE(MAX(match_no), 0) FROM matches WHERE tournament_id = ?", [tid]).fetchone()
         _add_matches(db, tid, [entrants], last + 1)
     return last + 1
 
 
-def add_round(db: sqlite_utils.Database, tid: int, matches: list[tuple[list[int], list[int]]], bye: int | None) -> None:
+def add_round(db: sqlite_utils.Database, tid: int, matches: Sequence[Sequence[Sequence[int]]], bye: int | None) -> None:
     """Append a drawn Swiss round to the schedule (match numbers run on) and note it in the
     settings' pairing plan, in one transaction: a round is stored whole or not at all."""
     with db.atomic():
@@ -194,11 +191,8 @@ def seat_bots(team_a: list[int], team_b: list[int], swapped: bool, players: int 
 
 
 def match_entrants(match: dict) -> list[list[int]]:
-    """A stored match as k entrants, each one side's bots: its entrants of one bot each, or team
-    A and team B (entrants 0 and 1) from the team columns."""
-    if match.get("entrants"):
-        return [[b] for b in match["entrants"]]
-    return [[match["team_a_bot1_id"], match["team_a_bot2_id"]], [match["team_b_bot1_id"], match["team_b_bot2_id"]]]
+    """A stored match (`read._match`) as k entrants, each one side's bots."""
+    return [list(e) for e in match["entrants"]]
 
 
 def _check_table(match: dict, room: int, table: dict, layout: games.Layout) -> None:
@@ -247,17 +241,15 @@ def record_table(
     swapped = int(swapped)
     variant, game = _variant(db, tid)
     _check_table(match, swapped, table, game.layout(variant))
-    p0, p1 = table["points"][:2]
     try:
         with db.atomic():
             table_id = db.execute(
-                "INSERT INTO board_tables (match_id, board_no, swapped, board_seed, side0_points, side1_points,"
-                " forfeit, started, duration_s, sandbox, side_points) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO board_tables (match_id, board_no, swapped, board_seed, side_points,"
+                " forfeit, started, duration_s, sandbox) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    match["id"], board_no, swapped, str(board_seed), p0, p1,
+                    match["id"], board_no, swapped, str(board_seed), _dumps(list(table["points"])),
                     None if table.get("forfeit") is None else _dumps(table["forfeit"]),
                     table["started"], float(table["duration_s"]), table.get("sandbox"),
-                    _dumps(list(table["points"])),
                 ],
             ).lastrowid
             assert table_id is not None
@@ -276,7 +268,7 @@ def record_table(
                 ],
             )
             compact.insert(db, table_id, variant, table["deals"], game)
-            _complete_board(db, match, board_no)
+            _complete_board(db, match, board_no, two_teams(game.layout(variant)))
     except sqlite3.IntegrityError as exc:
         if db.execute(
             "SELECT 1 FROM board_tables WHERE match_id = ? AND board_no = ? AND swapped = ?",
@@ -300,11 +292,11 @@ def _parse_variant(text: str, game: str = games.ORIGINAL) -> tuple[games.Variant
     return g.variant(json.loads(text)), g
 
 
-def _complete_board(db: sqlite_utils.Database, match: dict, board_no: int) -> None:
+def _complete_board(db: sqlite_utils.Database, match: dict, board_no: int, teams: bool) -> None:
     """Inside record_table's transaction: once all k rooms of the board are in (two teams: both),
-    write its result: each entrant's over the rooms (what the side it held scored; room r gives
-    side j to entrant (j - r) mod k), entrant 0's margin over entrant 1 (team A's) and, for a
-    match of entrants of one bot, each one's result and score (the others it beat, draws half)."""
+    write its result per entrant: what the sides it held scored (room r gives side j to entrant
+    (j - r) mod k), its score (the others it beat on that, draws half) and its margin (two
+    `teams`: its result less the other's, team A's margin; else its result)."""
     entrants = match_entrants(match)
     k = len(entrants)
     rows = db.execute("SELECT swapped, side_points, board_seed FROM board_tables WHERE match_id = ? AND board_no = ?",
@@ -317,16 +309,13 @@ def _complete_board(db: sqlite_utils.Database, match: dict, board_no: int) -> No
     for room, points, _seed in rows:
         for side, p in enumerate(json.loads(points)):
             results[(side - room) % k] += p
-    margin = results[0] - results[1]
-    board_id = db.execute(
-        "INSERT INTO boards (match_id, board_no, seed, team_a_margin, team_a_outcome, completed) VALUES (?, ?, ?, ?, ?, ?)",
-        [match["id"], board_no, rows[0][2], margin, "win" if margin > 0 else "loss" if margin < 0 else "draw", _now()],
-    ).lastrowid
-    if match.get("entrants"):
-        scores = [sum(1.0 if r > o else 0.5 if r == o else 0.0 for f, o in enumerate(results) if f != e)
-                  for e, r in enumerate(results)]
-        db.conn.executemany("INSERT INTO board_entrants (board_id, entrant, bot_id, result, score) VALUES (?, ?, ?, ?, ?)",
-                            [(board_id, e, entrants[e][0], results[e], scores[e]) for e in range(k)])
+    board_id = db.execute("INSERT INTO boards (match_id, board_no, seed, completed) VALUES (?, ?, ?, ?)",
+                          [match["id"], board_no, rows[0][2], _now()]).lastrowid
+    scores = [sum(1.0 if r > o else 0.5 if r == o else 0.0 for f, o in enumerate(results) if f != e)
+              for e, r in enumerate(results)]
+    margins = [results[0] - results[1], results[1] - results[0]] if teams else results
+    db.conn.executemany("INSERT INTO board_entrants (board_id, entrant, result, margin, score) VALUES (?, ?, ?, ?, ?)",
+                        [(board_id, e, results[e], margins[e], scores[e]) for e in range(k)])
 
 
 def compute_and_store_ratings(

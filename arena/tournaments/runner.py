@@ -28,7 +28,6 @@ import re
 import shutil
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -54,7 +53,8 @@ from arena.results.schema import db_path, open_db
 from arena.results.schema import PARTNERS
 from arena.tournaments.commands import FOLDER_ENTRY_POINTS, bot_command  # noqa: F401  (also as runner.*)
 from arena.tournaments import swiss
-from arena.tournaments.schedule import groups, pairings, rooms, two_teams
+from arena.tournaments.progress import Progress, Silent
+from arena.tournaments.schedule import groups, mixed_sides, pairings, rooms, two_teams
 from arena.tournaments.shard import Placement, Shard, apart, open_shard, pin
 
 
@@ -82,11 +82,12 @@ class Settings:
             layout = g.layout(g.variant(self.variant))
         except (games.GameError, ValueError, TypeError) as exc:
             raise ArenaError(f"--variant: {exc}") from None
-        if not two_teams(layout) and self.partners != "clone":
-            who = (f"{layout.num_sides} sides of {layout.players // layout.num_sides}, each match one bot a side in "
+        if mixed_sides(layout) is None and self.partners != "clone":
+            sizes = sorted({len(side) for side in layout.sides})
+            who = (f"{layout.num_sides} sides of {' and '.join(map(str, sizes))}, each match one bot a side in "
                    "all of its seats" if layout.partnerships else f"every player plays alone ({layout.players} "
                    "players, each match one bot a seat)")
-            raise ArenaError(f"--partners mixed is for a table of two sides of two; in {g.info.title} here {who}")
+            raise ArenaError(f"--partners mixed is for a table of two sides of equal size; in {g.info.title} here {who}")
         if type(self.boards) is not int or self.boards < 1:
             raise ArenaError(f"--boards must be at least 1, got {self.boards!r}")
         if self.seed is not None and (type(self.seed) is not int or not 0 <= self.seed < 2**64):
@@ -289,176 +290,6 @@ def register_bot(db: sqlite_utils.Database, path: Path, *, name: str | None = No
 # -- running ------------------------------------------------------------------------------------
 
 
-@dataclass
-class Progress:
-    """Boards stored, deals per second, ETA and faults on one line that a terminal redraws in
-    place (cut to its width, the rest of the old line cleared); a line every tenth of the way
-    when the output is a log. It moves with every board stored (a room stores each board as it
-    ends). Every `report_every` boards, the text `report()` returns (the interim standings) is
-    printed above it. Speed and ETA count only what this run played, so they are right after a
-    resume.
-
-    The ETA allows for each match's pace: a board's time is predicted from its four seats (each
-    bot's think time per board, measured on the boards it played here, plus the arena's own time
-    per board), summed over the rooms still to play, and divided by the rate at which this run
-    gets through predicted time (which takes in how many tables play at once). Until a bot still
-    to play has played here, its think time is taken as the mean of the bots seen, and the ETA
-    says how many it has not seen yet."""
-
-    tables_total: int = 0
-    tables_done: int = 0
-    deals: int = 0
-    faults: int = 0
-    out: Any = None
-    width: int | None = None  # columns (default: the terminal's)
-    report_every: int = 0  # boards between interim reports; 0: none
-    report: Callable[[], str] | None = None
-    started: float = field(default_factory=time.monotonic)
-    _start_done: int = 0
-    _last_decile: int = -1
-    _last_done: int = -1
-    _last_report: int = 0
-    _left: dict[tuple[int, int], tuple[tuple[int, ...], int]] = field(default_factory=dict)  # room: seats, boards left
-    _think: dict[int, list[float]] = field(default_factory=dict)  # bot id: [seconds thought, seat-boards]
-    _spent: list[float] = field(default_factory=lambda: [0.0, 0.0, 0])  # boards' seconds, their think, boards
-    _halves: dict[tuple[int, int], int] | None = None  # (match, board): its tables stored, when known
-    _complete: int = 0  # boards with every room's table stored (with _halves)
-    rooms: int = 2  # tables per board: a match's rooms
-
-    def begin(self, tables_total: int, tables_done: int, todo: Sequence[Room] = (),
-              done: set[tuple[int, int, int]] | None = None, rooms: int = 2) -> None:
-        """The run starts with `tables_done` of `tables_total` stored already and `todo` to play.
-        With `done` (match, board, room of each stored table) a board counts as stored once
-        all its `rooms` tables are, as the standings count it; else a share of a board per table."""
-        self.rooms = rooms
-        self.tables_total, self.tables_done, self._start_done = tables_total, tables_done, tables_done
-        self._left = {(r.match_no, r.swapped): (tuple(r.seats), len(r.boards)) for r in todo}
-        if done is not None:
-            self._halves, self._complete = {}, 0
-            for match_no, board_no, _ in done:
-                self._half(match_no, board_no)
-        self.started = time.monotonic()
-        if self.report_every:
-            self._last_report = self.boards_done // self.report_every
-
-    @property
-    def boards_done(self) -> int:
-        return self._complete if self._halves is not None else self.tables_done // self.rooms
-
-    def _half(self, match_no: int, board_no: int) -> None:
-        assert self._halves is not None
-        self._halves[match_no, board_no] = self._halves.get((match_no, board_no), 0) + 1
-        self._complete += self._halves[match_no, board_no] == self.rooms
-
-    def update(self, tables: int, deals: int, faults: int, room: Room | None = None,
-               records: Sequence[dict] = (), boards: Sequence[int] = ()) -> None:
-        """`tables` more stored (with `room`, its `records` and their `boards`: what the ETA
-        learns its pace from, and which boards now have both tables)."""
-        self.tables_done += tables
-        self.deals += deals
-        self.faults += faults
-        if room is not None:
-            self._learn(room, records)
-            if self._halves is not None:
-                for board_no in boards:
-                    self._half(room.match_no, board_no)
-        if self.report_every and self.report is not None and self.boards_done < self.tables_total // self.rooms:
-            step = self.boards_done // self.report_every
-            if step > self._last_report:
-                self._last_report = step
-                self._print_above(self.report())
-        self.show()
-
-    def _learn(self, room: Room, records: Sequence[dict]) -> None:
-        key = (room.match_no, room.swapped)
-        if key in self._left:
-            seats, left = self._left[key]
-            self._left[key] = (seats, max(0, left - len(records)))
-        for record in records:
-            thought = 0.0
-            for seat in record["seats"]:
-                bot = room.seats[seat["seat"]]
-                seconds = float(seat.get("think_ms_total", 0.0)) / 1000
-                mine = self._think.setdefault(bot, [0.0, 0])
-                mine[0] += seconds
-                mine[1] += 1
-                thought += seconds
-            self._spent[0] += float(record.get("duration_s", 0.0))
-            self._spent[1] += thought
-            self._spent[2] += 1
-
-    def eta(self) -> str:
-        """The time left as text: `--:--` until this run has stored a board."""
-        elapsed = max(time.monotonic() - self.started, 1e-9)
-        here = self.tables_done - self._start_done
-        if here <= 0:
-            return "--:--"
-        left = self.tables_total - self.tables_done
-        if not self._spent[2] or not self._left or self._spent[0] <= 0:
-            return _clock(elapsed / here * left)  # no pace to go by: this run's mean rate
-        per_bot = {bot: thought / boards for bot, (thought, boards) in self._think.items() if boards}
-        mean = sum(per_bot.values()) / len(per_bot) if per_bot else 0.0
-        overhead = max(0.0, (self._spent[0] - self._spent[1]) / self._spent[2])
-        unseen: set[int] = set()
-        work = 0.0
-        for seats, boards in self._left.values():
-            if boards:
-                unseen.update(b for b in seats if b not in per_bot)
-                work += boards * (overhead + sum(per_bot.get(b, mean) for b in seats))
-        rate = self._spent[0] / elapsed  # predicted seconds this run gets through per second
-        text = _clock(work / rate)
-        return text if not unseen else f"~{text} ({len(unseen)} bot{'s' * (len(unseen) > 1)} not seen yet)"
-
-    def line(self, width: int = 80) -> str:
-        elapsed = max(time.monotonic() - self.started, 1e-9)
-        text = (f" {self.boards_done}/{self.tables_total // self.rooms} boards stored  {self.deals / elapsed:.1f} deals/s"
-                f"  ETA {self.eta()}  faults {self.faults}")
-        bar = min(24, width - 1 - len(text) - 2)
-        if bar >= 4:
-            filled = bar * self.tables_done // max(self.tables_total, 1)
-            text = f"[{'#' * filled}{'.' * (bar - filled)}]" + text
-        else:
-            text = text.lstrip()
-        return text[: max(width - 1, 1)]
-
-    def _out(self) -> Any:
-        return self.out if self.out is not None else sys.stderr
-
-    def _tty(self) -> bool:
-        isatty = getattr(self._out(), "isatty", None)
-        return bool(isatty and isatty())
-
-    def _width(self) -> int:
-        """The columns of the terminal the line goes to (stdout may be a file meanwhile)."""
-        if self.width is not None:
-            return self.width
-        try:
-            return os.get_terminal_size(self._out().fileno()).columns
-        except (AttributeError, OSError, ValueError):
-            return shutil.get_terminal_size((80, 24)).columns
-
-    def _print_above(self, text: str) -> None:
-        out = self._out()
-        out.write(("\r\x1b[K" if self._tty() else "") + text.rstrip("\n") + "\n")
-        out.flush()
-
-    def show(self, final: bool = False) -> None:
-        out = self._out()
-        if self._tty():
-            out.write("\r" + self.line(self._width()) + "\x1b[K" + ("\n" if final else ""))
-        else:  # a log: a line per tenth of the way, and the last one once
-            decile = 10 * self.boards_done // max(self.tables_total // self.rooms, 1)
-            if decile != self._last_decile or (final and self.boards_done != self._last_done):
-                self._last_decile, self._last_done = decile, self.boards_done
-                out.write(self.line(self.width or 100) + "\n")
-        out.flush()
-
-
-def _clock(seconds: float) -> str:
-    s = int(seconds + 0.5)
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
-
-
 def _check_same(stored: dict, settings: Settings, bot_ids: list[int] | None, gauntlet_id: int | None) -> None:
     name = stored["name"]
     seed = stored["seed"] if settings.seed is None else settings.seed  # none given: the stored one
@@ -526,6 +357,8 @@ def prepare(db: sqlite_utils.Database, name: str, bot_specs: Sequence[str] | Non
         bot_command(row)  # a bot that cannot be started is refused before anything is stored
     if settings.pairing != "swiss":  # (refused at once if there are too few bots)
         matches = (pairings(ids, settings.partners, gauntlet_id) if two_teams(layout)
+                   else pairings(ids, "mixed", gauntlet_id, size) if settings.partners == "mixed"
+                   and (size := mixed_sides(layout)) is not None
                    else groups(ids, layout.num_sides, gauntlet_id))
     elif len(ids) < (table := layout.num_sides):
         raise ArenaError(f"--pairing swiss: a table of {table} needs at least {table} bots, got {len(ids)}")
@@ -578,6 +411,7 @@ async def play(db: sqlite_utils.Database, tid: int, *, concurrency: int | None =
     are played there instead (arena.tournaments.cluster), `sandbox` being the unresolved
     `--sandbox` option that each worker resolves; this process still stores every room.
     """
+    progress = progress if progress is not None else Silent()
     with run_lock(db_path(db), tid, read.get_tournament(db, tid)["name"]):
         if cluster is not None:
             return await _run_on_cluster(db, tid, cluster, sandbox=sandbox, limits=limits, progress=progress,
@@ -587,7 +421,7 @@ async def play(db: sqlite_utils.Database, tid: int, *, concurrency: int | None =
 
 
 async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, processes: int | None,
-               sandbox: str, limits: Limits | None, progress: Progress | None,
+               sandbox: str, limits: Limits | None, progress: Progress,
                on_room: Callable[[Room, list[int]], None] | None, shard_reports: list[dict] | None,
                rate: bool) -> dict:
     t = read.get_tournament(db, tid)
@@ -596,9 +430,8 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
     matches = [m["entrants"] for m in read.schedule(db, tid)]
     done = read.done_tables(db, tid)
     todo = rooms(matches, t["boards"], layout, done)
-    if progress is not None:
-        per_match = len(matches[0]) if matches else 2  # rooms: as many as a match has entrants
-        progress.begin(len(matches) * t["boards"] * per_match, len(done), todo, done, per_match)
+    per_match = len(matches[0]) if matches else 2  # rooms: as many as a match has entrants
+    progress.on_start(len(matches) * t["boards"] * per_match, done, todo, per_match)
     if not todo and t["status"] == "finished":
         return t  # re-running a finished tournament changes nothing
     sweep_orphans()  # bots a killed arena may have left behind
@@ -648,13 +481,12 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
         os.sched_setaffinity(0, affinity)
         with trio.CancelScope(shield=True):
             write.set_status(db, tid, "finished" if finished else "interrupted")
-    if progress is not None:
-        progress.show(final=True)
+    progress.on_end()
     return read.get_tournament(db, tid)
 
 
 async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, sandbox: str | None,
-                          limits: Limits | None, progress: Progress | None,
+                          limits: Limits | None, progress: Progress,
                           on_room: Callable[[Room, list[int]], None] | None) -> dict:
     """`run` with the rooms played as Dask tasks; stored here, as they come, exactly as locally."""
     from arena.tournaments import cluster  # Dask only when asked for
@@ -670,9 +502,8 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
             raise ArenaError(f"the stored copy of bot {row['name']}@{row['version']} is missing: {row['path']}")
     done = read.done_tables(db, tid)
     todo = rooms(matches, t["boards"], layout, done)
-    if progress is not None:
-        per_match = len(matches[0]) if matches else 2
-        progress.begin(len(matches) * t["boards"] * per_match, len(done), todo, done, per_match)
+    per_match = len(matches[0]) if matches else 2
+    progress.on_start(len(matches) * t["boards"] * per_match, done, todo, per_match)
     write.set_status(db, tid, "running")
     store = _storer(db, t, progress, on_room)
     modes: set[str] = set()
@@ -697,12 +528,11 @@ async def _run_on_cluster(db: sqlite_utils.Database, tid: int, spec: str, *, san
     finally:
         with trio.CancelScope(shield=True):
             write.set_status(db, tid, "finished" if finished else "interrupted")
-    if progress is not None:
-        progress.show(final=True)
+    progress.on_end()
     return read.get_tournament(db, tid)
 
 
-def _storer(db: sqlite_utils.Database, t: dict, progress: Progress | None,
+def _storer(db: sqlite_utils.Database, t: dict, progress: Progress,
             on_room: Callable[[Room, list[int]], None] | None) -> Callable[[Room, list[int], list[dict]], Any]:
     """The one writer's `store`: the boards handed on (one, as a room plays; a room's, from a
     cluster) in one transaction, then progress and `on_room`."""
@@ -715,9 +545,7 @@ def _storer(db: sqlite_utils.Database, t: dict, progress: Progress | None,
                     seat["bot_id"] = room.seats[seat["seat"]]
                 write.record_table(db, tid, room.match_no, board_no, room.swapped,
                                      board_seed(t["seed"], board_no), record)
-        if progress is not None:
-            progress.update(len(records), sum(len(r["deals"]) for r in records),
-                            sum(r["forfeit"] is not None for r in records), room, records, boards)
+        progress.on_stored(room, boards, records)
         if on_room is not None:
             on_room(room, boards)
 

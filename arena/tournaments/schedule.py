@@ -11,14 +11,18 @@ from collections.abc import Sequence
 
 import games
 from arena.errors import ArenaError
+from arena.results.read import two_teams  # noqa: F401  (also as schedule.two_teams)
 from arena.play.room import GamePlan, Job, Room, RoomPlan, board_seed, play_rooms  # noqa: F401  (plans: also as tournament.*)
 
 
-def pairings(bot_ids: Sequence[int], partners: str, gauntlet: int | None = None) -> list[tuple[list[int], list[int]]]:
-    """Matches as (team A seat-bots, team B seat-bots).
+def pairings(bot_ids: Sequence[int], partners: str, gauntlet: int | None = None,
+             size: int = 2) -> list[tuple[list[int], list[int]]]:
+    """Matches of two sides of `size` seats, as (team A's bots, team B's bots).
 
-    clone: every pair of bots, each side two instances of one bot. mixed: for each group of four
-    bots, all three ways to pair them. With a gauntlet bot, only pairings that include it.
+    clone: every pair of bots, each side copies of one bot (team A's seats as a list of the
+    bot `size` times). mixed: for each group of 2 * `size` bots, every way to split it in two
+    teams of different bots (the first bot's team first: for two seats a side, the three ways to
+    pair four bots). With a gauntlet bot, only matches that include it, its side first.
     """
     if partners == "clone":
         if len(bot_ids) < 2:
@@ -26,17 +30,30 @@ def pairings(bot_ids: Sequence[int], partners: str, gauntlet: int | None = None)
         pairs = [(a, b) for a, b in itertools.combinations(bot_ids, 2)]
         if gauntlet is not None:
             pairs = [(a, b) if a == gauntlet else (b, a) for a, b in pairs if gauntlet in (a, b)]
-        return [([a, a], [b, b]) for a, b in pairs]
-    if len(bot_ids) < 4:
-        raise ArenaError("--partners mixed needs at least four bots")
+        return [([a] * size, [b] * size) for a, b in pairs]
+    if len(bot_ids) < 2 * size:
+        need = {4: "four", 6: "six", 8: "eight"}.get(2 * size, str(2 * size))
+        raise ArenaError(f"--partners mixed needs at least {need} bots")
     matches = []
-    for a, b, c, d in itertools.combinations(bot_ids, 4):
-        for team, other in (((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))):
+    for group in itertools.combinations(bot_ids, 2 * size):
+        first, rest = group[0], group[1:]
+        for partners_of_first in itertools.combinations(rest, size - 1):
+            team, other = (first, *partners_of_first), tuple(b for b in rest if b not in partners_of_first)
             if gauntlet is None or gauntlet in team or gauntlet in other:
                 if gauntlet in other:
                     team, other = other, team
                 matches.append((list(team), list(other)))
     return matches
+
+
+def mixed_sides(layout: games.Layout) -> int | None:
+    """The seats a side where a table can play mixed partners: two sides of equal size, more
+    than one seat each (Zwicker's four as 2 v 2, six as 3 v 3); None elsewhere."""
+    sizes = {len(side) for side in layout.sides}
+    if layout.num_sides != 2 or len(sizes) != 1:
+        return None
+    size = sizes.pop()
+    return size if size > 1 else None
 
 
 def groups(bot_ids: Sequence[int], size: int, gauntlet: int | None = None) -> list[list[list[int]]]:
@@ -49,12 +66,6 @@ def groups(bot_ids: Sequence[int], size: int, gauntlet: int | None = None) -> li
     if gauntlet is not None:
         found = [[gauntlet, *(b for b in g if b != gauntlet)] for g in found if gauntlet in g]
     return [[[b] for b in g] for g in found]
-
-
-def two_teams(layout: games.Layout) -> bool:
-    """Whether a table is two sides of two seats: matches of two teams (clone or mixed partners,
-    played straight and swapped); any other layout plays matches of one entrant per side."""
-    return layout.num_sides == 2 and all(len(side) == 2 for side in layout.sides)
 
 
 def room_seats(entrants: Sequence[Sequence[int]], layout: games.Layout) -> list[list[int]]:

@@ -198,7 +198,7 @@ async def run(db: sqlite_utils.Database, tid: int, *, sandbox: str = "none", lim
         raise ArenaError(f"tournament {tid} is not an SPRT test")
     test, max_boards, batch, max_faults = _test_of(row), row["max_boards"], row["batch"], row["max_faults"]
     report = report or Report()
-    per = "room" if read.schedule(db, tid)[0]["entrants"][0] != [row["new_bot"]] else "board"  # one bot a seat: per board
+    per = "room" if read.told_as_teams(db, tid) else "board"  # one bot a seat: per board
     report.say(f"sprt {row['name']}: {row['new']} v {row['old']}, H0 elo {test.elo0:g}, H1 elo {test.elo1:g} per "
                f"{per}, alpha {test.alpha:g}, beta {test.beta:g}, LLR bounds [{test.lower:+.2f}, {test.upper:+.2f}]")
     shown = None
@@ -247,7 +247,7 @@ def summary(db: sqlite_utils.Database, tid: int) -> dict[str, Any]:
             "faults": f"stopped without a decision: more than {100 * (limit or 0):g}% of the tables ended in a fault",
             None: "still running"}[row["verdict"]]
     seats = read.schedule(db, tid)[0]["entrants"]
-    alone = all(len(e) == 1 for e in seats)
+    alone = not read.told_as_teams(db, tid)
     return {**row, "lower": test.lower, "upper": test.upper, "played": played, "said": said, "faults": faults,
             "room_elo": room_elo, "seats": len(seats) if alone else None}
 

@@ -23,8 +23,10 @@ from typing import Any
 
 import sqlite_utils
 
+import games
 from arena.errors import ArenaError
 from arena.results import read, write
+from arena.tournaments.schedule import two_teams
 
 SEARCH_STEPS = 200_000
 """How far the search for a round without repeat pairings goes before it allows repeats."""
@@ -123,7 +125,7 @@ def state(db: sqlite_utils.Database, t: dict) -> dict[str, Any]:
     byes: Counter[int] = Counter(b for drawn in plan["byes"] for b in (drawn if isinstance(drawn, list) else [drawn])
                                  if b is not None)
     first = read.schedule(db, t["id"])[0]["entrants"]
-    if all(len(e) == 1 for e in first):  # one entrant a side: the others beaten on each board, draws half
+    if not read.told_as_teams(db, t["id"]):  # one bot a side: the others beaten on each board, draws half
         size = len(first)
         won = read.entrant_scores(db, t["id"])
         score = {b: byes[b] * (size - 1) * t["boards"] + won.get(b, 0.0) for b in bots}
@@ -164,7 +166,8 @@ def next_round(db: sqlite_utils.Database, tid: int) -> bool:
         write.add_round(db, tid, [[[b] for b in g] for g in groups], byes)
         return True
     pairs, bye = draw(s["bots"], s["score"], s["met"], s["byes"], t["seed"])
-    write.add_round(db, tid, _matches(pairs, not t["partnerships"]), bye)
+    g, v = games.load(t["variant"], t.get("game"))  # two teams, else one entrant a side (as round 1)
+    write.add_round(db, tid, _matches(pairs, not two_teams(g.layout(v))), bye)
     return True
 
 

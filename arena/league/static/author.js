@@ -85,6 +85,8 @@
     check.hidden = true;
     const form = new FormData();
     form.append("name", $("bot-name").value.trim());
+    const command = $("bot-command").value.trim();  // how it runs (a Java jar, say): checked by the server
+    if (command) form.append("command", command);
     const file = $("bot-file").files[0];
     if (file) form.append("archive", file, file.name);
     try {

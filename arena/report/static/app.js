@@ -11,6 +11,7 @@ import { h, clear, link } from "./dom.js";
 import { MODE, main } from "./shell.js";
 import { listPage, tournamentPage, botPage, matchPage } from "./pages.js";
 import { replayPage, livePage, viewerFor } from "./replay.js";
+import { leaguePage } from "./league.js";
 
 const liveBadge = document.getElementById("live");
 
@@ -50,7 +51,8 @@ function load(key, fresh) {
 function route() {
   const q = new URLSearchParams(location.hash.replace(/^#/, ""));
   return { t: q.get("t"), bot: q.get("bot"), match: q.get("match"), deal: q.get("deal"),
-           seat: q.get("seat"), step: q.get("step"), follow: q.get("follow"), autoplay: q.get("autoplay"), live: q.get("live") };
+           seat: q.get("seat"), step: q.get("step"), follow: q.get("follow"), autoplay: q.get("autoplay"), live: q.get("live"),
+           league: q.get("league") };
 }
 let current = null;       // {kind, key, render(data), version: the data's}
 let started = false;
@@ -112,6 +114,7 @@ function navigate() {
   if (r.t !== null && r.match !== null)
     return show({ kind: "match", key: "t/" + r.t + "/match/" + r.match, render: matchPage });
   if (r.t !== null) return show({ kind: "tournament", key: "t/" + r.t, render: tournamentPage });
+  if (r.league !== null || window.ZA_HOME === "league") return show({ kind: "league", key: "league", render: leaguePage });
   return show({ kind: "list", key: "tournaments", render: listPage });
 }
 
@@ -143,7 +146,7 @@ function show(page) {
 
 function setLive(data) {
   const t = data && data.tournament;
-  const running = MODE === "api" && (t ? t.status === "running"
+  const running = MODE === "api" && (data && data.playing ? true : t ? t.status === "running"
     : !!(data && data.tournaments && data.tournaments.some(function (x) { return x.status === "running"; })));
   liveBadge.hidden = !running;
 }

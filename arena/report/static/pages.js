@@ -365,7 +365,7 @@ export function botPage(data) {
   setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], [null, b.label]]);
   setTitle([b.label, t.name]);
   main.appendChild(h("div", { class: "page-head" }, h("h1", { id: "bot-name" }, b.label),
-    h("span", { class: "muted" }, "version " + b.version + " · " + b.kind + " · sha256 " + b.sha256.slice(0, 12))));
+    h("span", { class: "muted" }, "version " + b.version + " · " + b.kind + (b.sha256 ? " · sha256 " + b.sha256.slice(0, 12) : ""))));
 
   const grid = h("div", { class: "grid2" });
   const sum = card("In " + t.name);
@@ -503,6 +503,7 @@ export function matchPage(data) {
 // points) each seat won there, and the board's result per entrant over the rooms.
 function entrantMatchPage(data) {
   const t = data.tournament, m = data.match, k = m.entrants.length;
+  const unit = data.unit || "points", sideOf = data.seat_sides;  // a side of several seats scores once for all
   setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], [null, "match " + m.match_no]]);
   setTitle(["Match " + m.match_no, t.name]);
   const totals = m.entrants.map(function () { return 0; }), beaten = totals.slice();
@@ -510,15 +511,15 @@ function entrantMatchPage(data) {
     (b.results || []).forEach(function (x, e) { totals[e] += x; beaten[e] += b.scores[e]; });
   });
   main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Match " + m.match_no),
-    h("span", null, k + " entrants, one bot a seat"),
+    h("span", null, k + " entrants, " + (t.partnerships ? "one bot a side, in all of its seats" : "one bot a seat")),
     h("span", { class: "muted" },
       m.match_no > 1 ? link("t=" + t.id + "&match=" + (m.match_no - 1), "← previous") : null,
       m.match_no < t.matches ? [" ", link("t=" + t.id + "&match=" + (m.match_no + 1), "next →")] : null)));
   const sum = card("Entrants over the boards finished");
   sum.id = "entrants";
   sum.appendChild(entrantList(m.entrants, totals, beaten, t, data.bot_ids));
-  sum.appendChild(h("p", { class: "muted" }, "Chips over the finished boards, each board's over its " + k + " rooms; " +
-    "beat: the others each entrant won more chips than on a board (a tie counts half)."));
+  sum.appendChild(h("p", { class: "muted" }, unit.charAt(0).toUpperCase() + unit.slice(1) + " over the finished boards, each board's over its " + k + " rooms; " +
+    "beat: the others each entrant won more " + unit + " than on a board (a tie counts half)."));
   main.appendChild(sum);
   const c = card("Boards");
   const body = h("tbody");
@@ -526,7 +527,7 @@ function entrantMatchPage(data) {
     b.tables.forEach(function (tb, i) {
       const seats = h("ol", { class: "entrants-list seats-list", start: 0 }, tb.seats.map(function (bot, seat) {
         return h("li", { "data-seat": seat }, h("span", { class: "muted" }, seat + " "), bot,
-          h("span", { class: "num", "data-points": tb.points[seat] }, chips(tb.points[seat])));
+          h("span", { class: "num", "data-points": tb.points[sideOf ? sideOf[seat] : seat] }, chips(tb.points[sideOf ? sideOf[seat] : seat])));
       }));
       body.appendChild(h("tr", { "data-board": b.board_no, "data-room": tb.room },
         i === 0 ? h("td", { class: "num", rowspan: b.tables.length, "data-label": "Board " }, b.board_no) : null,
@@ -540,9 +541,10 @@ function entrantMatchPage(data) {
     });
   });
   c.appendChild(h("table", { id: "boards", class: "entrant-boards" },
-    h("thead", null, h("tr", null, ["Board", "Seed", "Room", "Seats: chips won there", "Board: chips, others beaten", "Replay"]
+    h("thead", null, h("tr", null, ["Board", "Seed", "Room", "Seats: " + unit + " won there", "Board: " + unit + ", others beaten", "Replay"]
       .map(function (x, i) { return h("th", { class: i === 1 ? "wide-only" : null }, x); }))), body));
-  c.appendChild(h("p", { class: "muted" }, "Room r seats entrant (seat − r) mod " + k + ": over a board's rooms every entrant holds every seat once. " +
+  c.appendChild(h("p", { class: "muted" }, "Room r gives side s to entrant (s − r) mod " + k + ": over a board's rooms every entrant holds every side once" +
+    (t.partnerships ? " (a side's seats each show its result). " : ", a side being a seat. ") +
     "Replay: the room's attempts (deals) in order."));
   main.appendChild(c);
 }
