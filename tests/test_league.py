@@ -36,8 +36,9 @@ MAX_BYTES = 200_000
 SECRET = "stderr-secret-5f1c"  # what the author's bot writes on stderr: never public
 
 
-def arena(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT,
+def arena(*args: str, env: dict | None = None, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """`arena ARGS` as a program (`prefix`: run it as another user, tests.users)."""
+    return subprocess.run([*prefix, sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, **(env or {})}, timeout=300)
 
 
@@ -59,10 +60,10 @@ class Server:
     """`arena league serve` as a process; its stdout lines (a line per match started, room
     stored and fit made) are read as they come, so a test waits for an event, not a time."""
 
-    def __init__(self, db: Path, *extra: str, env: dict | None = None) -> None:
+    def __init__(self, db: Path, *extra: str, env: dict | None = None, prefix: tuple[str, ...] = ()) -> None:
         self.db = db
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "arena", "league", "serve", "--db", str(db), "--port", "0", "--boards", "2",
+            [*prefix, sys.executable, "-m", "arena", "league", "serve", "--db", str(db), "--port", "0", "--boards", "2",
              "--concurrency", "1", "--submit-limit", str(LIMIT), "--max-bytes", str(MAX_BYTES), "--move-ms", "50",
              *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, **(env or {})})
@@ -132,8 +133,8 @@ def stored(db: Path) -> tuple[int, list[str]]:
     return rows, sorted(p.name for p in (db.parent / "bots").glob("*")) if (db.parent / "bots").exists() else []
 
 
-def add_author(db: Path, name: str) -> str:
-    out = arena("league", "author", "add", name, "--db", str(db))
+def add_author(db: Path, name: str, prefix: tuple[str, ...] = ()) -> str:
+    out = arena("league", "author", "add", name, "--db", str(db), prefix=prefix)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip().splitlines()[-1]
 

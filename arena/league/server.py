@@ -140,7 +140,7 @@ class League:
 
         playing = [{"match_no": m.match_no, "a": label(m.a), "b": " v ".join(map(label, m.bots[1:])),
                     "entrants": [label(b) for b in m.bots], "boards": m.boards,
-                    "tables": m.tables, "resumed": m.resumed}
+                    "tables": m.tables, "resumed": m.resumed, "rooms": self.ladder.size}
                    for m in sorted(self.ladder.playing.values(), key=lambda m: m.match_no)]
         return playing, [label(b) for b in waiting if b in names]
 
@@ -378,10 +378,8 @@ class SecurityHeaders:
 
     def _refusal(self, scope: dict) -> str | None:
         headers = [(k.lower(), v) for k, v in scope.get("headers", [])]
-        if any(k == b"transfer-encoding" for k, _v in headers):  # (h11 drops a Content-Length beside it)
-            return "Transfer-Encoding is not taken: send a body with its Content-Length"
-        if sum(k == b"content-length" for k, _v in headers) > 1:
-            return "a request with two Content-Length headers is ambiguous"
+        if (why := web.framing_refusal(headers)) is not None:  # (h11 drops a Content-Length beside a chunked one)
+            return why
         if self.hosts is not None:
             host = [v for k, v in headers if k == b"host"]
             if len(host) != 1 or _hostname(host[0].decode("latin-1")) not in self.hosts:

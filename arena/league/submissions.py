@@ -209,7 +209,6 @@ class Submissions:
     async def _submit(self, author: dict, name: str, data: bytes, command: str | None) -> dict:
         folder = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-"))
         try:
-            folder.chmod(0o755)  # the sandboxed check runs as a user of its own
             try:
                 async with self.unpacking:
                     path = await archive.unpack_isolated(data, folder / "bot", self.limits)
