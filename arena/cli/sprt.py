@@ -5,10 +5,8 @@ arena.tournaments.sprt and arena.results.read."""
 from __future__ import annotations
 
 import math
-import os
 import shlex
 import textwrap
-from contextlib import nullcontext
 from typing import Annotated
 
 import trio
@@ -16,6 +14,7 @@ import typer
 
 import games
 from arena.cli import FORMAT_HELP, GAME_HELP, PLAYERS_HELP, VARIANT_HELP, app
+from arena.cli.progress import SprtLines
 from arena.cli.results import DbOption, JsonOption, NameArg, _header, _json, _open, _render
 from arena.cli.tournament import SandboxOption
 from arena.errors import ArenaError
@@ -24,6 +23,7 @@ from arena.results import present, read
 from arena.results.sprt import SPRT, estimate
 from arena.tournaments import runner
 from arena.tournaments import sprt as sprt_run
+from arena.tournaments.progress import Silent
 
 
 @app.command("sprt")
@@ -90,14 +90,17 @@ def sprt_cmd(
     with _open(db, create=True) as database:
         tid = sprt_run.prepare(database, name, new, old, test, max_boards=max_boards, batch=batch,
                                settings=settings, sandbox=mode, max_faults=max_faults)
-        with open(os.devnull, "w") if quiet else nullcontext() as sink:
-            report = sprt_run.Report(sink or (typer.get_text_stream("stderr") if as_json else None))
-            tables = None
-            if fair:
-                from arena.process.scheduler import fair_tables
+        report = Silent() if quiet else SprtLines(typer.get_text_stream("stderr") if as_json else None)
+        tables = None
+        if fair:
+            from arena.process.scheduler import fair_tables
 
-                tables = fair_tables(runner.check_game(game).variant(settings.variant).players)
+            tables = fair_tables(runner.check_game(game).variant(settings.variant).players)
+        try:
             result = trio.run(lambda: sprt_run.run(database, tid, sandbox=mode, report=report, concurrency=tables))
+        finally:
+            if isinstance(report, SprtLines):
+                report.close()  # the live line down and the cursor back before any message
     if as_json:
         _json(result)
         return
