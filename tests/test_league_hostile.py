@@ -482,3 +482,73 @@ def test_a_storage_quota_refuses_and_pruning_frees_it(tmp_path):
         assert [v["version"] for v in json.loads(body)["bots"][0]["versions"]] == [1, 2, 3]  # hoard@1's check stays
     finally:
         server.stop()
+
+
+def zeros_bomb(size: int) -> bytes:
+    """A gzip tar of one file of `size` zero bytes: about a thousandth of it sent, `size` unpacked."""
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9) as z:
+        z.write(raw_header(b"b.py", tarfile.REGTYPE, size))
+        zeros = bytes(1 << 20)
+        for start in range(0, size, len(zeros)):
+            z.write(zeros[: min(len(zeros), size - start)])
+        z.write(bytes(-size % 512) + bytes(1024))
+    return out.getvalue()
+
+
+def test_the_pages_answer_while_the_worst_archives_are_refused(league):
+    """Six of the worst archives in flight at once (PAX and GNU long-name header bombs, and
+    decompression bombs at the upload limit: two unpack at a time, in processes of their own):
+    the page and the API, asked once every bomb has been sent whole, answer before the last
+    refusal does. An event loop that unpacked, or waited on the unpacker, would answer them after."""
+    import select
+    import threading
+    import time
+
+    s, t = league["server"], league["tokens"]
+    host, port = s.url.split("//")[1].split(":")
+    bombs = [bomb(b"x", 96 << 20), bomb(b"L", 96 << 20), *[zeros_bomb(200 << 20)] * 4]
+    assert all(len(data) < 200_000 + 64 * 1024 for data in bombs)  # within the upload limit of a 200 KB bot
+    socks = []
+    for k, data in enumerate(bombs):
+        boundary = "----worst" + secrets.token_hex(8)
+        body = (f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nworst{k}\r\n'
+                f'--{boundary}\r\nContent-Disposition: form-data; name="archive"; filename="b.tar.gz"\r\n'
+                "Content-Type: application/gzip\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        head = (f"POST /api/submit HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {t['mallory']}\r\n"
+                f"Content-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {len(body)}\r\n"
+                "Connection: close\r\n\r\n").encode()
+        sock = socket.create_connection((host, int(port)), timeout=300)
+        sock.sendall(head + body)  # whole, before any page is asked for
+        socks.append(sock)
+    events: list[str] = []
+    lock = threading.Lock()
+
+    def ask() -> None:
+        for path in ("/", "/api/league", "/api/status"):
+            code, _body = s.get(path)
+            with lock:
+                events.append(f"{path} {code}")
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    answers_of: dict[socket.socket, bytes] = {sock: b"" for sock in socks}
+    open_ = set(socks)
+    deadline = time.monotonic() + 300  # a guard against a hang, not a timing assertion
+    while open_ and time.monotonic() < deadline:
+        ready, _, _ = select.select(list(open_), [], [], 5)
+        for sock in ready:
+            chunk = sock.recv(65536)
+            answers_of[sock] += chunk
+            if not chunk:
+                open_.discard(sock)
+                sock.close()
+                with lock:
+                    events.append("refused")
+    asker.join()
+    assert not open_, "a bomb was never answered"
+    assert all(data.startswith(b"HTTP/1.1 400 ") for data in answers_of.values()), \
+        [data[:200] for data in answers_of.values()]
+    pages = [e for e in events if e != "refused"]
+    assert pages == ["/ 200", "/api/league 200", "/api/status 200"], events
+    assert events[-1] == "refused", events  # every page answered before the last refusal
