@@ -363,6 +363,19 @@ def make_app(league: League, results: views_server.Results, hosts: frozenset[str
                                  guard=lambda app: SecurityHeaders(app, hosts))
 
 
+def _stopped_late() -> None:
+    """The watchdog's end of a server that did not stop by itself within STOP_S of the signal:
+    a line and every thread's stack on stderr (what held it), then exit status 1."""
+    import faulthandler
+    import sys
+
+    sys.stderr.write(f"arena: league: still stopping {STOP_S:.0f} s after the signal; ending as kill -9 would"
+                     " (nothing stored is lost). Every thread's stack:\n")
+    sys.stderr.flush()
+    faulthandler.dump_traceback(all_threads=True)
+    os._exit(1)
+
+
 class SecurityHeaders:
     """ASGI middleware: every answer carries the content policy (nothing from elsewhere, no
     inline script), and the API's are never cached. Before the app sees a request, any framing
@@ -553,7 +566,7 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
                     # its connection is shut down. Should anything else hold the run, the server ends
                     # after STOP_S as `kill -9` would, which loses nothing stored.
                     web.cut_connections({web.port_of(b) for b in binds})
-                    stopper = threading.Timer(STOP_S, os._exit, args=(1,))
+                    stopper = threading.Timer(STOP_S, _stopped_late)
                     stopper.daemon = True
                     stopper.start()
                     break
