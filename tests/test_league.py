@@ -36,8 +36,9 @@ MAX_BYTES = 200_000
 SECRET = "stderr-secret-5f1c"  # what the author's bot writes on stderr: never public
 
 
-def arena(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT,
+def arena(*args: str, env: dict | None = None, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """`arena ARGS` as a program (`prefix`: run it as another user, tests.users)."""
+    return subprocess.run([*prefix, sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, **(env or {})}, timeout=300)
 
 
@@ -59,10 +60,10 @@ class Server:
     """`arena league serve` as a process; its stdout lines (a line per match started, room
     stored and fit made) are read as they come, so a test waits for an event, not a time."""
 
-    def __init__(self, db: Path, *extra: str, env: dict | None = None) -> None:
+    def __init__(self, db: Path, *extra: str, env: dict | None = None, prefix: tuple[str, ...] = ()) -> None:
         self.db = db
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "arena", "league", "serve", "--db", str(db), "--port", "0", "--boards", "2",
+            [*prefix, sys.executable, "-m", "arena", "league", "serve", "--db", str(db), "--port", "0", "--boards", "2",
              "--concurrency", "1", "--submit-limit", str(LIMIT), "--max-bytes", str(MAX_BYTES), "--move-ms", "50",
              *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, **(env or {})})
@@ -132,8 +133,8 @@ def stored(db: Path) -> tuple[int, list[str]]:
     return rows, sorted(p.name for p in (db.parent / "bots").glob("*")) if (db.parent / "bots").exists() else []
 
 
-def add_author(db: Path, name: str) -> str:
-    out = arena("league", "author", "add", name, "--db", str(db))
+def add_author(db: Path, name: str, prefix: tuple[str, ...] = ()) -> str:
+    out = arena("league", "author", "add", name, "--db", str(db), prefix=prefix)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip().splitlines()[-1]
 
@@ -485,25 +486,26 @@ def test_a_java_bot_submitted_with_a_command_is_checked_stored_and_played_by_it(
         assert out.stdout.strip().splitlines()[-1] == "stored ann-java@1 (conformant)"
         assert submit("--command", "java -jar bot.jar").stdout.strip().splitlines()[-1] == \
             "unchanged: ann-java@1 (conformant)"
-        out = submit("--command", "java -Xmx64m -jar bot.jar")  # the same files, another command
-        assert out.returncode == 2 and "400: ann-java@1 holds these same files with the command" in out.stderr
+        out = submit("--command", "java -Xmx64m -jar bot.jar")  # the same files, another command: a new version
+        assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == "stored ann-java@2 (conformant)"
         conn = sqlite3.connect(db)
         try:
             assert conn.execute("SELECT version, command FROM bots WHERE name = 'ann-java'").fetchall() == \
-                [(1, "java -jar bot.jar")]
+                [(1, "java -jar bot.jar"), (2, "java -Xmx64m -jar bot.jar")]
         finally:
             conn.close()
         out = server.submit(make_bot(folder / "b_bot"), bea, "bea-rnd")
         assert out.returncode == 0, out.stderr
         line = server.wait_for(lambda line: line.startswith("match "))
-        assert "ann-java@1" in line, line
+        assert "ann-java@2" in line, line
         server.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
         doc = json.loads(server.get("/api/league")[1])
-        assert {r["bot"] for r in doc["standings"]} == {"ann-java", "bea-rnd"} and doc["boards_done"] >= 1
+        assert {r["bot"] for r in doc["standings"]} == {"ann-java@1", "ann-java@2", "bea-rnd"} and \
+            doc["boards_done"] >= 1
         conn = sqlite3.connect(db)
         try:  # it played, run by its command
             assert conn.execute("SELECT COUNT(*) FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name ="
-                                " 'ann-java' AND s.status = 'ok' AND s.moves > 0").fetchone()[0] >= 1
+                                " 'ann-java' AND b.version = 2 AND s.status = 'ok' AND s.moves > 0").fetchone()[0] >= 1
         finally:
             conn.close()
     finally:
@@ -711,3 +713,27 @@ def test_bad_input_is_one_clear_line_and_exit_2(capsys, tmp_path, args, words, m
         main([a.replace("{tmp}", str(tmp_path)) for a in args])
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and err.startswith("arena: error: ") and words in err and err.count("\n") == 1, err
+
+
+def test_the_same_files_with_another_command_are_a_new_version(tmp_path):
+    """A version is its files and its command (migration 0016): a kept database's bots move
+    over whole, and the same folder registered with another command is version 2, sharing the
+    stored copy; a path alone still finds its content's version."""
+    from arena.results import registry
+
+    kept = tmp_path / "kept.db"
+    shutil.copy(ROOT / "tests" / "data" / "arena-0014.db", kept)
+    before = sqlite3.connect(kept).execute("SELECT id, name, version, sha256 FROM bots ORDER BY id").fetchall()
+    db = schema.open_db(kept)
+    assert [tuple(r) for r in db.execute("SELECT id, name, version, sha256 FROM bots ORDER BY id")] == before
+    assert "bots_content" in {r[1] for r in db.execute("PRAGMA index_list(bots)")}
+    assert db.execute("PRAGMA foreign_key_check").fetchone() is None
+    folder = make_bot(tmp_path / "cmd")
+    one = registry.add_bot(db, folder, name="cmd", command="python3 bot.py")
+    two = registry.add_bot(db, folder, name="cmd", command="python3 -u bot.py", new_version=True)
+    assert (one["version"], two["version"]) == (1, 2) and one["path"] == two["path"]
+    assert registry.add_bot(db, folder, name="cmd", command="python3 bot.py")["id"] == one["id"]
+    assert registry.add_bot(db, folder, name="cmd")["id"] == two["id"]  # a path alone: its content's last
+    with pytest.raises(sqlite3.IntegrityError):
+        db.execute("INSERT INTO bots (name, version, command, path, kind, source, sha256, added) SELECT name, 3,"
+                   " command, path, kind, source, sha256, added FROM bots WHERE id = ?", [one["id"]])

@@ -298,10 +298,139 @@ def test_the_same_content_sent_four_times_at_once_is_one_row_and_one_new_answer(
     assert rows == before[0] + 1 and len(copies) == len(before[1]) + 1
 
 
-def test_the_database_and_stored_code_are_the_organisers_alone(league):
-    db = league["db"]
-    assert db.stat().st_mode & 0o777 == 0o600
-    assert (db.parent / "bots").stat().st_mode & 0o777 == 0o711  # passed through by the bots' users, not listed
+PROBE = r"""
+import json, os, sys
+marker, server, deeper, league = sys.argv[1].encode(), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+NAMES = {"bot.py", "notes.txt"}  # the submitted bots' files
+
+
+def status(pid):
+    out = {}
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                out[key] = value.split()
+    except OSError:
+        pass
+    return out
+
+
+def bots():
+    # the server's descendants in a PID namespace `deeper` than its own: its bots (and their inits)
+    parents = {pid: status(pid) for pid in os.listdir("/proc") if pid.isdigit()}
+    depth = len(parents.get(server, {}).get("NSpid", []))
+    below = {server}
+    while True:
+        more = {p for p, st in parents.items() if st.get("PPid", [None])[0] in below} - below
+        if not more:
+            break
+        below |= more
+    return {p for p in below if len(parents[p].get("NSpid", [])) >= depth + deeper}, below
+
+
+def read(path, leaks):
+    try:
+        with open(path, "rb") as f:
+            data = f.read(1 << 22)
+    except OSError:
+        return
+    if marker in data or os.path.realpath(path).startswith(league + "/"):  # (the database, stored bots)
+        leaks.add(path)
+
+
+def walk(root, leaks, every):
+    for here, dirs, files in os.walk(root):
+        for name in files:
+            if every or name in NAMES:
+                read(os.path.join(here, name), leaks)
+
+
+def scan(leaks, named):
+    walk(league, leaks, True)  # (the server's TMPDIR too: its submissions' and sandbox's temp folders)
+    walk("/tmp", leaks, False)
+    for entry in os.listdir("/dev/shm"):
+        if not entry.startswith("zwicker-usr-"):  # (the sandbox's /usr: a copy of the machine's own)
+            walk(os.path.join("/dev/shm", entry), leaks, True)
+    paths = set()
+    for pid in named:  # what the server's processes name: their command lines, their mounts' sources
+        paths |= {f"/proc/{pid}/root/bot/bot.py", f"/proc/{pid}/cwd/bot.py"}
+        try:
+            paths |= {a.decode(errors="replace") for a in open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")}
+            for root in {line.split()[3] for line in open(f"/proc/{pid}/mountinfo")} - {"/"}:
+                paths |= {root, "/dev/shm" + root, "/tmp" + root}
+        except OSError:
+            pass
+    for path in paths:
+        if not path.startswith("/") or path.count("/") < 2 or path.startswith("/dev/shm/zwicker-usr-") or \
+                os.path.normpath(path) in ("/tmp", "/dev/shm"):
+            continue
+        if os.path.isdir(path) and path.startswith(("/tmp/", "/dev/shm/", league)):
+            walk(path, leaks, True)
+        elif os.path.isfile(path):
+            read(path, leaks)
+
+
+leaks, during, rounds, seen = set(), 0, 0, set()
+while during < 3 and rounds < 200:
+    rounds += 1
+    before, family = bots()
+    scan(leaks, family)
+    during += bool(before & bots()[0])  # a bot that ran from before the scan to after it
+    seen |= before
+print(json.dumps({"leaks": sorted(leaks), "during": during, "rounds": rounds, "bots": len(seen)}))
+"""
+
+
+@pytest.mark.parametrize("organiser", ["root", "user"])
+def test_no_other_user_reads_the_database_or_any_code_while_matches_play(open_dir, organiser):
+    """As root the bots run as throw-away uids; as an ordinary user (here uid nobody) in user
+    namespaces, as that user. Either way, another local user scanning /tmp, /dev/shm, the
+    league's folder and every path a process's command line or mount table names, again and
+    again while bots play, reads neither the database nor a byte of the authors' code."""
+    import os
+    import sqlite3
+    import subprocess
+
+    from tests.users import NOBODY, as_nobody
+
+    nobody = tuple(as_nobody())
+    prefix = nobody if organiser == "user" else ()
+    other = (4242, 4242) if organiser == "user" else (NOBODY, NOBODY)
+    if organiser == "user":
+        os.chown(open_dir, NOBODY, NOBODY)
+    db = open_dir / "league.db"
+    marker = "code-secret-" + secrets.token_hex(8)
+    tokens = [add_author(db, name, prefix) for name in ("ann", "bea")]
+    (open_dir / "tmp").mkdir(mode=0o1777)
+    (open_dir / "tmp").chmod(0o1777)
+    server = Server(db, env={"TMPDIR": str(open_dir / "tmp")}, prefix=prefix)
+    try:
+        for token, name, source in zip(tokens, ("ann", "bea"), ("random_bot.py", "greedy_bot.py"), strict=True):
+            bot = make_bot(open_dir / "src" / name, BOTS / "zwicker" / source)
+            (bot / "bot.py").write_text((bot / "bot.py").read_text() + f"\n# {marker}\n")
+            (bot / "notes.txt").write_text(marker)
+            (bot / "notes.txt").chmod(0o644)
+            (open_dir / "src").chmod(0o700)  # the sources: not what is looked for
+            out = server.submit(bot, token, name)
+            assert out.returncode == 0, out.stderr
+        server.wait_for(lambda line: line.startswith("match "))
+        probe = subprocess.run(
+            ["setpriv", f"--reuid={other[0]}", f"--regid={other[1]}", "--clear-groups", "/usr/bin/python3", "-I",
+             "-c", PROBE, marker, str(server.proc.pid), "1" if organiser == "root" else "2", str(open_dir)],
+            capture_output=True, text=True, cwd="/", timeout=600)
+        assert probe.returncode == 0, probe.stderr
+        found = json.loads(probe.stdout)
+        assert found["leaks"] == [] and found["during"] >= 1, found
+        server.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
+        for path in (db, db.with_name("league.db-wal"), db.with_name("league.db-shm"), open_dir / "bots"):
+            assert path.stat().st_mode & 0o077 == 0, path
+        conn = sqlite3.connect(db)
+        (boards,) = conn.execute("SELECT COUNT(*) FROM board_tables").fetchone()
+        conn.close()
+        assert boards >= 1
+    finally:
+        server.stop()
 
 
 def test_a_server_sweeps_the_temp_folders_a_killed_one_left(tmp_path):
@@ -353,3 +482,73 @@ def test_a_storage_quota_refuses_and_pruning_frees_it(tmp_path):
         assert [v["version"] for v in json.loads(body)["bots"][0]["versions"]] == [1, 2, 3]  # hoard@1's check stays
     finally:
         server.stop()
+
+
+def zeros_bomb(size: int) -> bytes:
+    """A gzip tar of one file of `size` zero bytes: about a thousandth of it sent, `size` unpacked."""
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9) as z:
+        z.write(raw_header(b"b.py", tarfile.REGTYPE, size))
+        zeros = bytes(1 << 20)
+        for start in range(0, size, len(zeros)):
+            z.write(zeros[: min(len(zeros), size - start)])
+        z.write(bytes(-size % 512) + bytes(1024))
+    return out.getvalue()
+
+
+def test_the_pages_answer_while_the_worst_archives_are_refused(league):
+    """Six of the worst archives in flight at once (PAX and GNU long-name header bombs, and
+    decompression bombs at the upload limit: two unpack at a time, in processes of their own):
+    the page and the API, asked once every bomb has been sent whole, answer before the last
+    refusal does. An event loop that unpacked, or waited on the unpacker, would answer them after."""
+    import select
+    import threading
+    import time
+
+    s, t = league["server"], league["tokens"]
+    host, port = s.url.split("//")[1].split(":")
+    bombs = [bomb(b"x", 96 << 20), bomb(b"L", 96 << 20), *[zeros_bomb(200 << 20)] * 4]
+    assert all(len(data) < 200_000 + 64 * 1024 for data in bombs)  # within the upload limit of a 200 KB bot
+    socks = []
+    for k, data in enumerate(bombs):
+        boundary = "----worst" + secrets.token_hex(8)
+        body = (f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nworst{k}\r\n'
+                f'--{boundary}\r\nContent-Disposition: form-data; name="archive"; filename="b.tar.gz"\r\n'
+                "Content-Type: application/gzip\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        head = (f"POST /api/submit HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {t['mallory']}\r\n"
+                f"Content-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {len(body)}\r\n"
+                "Connection: close\r\n\r\n").encode()
+        sock = socket.create_connection((host, int(port)), timeout=300)
+        sock.sendall(head + body)  # whole, before any page is asked for
+        socks.append(sock)
+    events: list[str] = []
+    lock = threading.Lock()
+
+    def ask() -> None:
+        for path in ("/", "/api/league", "/api/status"):
+            code, _body = s.get(path)
+            with lock:
+                events.append(f"{path} {code}")
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    answers_of: dict[socket.socket, bytes] = {sock: b"" for sock in socks}
+    open_ = set(socks)
+    deadline = time.monotonic() + 300  # a guard against a hang, not a timing assertion
+    while open_ and time.monotonic() < deadline:
+        ready, _, _ = select.select(list(open_), [], [], 5)
+        for sock in ready:
+            chunk = sock.recv(65536)
+            answers_of[sock] += chunk
+            if not chunk:
+                open_.discard(sock)
+                sock.close()
+                with lock:
+                    events.append("refused")
+    asker.join()
+    assert not open_, "a bomb was never answered"
+    assert all(data.startswith(b"HTTP/1.1 400 ") for data in answers_of.values()), \
+        [data[:200] for data in answers_of.values()]
+    pages = [e for e in events if e != "refused"]
+    assert pages == ["/ 200", "/api/league 200", "/api/status 200"], events
+    assert events[-1] == "refused", events  # every page answered before the last refusal

@@ -209,9 +209,9 @@ async def test_writes_only_in_the_temp_dir(hostile, tmp_path, mode):
     returncode, log = await run_to_end(mode, hostile / "write_outside.py", str(target))
     assert returncode == 0, log
     assert f"write_outside: blocked {target}" in log
-    # its own folder: at runtime.BOT_MOUNT in fork and bwrap; in rlimit the bot's, or the
-    # readable copy it runs from when the clone is private
-    assert re.search(r"write_outside: blocked (/bot|/\S*/hostile)/planted\.py", log), log
+    # its own folder: at runtime.BOT_MOUNT in fork and bwrap; in rlimit the bot's own (as the
+    # arena's user), or the throw-away uid's run folder holding its copy (runtime.for_uid)
+    assert re.search(r"write_outside: blocked (/bot|/\S*/hostile|/\S*/run-\w+/bot-\w+)/planted\.py", log), log
     assert "write_outside: temp dir ok (5 bytes)" in log
     assert not target.exists() and not (hostile / "planted.py").exists()
 
@@ -484,7 +484,7 @@ async def test_a_folders_copy_serves_every_start_and_goes_with_the_folder(open_d
     """One copy while the folder stays as it is; a changed folder's old copy, and the copy of a
     folder that is gone (a checked submission's temp folder), are removed at the next start."""
     def copies() -> set[Path]:
-        return set(runtime.shown().glob("bot-*"))
+        return set(runtime.copies().glob("bot-*"))
 
     folder, other = open_dir / "passing", open_dir / "other"
     for f in (folder, other):

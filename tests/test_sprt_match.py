@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import trio
 from arena.errors import ArenaError
 from arena.results import present, read, schema, sprt_tests
 from arena.results.sprt import SPRT, pentanomial
+from arena.cli.progress import SprtLines
 from arena.tournaments import sprt
 from arena.tournaments.runner import Settings
 from tests.test_cli_results import dbpath, played, run  # noqa: F401  (fixtures)
@@ -33,7 +35,7 @@ def play(db, new, old, test, **kw):
     kw.setdefault("settings", Settings(seed=SEED))
     tid = sprt.prepare(db, kw.pop("name", None), new, old, test, **kw)
     out = io.StringIO()
-    return tid, trio.run(lambda: sprt.run(db, tid, sandbox="none", report=sprt.Report(out))), out.getvalue()
+    return tid, trio.run(lambda: sprt.run(db, tid, sandbox="none", report=SprtLines(out))), out.getvalue()
 
 
 def test_decide_stops_at_the_first_board_that_leaves_the_bounds():
@@ -181,3 +183,28 @@ def test_the_verdict_counts_faults_even_when_there_are_none(dbpath):
     text = run("standings", "--db", dbpath).output
     assert "Faults: none in 48 tables." in text
     assert json.loads(run("standings", "--db", dbpath, "--json").output)["faults"]["tables"] == 48
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("out", [io.StringIO, Terminal])
+def test_the_lines_of_a_test_each_board_replacing_the_last_on_a_terminal(out):
+    lines = SprtLines(out())
+    lines.on_line("sprt t: a v b")
+    for k in (1, 2):
+        lines.on_board(f"board {k:4d}  LLR +0.0{k}")
+    lines.on_line("stopped: a fault")  # kept, above the board's line
+    lines.on_board("board    3  LLR +0.03")
+    lines.on_end()
+    text = lines.out.getvalue()
+    if out is io.StringIO:  # a log: every line as it is
+        assert text.splitlines() == ["sprt t: a v b", "board    1  LLR +0.01", "board    2  LLR +0.02",
+                                     "stopped: a fault", "board    3  LLR +0.03"]
+    else:  # the cursor hidden while the board line redraws, shown again at the end, the last board kept
+        assert text.endswith("board    3  LLR +0.03\n\x1b[?25h") and text.count("\x1b[?25l") == 1
+        plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+        kept = [line.split("\r")[-1] for line in plain.split("\n") if line]
+        assert kept == ["sprt t: a v b", "stopped: a fault", "board    3  LLR +0.03"]

@@ -287,6 +287,13 @@ def test_hostile_requests_get_a_clear_refusal_and_no_server_error(server):
     r = conn.getresponse()
     assert r.status == 405 and "error" in json.loads(r.read())
     conn.close()
+    for framing in (b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", b"Content-Length: 5\r\nContent-Length: 6\r\n"):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=60) as sock:  # nothing smuggled is answered
+            sock.sendall(b"GET /api/t/1 HTTP/1.1\r\nHost: 127.0.0.1\r\n" + framing + b"\r\n0\r\n\r\n"
+                         b"GET /api/t/1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            sock.shutdown(socket.SHUT_WR)
+            got = b"".join(iter(lambda: sock.recv(65536), b""))
+        assert got.startswith(b"HTTP/1.1 400 ") and got.count(b"HTTP/1.1 ") == 1, got[:300]
 
 
 def two_bot_tournament(tmp_path, boards: int):

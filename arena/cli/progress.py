@@ -2,7 +2,8 @@
 arena.tournaments.progress.Progress, and `Progress` here shows it. On a terminal rich draws a
 bar (boards stored of all, deals per second, time elapsed, ETA, faults so far) that redraws in
 place, with the interim standings printed above it; to a log or a pipe it writes a plain line
-every tenth of the way and the last one once.
+every tenth of the way and the last one once. `SprtLines` shows an SPRT test the same way: its
+LLR after each board redrawn in place on a terminal, a line per board in a log.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
+from rich.live import Live
+from rich.text import Text
 from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as Bar
 
@@ -219,6 +222,43 @@ class Progress:
             self._last_decile, self._last_done = decile, self.boards_done
             out.write(self.line(self.width or 100) + "\n")
         out.flush()
+
+
+class SprtLines:
+    """An SPRT test's lines (arena.tournaments.progress.SprtProgress): each kept; the LLR after
+    each board replacing the one before on a terminal (rich), a line per board in a log.
+    `close()` takes the live line down as it stands (an interrupted test)."""
+
+    def __init__(self, out: Any = None) -> None:
+        self.out = out if out is not None else sys.stdout
+        isatty = getattr(self.out, "isatty", None)
+        self._console = Console(file=self.out, highlight=False) if isatty and isatty() else None
+        self._live: Live | None = None
+
+    def on_line(self, text: str) -> None:
+        text = visible(text, newlines=True)
+        if self._console is not None:
+            self._console.print(text, markup=False, highlight=False, soft_wrap=True)  # above the live line
+        else:
+            self.out.write(text + "\n")
+            self.out.flush()
+
+    def on_board(self, text: str) -> None:
+        if self._console is None:
+            self.on_line(text)
+        elif self._live is None:
+            self._live = Live(Text(text), console=self._console, auto_refresh=False, redirect_stdout=False)
+            self._live.start(refresh=True)
+        else:
+            self._live.update(Text(text), refresh=True)
+
+    def on_end(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
 
 
 def _clock(seconds: float) -> str:

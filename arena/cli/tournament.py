@@ -1,7 +1,8 @@
 """`arena tournament run` and `arena replay`: thin wrappers over arena.tournaments.runner and arena.results.replay.
 
-A run prints its header first, then a progress line (and, with --report-every, the standings
-so far), then the standings; Ctrl-C says how much is stored and the command that resumes."""
+A run prints its header first, then its progress (arena.cli.progress: a bar on a terminal, plain
+lines in a log; with --report-every, the standings so far above it), then the standings; Ctrl-C
+says how much is stored and the command that resumes."""
 
 from __future__ import annotations
 

@@ -35,6 +35,10 @@ def add_author(db: sqlite_utils.Database, name: str) -> tuple[dict, str]:
         raise ArenaError(f"bad author name {name!r}: use letters, digits and . _ + - (start with a letter or digit)")
     if db.execute("SELECT 1 FROM league_authors WHERE name = ?", [name]).fetchone():
         raise ArenaError(f"there is an author '{name}' already ('arena league author revoke {name}' ends their token)")
+    from arena.league import store
+
+    if (path := store.db_path(db)):
+        store.private(path)  # a token's hash is the organiser's alone from the first author on
     with db.atomic():
         author_id = db.execute("INSERT INTO league_authors (name, token_sha256, created) VALUES (?, '', ?)",
                                [name, _now()]).lastrowid

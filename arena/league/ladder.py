@@ -46,7 +46,7 @@ from arena.process import forking
 from arena.process.command import Limits
 from arena.process.lifecycle import sweep_orphans
 from arena.process.modes import label, resolve_mode
-from arena.results import read, registry, schema, write
+from arena.results import live, read, registry, schema, write
 from arena.results.lock import run_lock
 from arena.results.schema import db_path
 from arena.tournaments.commands import bot_command
@@ -218,7 +218,7 @@ class Ladder:
             commands = {bot: bot_command(registry.get_bot(self.db, bot)) for bot in set(match.bots)}
             job = Job(name=self.name, seed=self.seed, variant=self.variant, format=self.format, commands=commands,
                       time_control=self.time_control, sandbox=self.sandbox, limits=self.limits,
-                      game=self.game.info.name)
+                      game=self.game.info.name, live=str(live.folder(db_path(self.db), self.tid)))  # (the pages' watch)
             v = self.game.variant(self.variant)
             async with trio.open_nursery() as nursery:
                 for room in rooms:

@@ -140,7 +140,7 @@ class League:
 
         playing = [{"match_no": m.match_no, "a": label(m.a), "b": " v ".join(map(label, m.bots[1:])),
                     "entrants": [label(b) for b in m.bots], "boards": m.boards,
-                    "tables": m.tables, "resumed": m.resumed}
+                    "tables": m.tables, "resumed": m.resumed, "rooms": self.ladder.size}
                    for m in sorted(self.ladder.playing.values(), key=lambda m: m.match_no)]
         return playing, [label(b) for b in waiting if b in names]
 
@@ -363,6 +363,19 @@ def make_app(league: League, results: views_server.Results, hosts: frozenset[str
                                  guard=lambda app: SecurityHeaders(app, hosts))
 
 
+def _stopped_late() -> None:
+    """The watchdog's end of a server that did not stop by itself within STOP_S of the signal:
+    a line and every thread's stack on stderr (what held it), then exit status 1."""
+    import faulthandler
+    import sys
+
+    sys.stderr.write(f"arena: league: still stopping {STOP_S:.0f} s after the signal; ending as kill -9 would"
+                     " (nothing stored is lost). Every thread's stack:\n")
+    sys.stderr.flush()
+    faulthandler.dump_traceback(all_threads=True)
+    os._exit(1)
+
+
 class SecurityHeaders:
     """ASGI middleware: every answer carries the content policy (nothing from elsewhere, no
     inline script), and the API's are never cached. Before the app sees a request, any framing
@@ -378,10 +391,8 @@ class SecurityHeaders:
 
     def _refusal(self, scope: dict) -> str | None:
         headers = [(k.lower(), v) for k, v in scope.get("headers", [])]
-        if any(k == b"transfer-encoding" for k, _v in headers):  # (h11 drops a Content-Length beside it)
-            return "Transfer-Encoding is not taken: send a body with its Content-Length"
-        if sum(k == b"content-length" for k, _v in headers) > 1:
-            return "a request with two Content-Length headers is ambiguous"
+        if (why := web.framing_refusal(headers)) is not None:  # (h11 drops a Content-Length beside a chunked one)
+            return why
         if self.hosts is not None:
             host = [v for k, v in headers if k == b"host"]
             if len(host) != 1 or _hostname(host[0].decode("latin-1")) not in self.hosts:
@@ -555,7 +566,7 @@ async def serve(db_path: Path, *, host: str = HOST, port: int = 8018, concurrenc
                     # its connection is shut down. Should anything else hold the run, the server ends
                     # after STOP_S as `kill -9` would, which loses nothing stored.
                     web.cut_connections({web.port_of(b) for b in binds})
-                    stopper = threading.Timer(STOP_S, os._exit, args=(1,))
+                    stopper = threading.Timer(STOP_S, _stopped_late)
                     stopper.daemon = True
                     stopper.start()
                     break

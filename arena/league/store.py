@@ -108,19 +108,24 @@ def prune(db: sqlite_utils.Database, tid: int) -> list[dict]:
 
 def private(db_path) -> None:
     """The database (and its WAL and shared-memory files) readable by the organiser's user
-    alone (0600), and the folder of stored bots not listable by others (0711): the sandboxed
-    bots' throw-away users pass through it to their own copy, under a name (its sha256) no
-    one else is told."""
+    alone (0600), and the folders of stored bots and of the run lock too (0700): no other local
+    user reads a token's hash, a fault's stderr or an author's code, or holds the league's lock. The sandboxed bots never pass through it: each
+    runs from a copy the arena makes (arena.process.runtime)."""
     from pathlib import Path
 
     path = Path(db_path)
     for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         if p.exists() and not p.is_symlink():
             p.chmod(0o600)
-    bots = path.parent / "bots"
-    bots.mkdir(exist_ok=True)
-    if not bots.is_symlink():
-        bots.chmod(0o711)
+    for folder in (path.parent / "bots", path.with_name(path.name + ".locks")):  # (and the run lock's: no other
+        folder.mkdir(mode=0o700, exist_ok=True)  # user may hold it to keep a restarted server from the league)
+        if not folder.is_symlink():
+            folder.chmod(0o700)
+
+
+def db_path(db: sqlite_utils.Database) -> str:
+    """The file of a database opened on one ("" for one in memory)."""
+    return db.execute("PRAGMA database_list").fetchone()[2]
 
 
 def league_tournament(db: sqlite_utils.Database, name: str = DEFAULT_NAME, *, boards: int = 8,

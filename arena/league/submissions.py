@@ -209,21 +209,16 @@ class Submissions:
     async def _submit(self, author: dict, name: str, data: bytes, command: str | None) -> dict:
         folder = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-"))
         try:
-            folder.chmod(0o755)  # the sandboxed check runs as a user of its own
             try:
                 async with self.unpacking:
                     path = await archive.unpack_isolated(data, folder / "bot", self.limits)
             except archive.BadArchive as exc:
                 raise Refused(400, str(exc)) from None
             sha = await trio.to_thread.run_sync(registry.bot_sha256, path)
-            same = self.db.execute("SELECT b.id, lv.check_text, b.command, b.version FROM bots b JOIN league_versions lv"
-                                   " ON lv.bot_id = b.id WHERE b.name = ? AND b.sha256 = ? AND b.removed IS NULL",
-                                   [name, sha]).fetchone()
-            if same is not None and same[2] != command:  # a name keeps one version per content
-                was = f"the command {same[2]!r}" if same[2] else "no command"
-                raise Refused(400, f"{name}@{same[3]} holds these same files with {was}: a version with another "
-                                   "command needs a changed file or another --name")
-            if same is not None:  # a version already checked: no second check
+            same = self.db.execute("SELECT b.id, lv.check_text FROM bots b JOIN league_versions lv ON lv.bot_id = b.id"
+                                   " WHERE b.name = ? AND b.sha256 = ? AND b.command IS ? AND b.removed IS NULL",
+                                   [name, sha, command]).fetchone()
+            if same is not None:  # a version already checked (its files and its command): no second check
                 return self._again(name, same[0], same[1])
             size = await trio.to_thread.run_sync(store.stored_bytes, path)
             if (why := self.quota.refusal(self.db, author["id"], size)) is not None:

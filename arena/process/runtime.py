@@ -5,8 +5,7 @@ it), msgpack and the rules engine (Zwicker's and `engine.zwicken`) are copied
 once per arena process from the arena's own environment into `runtime()`, a folder that the
 bot's throw-away uid may read, and shown read-only (at KIT_MOUNT in bwrap and fork, on
 PYTHONPATH in rlimit). The arena's own files may lie in a private folder (a clone in a 0700
-home, a venv under /root): nothing asks the user to open it. For the same reason a bot whose
-folder the throw-away uid cannot read is run from a copy that it can (`visible`).
+home, a venv under /root): nothing asks the user to open it.
 
 Everything lives under one stage folder per arena process, `/tmp/zwicker-stage-<owner>-...`
 (mode 0711: others can reach a copy only by its random name), removed when the process exits;
@@ -15,9 +14,12 @@ Everything lives under one stage folder per arena process, `/tmp/zwicker-stage-<
 What bwrap and fork bind into a bot's root lies apart, in `shown()`: a folder with a random name
 on the machine's tmpfs (/dev/shm) that tells nothing of the host. A bind mount's line in
 /proc/self/mountinfo names its source's path within its file system, so a bot would otherwise
-read there where the arena keeps its stage and the bot's own folder. The bot's folder is shown
-from a copy in `shown()` (`inside`), at BOT_MOUNT, with the paths of its command moved there; on
-a tmpfs its pages are memory, not a page cache another bot could probe.
+read there where the arena keeps its stage and the bot's own folder. A bot's own folder is
+copied into `copies()` in `shown()` (0700: no other user enters it, however they learn a copy's
+name, from a bot's mountinfo or command line) and run from there: the fork sandbox binds the
+copy at BOT_MOUNT before it takes the bot's uid (`inside`); a throw-away uid that reaches the
+copy itself (bwrap, which binds as that uid; rlimit) gets it for one run in a folder of its own
+(`for_uid`). On a tmpfs the copy's pages are memory, not a page cache another bot could probe.
 """
 
 from __future__ import annotations
@@ -139,18 +141,6 @@ def runtime() -> Path:
     return folder
 
 
-def _reachable_by_others(folder: Path) -> bool:
-    """Can a uid that owns nothing here get into `folder` and every folder in it? (Its files keep
-    their own modes either way: a file its author kept private stays so.)"""
-    for path in folder.parents:
-        if not os.stat(path).st_mode & 0o001:
-            return False
-    for here, dirs, files in os.walk(folder):
-        if os.stat(here).st_mode & 0o005 != 0o005:
-            return False
-    return True
-
-
 MAX_COPY_BYTES = 256 << 20
 MAX_COPY_FILES = 10_000
 
@@ -164,30 +154,6 @@ def _check_size(folder: Path) -> None:
         if files > MAX_COPY_FILES or size > MAX_COPY_BYTES:
             raise ValueError(f"bot folder {folder} is too large to copy for the sandbox (over {MAX_COPY_FILES} "
                              f"files or {MAX_COPY_BYTES >> 20} MiB): put the bot in a folder of its own")
-
-
-@functools.cache
-def _visible_folder(folder: Path) -> Path:
-    if _reachable_by_others(folder):
-        return folder
-    _check_size(folder)
-    copy = stage() / f"bot-{secrets.token_hex(8)}" / folder.name
-    shutil.copytree(folder, copy, symlinks=True, ignore=_IGNORE)  # files keep their modes
-    for here, dirs, files in os.walk(copy.parent):
-        os.chmod(here, 0o755)
-    return copy
-
-
-def visible(cmd: BotCommand) -> BotCommand:
-    """`cmd` as a throw-away uid can run it: itself, or the same command in a readable copy of
-    its folder (made once per arena process; paths into the folder point into the copy)."""
-    folder = cmd.workdir.resolve()
-    copy = _visible_folder(folder)
-    if copy == folder:
-        return cmd
-    moved = tuple(str(copy / Path(arg).relative_to(folder)) if Path(arg).is_absolute() and Path(arg).is_relative_to(folder)
-                  else arg for arg in cmd.argv)
-    return dataclasses.replace(cmd, argv=moved, workdir=copy)
 
 
 def _stamp(folder: Path) -> tuple:
@@ -210,7 +176,7 @@ def _bot_copy(folder: Path, stamp: tuple) -> Path:
     copy = _copies.get((folder, stamp))
     if copy is None:
         _check_size(folder)
-        copy = shown() / f"bot-{secrets.token_hex(8)}"
+        copy = copies() / f"bot-{secrets.token_hex(8)}"
         shutil.copytree(folder, copy, symlinks=True, ignore=_IGNORE)  # files keep their modes
         for here, dirs, files in os.walk(copy):
             os.chmod(here, 0o755)
@@ -218,22 +184,51 @@ def _bot_copy(folder: Path, stamp: tuple) -> Path:
     return copy
 
 
+@functools.cache
+def copies() -> Path:
+    """The folder of the bots' copies in `shown()`: the arena's user's alone (0700). The fork
+    sandbox binds a copy before the bot's uid is taken, so the bot never passes through it;
+    bwrap (which runs as the bot's uid) and rlimit reach theirs through `for_uid`."""
+    folder = shown() / "bots"
+    folder.mkdir(mode=0o700)
+    folder.chmod(0o700)
+    return folder
+
+
 @contextmanager
-def inside(cmd: BotCommand) -> Iterator[tuple[Path, BotCommand]]:
-    """Where bwrap or fork finds `cmd`'s folder (a copy in `shown()`, made once per arena process
-    and again when the folder has changed), and `cmd` as the bot runs it: from BOT_MOUNT, with
-    the paths into its folder moved there. For as long as the block runs (the bot's life); then a
-    copy no bot runs from is removed if its folder has changed or is gone (a checked submission's
-    temp folder, say), so that a long-running arena keeps only the copies it may use again."""
+def inside(cmd: BotCommand, uid: int | None = None) -> Iterator[tuple[Path, BotCommand]]:
+    """Where bwrap or fork finds `cmd`'s folder (a copy in `copies()`, made once per arena process
+    and again when the folder has changed; for a throw-away `uid`, that copy as `for_uid` shows
+    it), and `cmd` as the bot runs it: from BOT_MOUNT, with the paths into its folder moved
+    there. For as long as the block runs (the bot's life); then a copy no bot runs from is
+    removed if its folder has changed or is gone (a checked submission's temp folder, say), so
+    that a long-running arena keeps only the copies it may use again."""
     folder = cmd.workdir.resolve()
     moved = tuple(str(Path(BOT_MOUNT) / Path(arg).relative_to(folder))
                   if Path(arg).is_absolute() and Path(arg).is_relative_to(folder) else arg for arg in cmd.argv)
+    with _copy_of(folder) as copy, for_uid(copy, uid) as reached:
+        yield reached, dataclasses.replace(cmd, argv=moved, workdir=Path(BOT_MOUNT))
+
+
+@contextmanager
+def outside(cmd: BotCommand, uid: int) -> Iterator[BotCommand]:
+    """`cmd` as a throw-away `uid` runs it without a mount namespace (rlimit): the same command in
+    its folder's copy as `for_uid` shows it, paths into the folder moved there."""
+    folder = cmd.workdir.resolve()
+    with _copy_of(folder) as copy, for_uid(copy, uid) as reached:
+        moved = tuple(str(reached / Path(arg).relative_to(folder))
+                      if Path(arg).is_absolute() and Path(arg).is_relative_to(folder) else arg for arg in cmd.argv)
+        yield dataclasses.replace(cmd, argv=moved, workdir=reached)
+
+
+@contextmanager
+def _copy_of(folder: Path) -> Iterator[Path]:
     stamp = _stamp(folder)
     _prune(folder, stamp)
     copy = _bot_copy(folder, stamp)
     _in_use[copy] = _in_use.get(copy, 0) + 1
     try:
-        yield copy, dataclasses.replace(cmd, argv=moved, workdir=Path(BOT_MOUNT))
+        yield copy
     finally:
         _in_use[copy] -= 1
         if not _in_use[copy]:
@@ -244,11 +239,46 @@ def inside(cmd: BotCommand) -> Iterator[tuple[Path, BotCommand]]:
             pass
 
 
+RUN_PREFIX = "run-"
+
+
+@contextmanager
+def for_uid(copy: Path, uid: int | None) -> Iterator[Path]:
+    """`copy` (in `copies()`, which no other user may enter) as a throw-away `uid` reaches it
+    itself: for one run, a folder of that uid's alone (0500) in `shown()` holding the copy's
+    folders anew and its files as hard links (the same inodes, modes and owner: a file kept
+    private stays so, and nothing is copied), removed when the block ends. None: `copy` itself
+    (the arena's user runs the bot, or binds it before the uid is taken). A killed arena's are
+    removed with its `shown()` (`sweep_stages`)."""
+    if uid is None:
+        yield copy
+        return
+    run = shown() / f"{RUN_PREFIX}{secrets.token_hex(8)}"
+    run.mkdir(mode=0o700)
+    try:
+        target = run / copy.name
+        for here, dirs, files in os.walk(copy):
+            made = target / os.path.relpath(here, copy)
+            made.mkdir(exist_ok=True)
+            made.chmod(0o755)  # (the copy's folders are: _bot_copy)
+            for name in files:
+                os.link(os.path.join(here, name), made / name, follow_symlinks=False)
+            for name in list(dirs):
+                if os.path.islink(os.path.join(here, name)):
+                    os.symlink(os.readlink(os.path.join(here, name)), made / name)
+                    dirs.remove(name)
+        os.chown(run, uid, uid)
+        run.chmod(0o500)
+        yield target
+    finally:
+        remove(run)
+
+
 def _prune(folder: Path, stamp: tuple | None) -> None:
     """Remove the copies no bot runs from whose folder is gone, and those of `folder` that
     `stamp` (its state now) has outdated."""
     for (source, state), copy in list(_copies.items()):
-        if copy in _in_use or copy.parent != shown():
+        if copy in _in_use or copy.parent != copies():
             continue
         if (source == folder and state != stamp) or not source.is_dir():
             del _copies[(source, state)]

@@ -463,13 +463,26 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
     uid = allocate_uid()
     group = cgroups.BotGroup(limits.memory_bytes, limits.processes + 2, uid) if uid is not None and cgroups.available() else None
     try:
-        # bwrap and fork: the bot's folder at BOT_MOUNT, from a copy named after nothing of the host
-        with runtime.inside(cmd) if mode in ("fork", "bwrap") else contextlib.nullcontext((None, cmd)) as shown:
+        # bwrap and fork: the bot's folder at BOT_MOUNT, from a copy named after nothing of the host;
+        # rlimit's throw-away uid: from a copy no other user can reach (arena.process.runtime)
+        if mode in ("fork", "bwrap"):
+            place = runtime.inside(cmd, uid if mode == "bwrap" else None)
+        elif uid is not None:
+            place = _rlimit_place(cmd, uid)
+        else:
+            place = contextlib.nullcontext((None, cmd))
+        with place as shown:
             async with _prepared(cmd, mode, limits, tag_env, argv, uid, group, shown, lib) as launch:
                 yield launch
     finally:
         if group is not None:
             group.remove()
+
+
+@contextmanager
+def _rlimit_place(cmd: BotCommand, uid: int) -> Iterator[tuple[Path | None, BotCommand]]:
+    with runtime.outside(cmd, uid) as moved:
+        yield None, moved
 
 
 @asynccontextmanager
@@ -509,7 +522,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
             view.pin_folder(str(source))  # a copy on disk (no tmpfs at /dev/shm): its pages loaded
         argv = list(cmd.argv)
     elif uid is not None:
-        cmd = runtime.visible(cmd)
+        _, cmd = shown
         argv = list(cmd.argv)
     if cmd.kind == "python" and (mode == "bwrap" or uid is not None):
         problem = sandbox_python_problem()

@@ -65,8 +65,23 @@ def host_name(header: str) -> str:
     return header.rpartition(":")[0] if header.count(":") == 1 else header
 
 
+def framing_refusal(headers: list[tuple[bytes, bytes]]) -> str | None:
+    """Why a request's framing is refused, or None: any framing but one Content-Length. h11
+    takes a chunked Transfer-Encoding over a Content-Length beside it, where a proxy in front
+    may have read the other (a second request smuggled in the body); no client of ours sends
+    chunked bodies."""
+    names = [k.lower() for k, _v in headers]
+    if b"transfer-encoding" in names:
+        return "Transfer-Encoding is not taken: send a body with its Content-Length"
+    if names.count(b"content-length") > 1:
+        return "a request with two Content-Length headers is ambiguous"
+    return None
+
+
 class Guard:
-    """ASGI middleware: the Host check and the headers every answer carries (see the module)."""
+    """ASGI middleware: the Host check, the framing check (`framing_refusal`: 400, and the
+    connection closed, so that nothing after it is read as a request) and the headers every
+    answer carries (see the module)."""
 
     def __init__(self, app: Any, hosts: frozenset[str] | None, policy: str = POLICY) -> None:
         self.app, self.hosts, self.policy = app, hosts, policy.encode()
@@ -78,6 +93,20 @@ class Guard:
         headers = dict(scope.get("headers") or [])
         extra = [(b"content-security-policy", self.policy), (b"x-content-type-options", b"nosniff"),
                  (b"referrer-policy", b"no-referrer")]
+        if (why := framing_refusal(list(scope.get("headers") or []))) is not None:
+            with trio.move_on_after(5):  # what the client sent of its body: closed unread, the socket would be reset
+                left = 1024 * 1024        # and the client might never read the answer
+                while left > 0:
+                    message = await receive()
+                    left -= len(message.get("body", b""))
+                    if message["type"] != "http.request" or not message.get("more_body"):
+                        break
+            body = dumps({"error": why, "status": 400})
+            await send({"type": "http.response.start", "status": 400, "headers": [
+                (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"), *extra]})
+            await send({"type": "http.response.body", "body": body})
+            return
         if self.hosts is not None and host_name(headers.get(b"host", b"").decode("latin-1")) not in self.hosts:
             body = dumps({"error": "wrong host: this server answers only by the name it is reached at", "status": 421})
             await send({"type": "http.response.start", "status": 421, "headers": [

@@ -8,7 +8,8 @@ events), so an open page follows a running tournament without asking. Each page'
 and a tournament costs one build per change, however many look. A table in play is read at
 each look and pushed when its room publishes a move. Connections to SQLite are read-only
 (`mode=ro`), each opened for one use and closed after it (see Connections); reads run in worker
-threads, so a long build never holds up another answer.
+threads, so a long build never holds up another answer. `arena league serve` is this app over
+the league's database, with the league's routes in front (`make_app`'s `routes`).
 """
 
 from __future__ import annotations

@@ -178,7 +178,10 @@ def add_bot(
     new_version: bool = False,
     games: list[str] | None = None,
 ) -> dict:
-    """Register a bot file or folder: same content again gives the existing version back.
+    """Register a bot file or folder: same content again gives the existing version back. A
+    version is its files and its command: the same files with another `command` are other
+    content (a new version, with `new_version`); without a command, the path's files find the
+    version that holds them, whatever its command, unless `new_version` asks for one without.
 
     Only regular files and folders are copied; a link, device or fifo (the bot's path itself or
     anything in its folder) is refused in one line naming it.
@@ -197,7 +200,11 @@ def add_bot(
     if name.isdigit():
         raise ArenaError(f"bad bot name {name!r}: a name of digits only reads as a bot id")
     sha = bot_sha256(source)
-    existing = list(db.query("SELECT * FROM bots WHERE name = ? AND sha256 = ?", [name, sha]))
+    # a version is its files and its command; a path alone (no command, no new version) finds its content's
+    existing = list(db.query("SELECT * FROM bots WHERE name = ? AND sha256 = ? AND command IS ?", [name, sha, command]))
+    if not existing and command is None and not new_version:
+        existing = list(db.query("SELECT * FROM bots WHERE name = ? AND sha256 = ? AND removed IS NULL"
+                                 " ORDER BY version DESC LIMIT 1", [name, sha]))
     if existing and existing[0]["removed"] is None:
         return _bot_row(db, existing[0])
     latest = db.execute("SELECT version, source FROM bots WHERE name = ? AND removed IS NULL"

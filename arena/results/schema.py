@@ -946,3 +946,30 @@ def _m0015_one_match_shape(db: sqlite_utils.Database) -> None:
         db.execute(f"CREATE VIEW {name} AS {view}")
     if db.execute("PRAGMA foreign_key_check").fetchone() is not None:
         raise sqlite3.IntegrityError("FOREIGN KEY constraint failed after moving every match to one shape")
+
+
+@migrations(name="0016_bot_command_identity")
+def _m0016_bot_command_identity(db: sqlite_utils.Database) -> None:
+    """A bot version is its files and its command: the same files run by another command are a
+    new version of the name (`UNIQUE (name, sha256)` goes, a unique index on name, sha256 and
+    command, no command counted as one, takes its place). The bots table is rebuilt; the views
+    and indexes over it are made again as they were."""
+    views = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'view'").fetchall()
+    indexes = db.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'bots'"
+                         " AND sql IS NOT NULL").fetchall()
+    for name, _sql in views:
+        db.execute(f"DROP VIEW {name}")
+    (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'bots'").fetchone()
+    narrowed = re.sub(r",\s*UNIQUE \(name, sha256\)", "", sql)
+    columns = ", ".join(r[1] for r in db.execute("PRAGMA table_info(bots)"))
+    db.execute(re.sub(r'^CREATE TABLE "?bots"?', "CREATE TABLE bots_new", narrowed))
+    db.execute(f"INSERT INTO bots_new ({columns}) SELECT {columns} FROM bots")
+    db.execute("DROP TABLE bots")
+    db.execute("ALTER TABLE bots_new RENAME TO bots")
+    db.execute("CREATE UNIQUE INDEX bots_content ON bots (name, sha256, COALESCE(command, ''))")
+    for (index,) in indexes:
+        db.execute(index)
+    for _name, view in views:
+        db.execute(view)
+    if db.execute("PRAGMA foreign_key_check").fetchone() is not None:
+        raise sqlite3.IntegrityError("FOREIGN KEY constraint failed after rebuilding bots")

@@ -3,6 +3,8 @@ draws nothing itself (the terminal's drawing is arena.cli.progress's). A run, lo
 on a cluster, and each round of a Swiss one, calls `on_start` once, `on_stored` for every
 room's boards as this process stores them (one board as a room plays, a room's boards from a
 cluster), and `on_end` when every room is stored; an interrupted run stops without `on_end`.
+An SPRT test (arena.tournaments.sprt) reports to a `SprtProgress`: its lines, and its LLR after
+every board.
 """
 
 from __future__ import annotations
@@ -27,8 +29,20 @@ class Progress(Protocol):
         """Every room is stored (and the ratings, where the run rates)."""
 
 
+class SprtProgress(Protocol):
+    def on_line(self, text: str) -> None:
+        """A line to keep (what is tested, a resume, a verdict already reached)."""
+
+    def on_board(self, text: str) -> None:
+        """The test after one more board (its LLR and bounds); the next one replaces it."""
+
+    def on_end(self) -> None:
+        """The test has decided, or stopped."""
+
+
 class Silent:
-    """A `Progress` that shows nothing: what a run reports to when no one is looking."""
+    """A `Progress` and a `SprtProgress` that show nothing: what a run or a test reports to
+    when no one is looking."""
 
     def on_start(self, tables_total: int, done: set[tuple[int, int, int]], todo: Sequence[Room],
                  rooms: int) -> None:
@@ -38,4 +52,10 @@ class Silent:
         pass
 
     def on_end(self) -> None:
+        pass
+
+    def on_line(self, text: str) -> None:
+        pass
+
+    def on_board(self, text: str) -> None:
         pass

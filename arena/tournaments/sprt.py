@@ -27,7 +27,7 @@ import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any
 
 import sqlite_utils
 
@@ -37,6 +37,7 @@ from arena.process.command import Limits
 from arena.results import present, read, sprt_tests, write
 from arena.results.sprt import SPRT, estimate, pentanomial
 from arena.tournaments import runner
+from arena.tournaments.progress import Silent, SprtProgress
 from arena.tournaments.runner import Settings, bot_command, resolve_bots
 from arena.tournaments.schedule import two_teams
 
@@ -71,7 +72,8 @@ def decide(test: SPRT, scores: Sequence[float], max_boards: int | None = None) -
         status = "H1" if llr >= test.upper else "H0" if llr <= test.lower else None
         if status is None and max_boards is not None and n >= max_boards:
             status = "limit"
-        steps.append(Verdict(status, n, tuple(counts), llr))
+        c0, c1, c2, c3, c4 = counts
+        steps.append(Verdict(status, n, (c0, c1, c2, c3, c4), llr))
         if status is not None:
             break
     return (steps[-1] if steps else Verdict(None, 0, (0, 0, 0, 0, 0), 0.0)), steps
@@ -118,8 +120,8 @@ def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, tes
             if stored[f"{role}_bot"] != row["id"]:
                 raise ArenaError(f"SPRT test '{name}' was started with another {role.upper()} bot than "
                                  f"{row['name']}@{row['version']}: choose another --name")
-        want = {"elo0": test.elo0, "elo1": test.elo1,
-                "alpha": test.alpha, "beta": test.beta, "batch": batch}
+        want: dict[str, object] = {"elo0": test.elo0, "elo1": test.elo1,
+                                   "alpha": test.alpha, "beta": test.beta, "batch": batch}
         have = {**{k: stored[k] for k in want}, "seed": t["seed"], "variant": t["variant"], "format": t["format"]}
         want.update(seed=t["seed"] if settings.seed is None else settings.seed, variant=settings.variant,
                     format=settings.format)
@@ -155,41 +157,12 @@ def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, tes
     return tid
 
 
-class Report:
-    """A line per board (LLR and its bounds), overwriting itself on a terminal."""
-
-    def __init__(self, out: TextIO | None = None) -> None:
-        self.out = out if out is not None else sys.stdout
-        self.tty = self.out.isatty()
-        self.pending = False
-
-    def say(self, line: str) -> None:
-        self.end()
-        self.out.write(line + "\n")
-        self.out.flush()
-
-    def board(self, test: SPRT, step: Verdict, score: float) -> None:
-        line = (f"board {step.boards:4d}  score {score:g}  LLR {step.llr:+.2f}  bounds [{test.lower:+.2f}, "
-                f"{test.upper:+.2f}]")
-        if self.tty:
-            self.out.write("\r" + line)
-            self.pending = True
-        else:
-            self.out.write(line + "\n")
-        self.out.flush()
-
-    def end(self) -> None:
-        if self.pending:
-            self.out.write("\n")
-            self.pending = False
-
-
 def _test_of(row: dict) -> SPRT:
     return SPRT(row["elo0"], row["elo1"], row["alpha"], row["beta"])
 
 
 async def run(db: sqlite_utils.Database, tid: int, *, sandbox: str = "none", limits: Limits | None = None,
-              report: Report | None = None, concurrency: int | None = None) -> dict:
+              report: SprtProgress | None = None, concurrency: int | None = None) -> dict:
     """Play the test's boards a batch at a time until it decides (or reaches its board limit);
     returns the stored test. A test decided already just says so. `concurrency`: tables at
     once (default 2; the fair setting, `--fair`, plays as many as memory allows)."""
@@ -197,24 +170,25 @@ async def run(db: sqlite_utils.Database, tid: int, *, sandbox: str = "none", lim
     if row is None:
         raise ArenaError(f"tournament {tid} is not an SPRT test")
     test, max_boards, batch, max_faults = _test_of(row), row["max_boards"], row["batch"], row["max_faults"]
-    report = report or Report()
+    report = report if report is not None else Silent()
     per = "room" if read.told_as_teams(db, tid) else "board"  # one bot a seat: per board
-    report.say(f"sprt {row['name']}: {row['new']} v {row['old']}, H0 elo {test.elo0:g}, H1 elo {test.elo1:g} per "
+    report.on_line(f"sprt {row['name']}: {row['new']} v {row['old']}, H0 elo {test.elo0:g}, H1 elo {test.elo1:g} per "
                f"{per}, alpha {test.alpha:g}, beta {test.beta:g}, LLR bounds [{test.lower:+.2f}, {test.upper:+.2f}]")
     shown = None
     while True:
         state, steps, scores = standing(db, tid, test, max_boards, max_faults)
         if shown is None and steps:
-            report.say(f"decided already, at board {state.boards}" if state.verdict is not None
+            report.on_line(f"decided already, at board {state.boards}" if state.verdict is not None
                        else f"resuming after {len(steps)} boards (LLR {state.llr:+.2f})")
             shown = len(steps)
         for step in steps[shown or 0:]:
-            report.board(test, step, scores[step.boards - 1])
+            report.on_board(f"board {step.boards:4d}  score {scores[step.boards - 1]:g}  LLR {step.llr:+.2f}  "
+                            f"bounds [{test.lower:+.2f}, {test.upper:+.2f}]")
         shown = len(steps)
         sprt_tests.save(db, tid, boards=state.boards, counts=list(state.counts), llr=state.llr,
                         verdict=state.verdict, max_boards=max_boards, max_faults=max_faults)
         if state.verdict == "faults":
-            report.say(f"stopped: {present.fault_line(read.fault_tables(db, tid))}")
+            report.on_line(f"stopped: {present.fault_line(read.fault_tables(db, tid))}")
         if state.verdict is not None:
             break
         t = read.get_tournament(db, tid)
@@ -225,7 +199,7 @@ async def run(db: sqlite_utils.Database, tid: int, *, sandbox: str = "none", lim
                          rate=False)
         if len(sprt_tests.board_scores(db, tid)) <= len(scores):
             raise ArenaError(f"SPRT test '{row['name']}': a batch ended without a finished board")
-    report.end()
+    report.on_end()
     write.compute_and_store_ratings(db, tid)
     return summary(db, tid)
 

@@ -3,7 +3,7 @@
  * and the recent results, from the league's data (/api/league: arena/league/server.py), pushed
  * again each time it changes. Its matches and deals open in the app's own views. */
 import { h, link, card, badge } from "./dom.js";
-import { elo, signed, team, chips } from "./format.js";
+import { elo, signed, team, chips, roomName } from "./format.js";
 import { lineChart, eloScale, errorBar, axis, PALETTE } from "./chart.js";
 import { main, setCrumbs, setTitle } from "./shell.js";
 
@@ -51,8 +51,14 @@ function playingCard(data) {
     c.appendChild(h("table", { id: "playing" },
       h("thead", null, h("tr", null, h("th", null, "match"), h("th", null, "entrants"), h("th", { class: "num" }, "rooms stored"))),
       h("tbody", null, data.playing.map(function (m) {
-        return h("tr", null, h("td", { class: "num" }, link("t=" + data.tid + "&match=" + m.match_no, "#" + m.match_no)),
-          h("td", { class: "bot-list" }, m.entrants.join(" v ")), h("td", { class: "num" }, m.tables));
+        const rooms = [];
+        for (let r = 0; r < (m.rooms || 0); r++) rooms.push(r);
+        return h("tr", { "data-match": m.match_no },
+          h("td", { class: "num" }, link("t=" + data.tid + "&match=" + m.match_no, "#" + m.match_no)),
+          h("td", { class: "bot-list" }, m.entrants.join(" v "), h("span", { class: "sub" }, "watch: ", rooms.map(function (r, i) {
+            return [i ? " · " : "", link("live=" + data.tid + "-" + m.match_no + "-" + roomName(r), roomName(r))];
+          }))),
+          h("td", { class: "num" }, m.tables));
       }))));
   } else {
     c.appendChild(h("p", { class: "muted" }, "Nothing in play."));
