@@ -9,11 +9,13 @@ bundled bots submitted, then alternates quiet and loaded phases of `--phase` sec
 second (a browser's tab polls every three) and `--authors` authors each submit a new version of
 their bot every `--submit-every` seconds (each one is checked in the sandbox: four tables), and
 `--pullers` authors each download their own large bot (`--big-mb` of incompressible data, the
-code endpoint packs it afresh every time) back to back. The
+code endpoint packs it afresh every time) back to back, and `--bombers` authors each send the
+worst archive back to back (by turns a decompression bomb at the upload limit, gzip members of
+zeros that unpack to about a thousand times their size, and a PAX header bomb), each refused. The
 ladder's speed is the deals stored per second in each phase (counted in the database); the
 pages' latency is the median and 95th percentile of every request of the loaded phases. Run by hand:
 
-    .venv/bin/python bench/league_load.py [--spectators 50] [--authors 5] [--pullers 1] [--phase 20] [--rounds 3]
+    .venv/bin/python bench/league_load.py [--spectators 50] [--authors 5] [--pullers 1] [--bombers 1] [--phase 20] [--rounds 3]
 
 Record the figures, with machine and date, in bench/README.md.
 """
@@ -31,13 +33,14 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.league import client  # noqa: E402
+from arena.league import archive, client  # noqa: E402
 
 ARENA = [sys.executable, "-m", "arena"]
 POOL = 4  # bots on the ladder from the start
@@ -60,6 +63,38 @@ def deals(db: Path) -> int:
         conn.close()
 
 
+def zeros_bomb(upload: int) -> bytes:
+    """A gzip tar of one file of zeros as large as an upload of `upload` bytes holds: gzip
+    members of 64 MiB of zeros each (about 64 KB sent), one after another (one stream to a reader)."""
+    import gzip
+    import tarfile
+
+    chunk = gzip.compress(bytes(64 << 20), compresslevel=9)
+    count = max(1, (upload - 4096) // len(chunk))
+    info = tarfile.TarInfo("b.py")
+    info.size = count * (64 << 20)
+    head = gzip.compress(info.tobuf(format=tarfile.GNU_FORMAT))  # (a size past 8 GiB: base-256)
+    return head + chunk * count
+
+
+def pax_bomb(size: int) -> bytes:
+    """A gzip tar whose first member is a PAX extended header of `size` bytes."""
+    import gzip
+    import io
+    import tarfile
+
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9) as z:
+        info = tarfile.TarInfo("././@PaxHeader")
+        info.type, info.size = tarfile.XHDTYPE, size
+        z.write(info.tobuf(format=tarfile.USTAR_FORMAT))
+        z.write(b"%d comment=" % size)
+        zeros = bytes(1 << 20)
+        for start in range(0, size, len(zeros)):
+            z.write(zeros[: min(len(zeros), size - start)])
+    return out.getvalue()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--spectators", type=int, default=50)
@@ -70,13 +105,14 @@ def main() -> None:
     ap.add_argument("--boards", type=int, default=4)
     ap.add_argument("--pullers", type=int, default=1)
     ap.add_argument("--big-mb", type=float, default=9.5)
+    ap.add_argument("--bombers", type=int, default=0)
     args = ap.parse_args()
 
     folder = Path(tempfile.mkdtemp(prefix="league-bench-"))
     folder.chmod(0o755)
     db = folder / "league.db"
     tokens = []
-    for k in range(max(args.authors, POOL, args.pullers)):  # the first POOL submit the ladder's starting bots
+    for k in range(max(args.authors, POOL, args.pullers, args.bombers)):  # the first POOL submit the ladder's starting bots
         out = subprocess.run([*ARENA, "league", "author", "add", f"author{k}", "--db", str(db)],
                              capture_output=True, text=True, check=True, cwd=ROOT)
         tokens.append(out.stdout.strip().splitlines()[-1])
@@ -139,6 +175,28 @@ def main() -> None:
                 with lock:
                     pulls.append(time.perf_counter() - start)
 
+        max_bytes = int(args.big_mb * 2**20) + 2**20
+        worst = [zeros_bomb(archive.Limits(max_bytes).max_upload), pax_bomb(64 << 20)]
+        refusals: list[float] = []
+
+        def bomber(k: int, stop: threading.Event) -> None:
+            n = 0
+            while not stop.is_set():
+                body, kind = client._multipart({"name": f"bomb{k}"}, "bot.tar.gz", worst[n % len(worst)])
+                request = urllib.request.Request(url + "/api/submit", data=body, method="POST", headers={
+                    "Content-Type": kind, "Authorization": f"Bearer {tokens[k]}"})
+                start = time.perf_counter()
+                try:
+                    urllib.request.urlopen(request, timeout=300).read()
+                    raise SystemExit("a bomb was stored")
+                except urllib.error.HTTPError as exc:
+                    exc.read()
+                    if exc.code != 400:
+                        raise SystemExit(f"a bomb was answered {exc.code}") from None
+                with lock:
+                    refusals.append(time.perf_counter() - start)
+                n += 1
+
         speeds: dict[str, list[float]] = {"quiet": [], "loaded": []}
         for _round in range(args.rounds):
             for phase in ("quiet", "loaded"):
@@ -148,6 +206,7 @@ def main() -> None:
                     threads = [threading.Thread(target=spectator, args=(stop,)) for _ in range(args.spectators)]
                     threads += [threading.Thread(target=author, args=(k, stop)) for k in range(args.authors)]
                     threads += [threading.Thread(target=puller, args=(k, stop)) for k in range(args.pullers)]
+                    threads += [threading.Thread(target=bomber, args=(k, stop)) for k in range(args.bombers)]
                 d0, t0 = deals(db), time.monotonic()
                 for t in threads:
                     t.start()
@@ -175,6 +234,9 @@ def main() -> None:
     if pulls:
         print(f"code downloads: {len(pulls)} of a {args.big_mb} MB bot by {args.pullers} authors, median "
               f"{statistics.median(pulls):.2f} s, max {max(pulls):.2f} s")
+    if refusals:
+        print(f"worst archives: {len(refusals)} refused, sent by {args.bombers} authors back to back, median "
+              f"{statistics.median(refusals):.2f} s, max {max(refusals):.2f} s")
     print(f"ladder: {quiet:.1f} deals/s quiet, {loaded:.1f} loaded: ratio {loaded / max(quiet, 1e-9):.2f} "
           f"({args.rounds} rounds of {args.phase:.0f} s each, interleaved)")
 

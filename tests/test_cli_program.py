@@ -175,6 +175,33 @@ def test_ctrl_c_says_what_is_stored_and_how_to_resume(folder):
     assert json.loads(arena("tournament", "list", "--json", "--db", db).stdout)[0]["status"] == "finished"
 
 
+def test_ctrl_c_in_a_terminal_stops_an_sprt_test_and_says_how_to_resume(folder):
+    """A terminal's Ctrl-C reaches the whole foreground process group, not the arena alone."""
+    for attempt in range(5):  # a test the loaded machine finished before the signal landed: again
+        db = folder / f"s{attempt}.db"
+        proc = subprocess.Popen([str(ARENA), "sprt", GREEDY, RANDOM, "--max-boards", "6", "--batch", "2",
+                                 "--sandbox", "none", "--db", str(db)], cwd=ROOT, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        while proc.poll() is None:  # wait for a stored table (no clock: the database says when)
+            try:
+                with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+                    if c.execute("SELECT COUNT(*) FROM board_tables").fetchone()[0]:
+                        os.killpg(proc.pid, signal.SIGINT)
+                        break
+            except sqlite3.OperationalError:
+                pass  # not created yet
+        out, err = proc.communicate(timeout=600)
+        if proc.returncode != 0:
+            break
+    assert proc.returncode == 130, (out, err)
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("arena: interrupted: ") and "boards of SPRT test 'sprt-greedy@1-random@1' are stored" in last
+    command = last.split("resume with: ")[1]
+    assert command == (f"arena sprt {GREEDY} {RANDOM} --max-boards 6 --batch 2 --sandbox none --db {db} "
+                       "--name sprt-greedy@1-random@1")
+    assert "after 6 boards" in arena(*command.split()[1:], "--quiet").stdout
+
+
 def test_a_second_run_meets_the_first_and_kill_9_leaves_no_lock(folder):
     db = folder / "a.db"
     proc = _start_and_wait_for_a_room(db, "--quiet")

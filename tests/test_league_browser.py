@@ -207,3 +207,43 @@ def test_the_league_page_fits_a_phone(page, open_dir):
         assert "a-rather-long-bot-name-for-a-phone@1" in page.inner_text(".legend")
     finally:
         server.stop()
+
+
+def test_a_league_of_three_entrants_draws_its_view_and_replays(page, open_dir):
+    """A league of an outside game that seats one bot a side, three a table (tests/data/toytrick,
+    installed by its entry point): the league view lists each match's entrants, and a deal
+    of it steps through in the generic viewer without a script error."""
+    import shutil
+
+    import games
+    from tests.test_games_conformance import install
+
+    site = install(open_dir / "site")
+    env = {"PYTHONPATH": str(site)}
+    db = open_dir / "league.db"
+    tokens = {author: add_author(db, author) for author in ("ann", "ben", "cid")}
+    server = Server(db, "--game", "toytrick", "--players", "3", env=env)
+    try:
+        sources = {"ann": site / "toytrick" / "bots" / "low_bot.py", "ben": site / "toytrick" / "bots" / "high_bot.py",
+                   "cid": games.RANDOM_BOT}
+        for author, source in sources.items():
+            folder = open_dir / "src" / author
+            folder.mkdir(parents=True)
+            shutil.copy(source, folder / "bot.py")
+            for p in (folder.parent, folder, folder / "bot.py"):
+                p.chmod(0o755 if p.is_dir() else 0o644)
+            out = arena("submit", str(folder), "--server", server.url, "--name", f"{author}-bot",
+                        env={**env, "ARENA_TOKEN": tokens[author]})
+            assert out.returncode == 0, out.stdout + out.stderr
+        server.wait_for(lambda line: line.startswith("rated:") and line != "rated: 0 boards")
+        page.goto(server.url + "/")
+        page.wait_for_selector("#recent a", timeout=WAIT_MS)
+        row = page.inner_text("#recent tbody tr >> nth=0")  # each entrant with its result
+        assert all(f"{author}-bot" in row for author in tokens), row
+        page.click("#recent a")
+        page.click("#boards a[href^='#deal='] >> nth=0")
+        page.wait_for_selector("#stepno", timeout=WAIT_MS)
+        page.keyboard.press("End")
+        page.wait_for_function("() => !document.querySelector('#stepno').textContent.startsWith('move 0 ')")
+    finally:
+        server.stop()

@@ -13,11 +13,11 @@ import trio
 import typer
 
 import games
-from arena.cli import FORMAT_HELP, GAME_HELP, PLAYERS_HELP, VARIANT_HELP, app
+from arena.cli import FORMAT_HELP, GAME_HELP, PLAYERS_HELP, VARIANT_HELP, app, echo
 from arena.cli.progress import SprtLines
 from arena.cli.results import DbOption, JsonOption, NameArg, _header, _json, _open, _render
 from arena.cli.tournament import SandboxOption
-from arena.errors import ArenaError
+from arena.errors import ArenaError, leaves
 from arena.play.table import TimeControl
 from arena.results import present, read
 from arena.results.sprt import SPRT, estimate
@@ -28,6 +28,7 @@ from arena.tournaments.progress import Silent
 
 @app.command("sprt")
 def sprt_cmd(
+    ctx: typer.Context,
     new: Annotated[str, typer.Argument(help="The new bot: a registered name or a path.", show_default=False)],
     old: Annotated[str, typer.Argument(help="The bot to beat: a registered name or a path (may be NEW itself).",
                                        show_default=False)],
@@ -98,9 +99,17 @@ def sprt_cmd(
             tables = fair_tables(runner.check_game(game).variant(settings.variant).players)
         try:
             result = trio.run(lambda: sprt_run.run(database, tid, sandbox=mode, report=report, concurrency=tables))
-        finally:
+        except BaseException as exc:
             if isinstance(report, SprtLines):
                 report.close()  # the live line down and the cursor back before any message
+            if not any(isinstance(leaf, KeyboardInterrupt) for leaf in leaves(exc)):
+                raise
+            t = read.get_tournament(database, tid)
+            echo(f"arena: interrupted: {t['boards_done']} boards of SPRT test '{t['name']}' are stored; "
+                 f"resume with: {_resume_command(ctx, t['name'])}", err=True)
+            raise typer.Exit(130) from None
+        if isinstance(report, SprtLines):
+            report.close()
     if as_json:
         _json(result)
         return
@@ -119,6 +128,24 @@ def sprt_cmd(
         scale = ROOM_SCALE
     typer.echo(present.fault_line(result["faults"]))
     typer.echo(textwrap.fill(scale.format(name=shlex.quote(result["name"])), 100, break_on_hyphens=False))
+
+
+def _resume_command(ctx: typer.Context, name: str) -> str:
+    """This very command with the arguments and options it was given (a resumed test must repeat
+    them) and the test's name: what continues it. (Typer carries its own click: no click types.)"""
+    words, options = ["arena", *ctx.command_path.split()[1:]], []
+    for param in ctx.command.params:
+        source = ctx.get_parameter_source(param.name or "")
+        if source is None or source.name != "COMMANDLINE" or param.name == "name":
+            continue
+        value = ctx.params[param.name or ""]
+        if param.param_type_name == "argument":
+            words.append(str(value))
+        elif getattr(param, "is_flag", False):
+            options.append(param.opts[0] if value else (getattr(param, "secondary_opts", None) or param.opts)[0])
+        else:
+            options += [param.opts[0], str(getattr(value, "value", value))]
+    return shlex.join([*words, *options, "--name", name])
 
 
 def elo_text(counts: list[int]) -> str:

@@ -130,9 +130,11 @@ def append_match(db: sqlite_utils.Database, tid: int, entrants: Sequence[Sequenc
     return last + 1
 
 
-def add_round(db: sqlite_utils.Database, tid: int, matches: Sequence[Sequence[Sequence[int]]], bye: int | None) -> None:
-    """Append a drawn Swiss round to the schedule (match numbers run on) and note it in the
-    settings' pairing plan, in one transaction: a round is stored whole or not at all."""
+def add_round(db: sqlite_utils.Database, tid: int, matches: Sequence[Sequence[Sequence[int]]],
+              bye: int | list[int] | None) -> None:
+    """Append a drawn Swiss round to the schedule (match numbers run on) and note it, with its
+    bye (a bot id, a list of them for a round of groups, or None), in the settings' pairing
+    plan, in one transaction: a round is stored whole or not at all."""
     with db.atomic():
         row = db.execute("SELECT settings FROM tournaments WHERE id = ?", [tid]).fetchone()
         if row is None:

@@ -438,7 +438,7 @@ async def _run(db: sqlite_utils.Database, tid: int, *, concurrency: int | None, 
     job = Job(name=t["name"], seed=t["seed"], variant=t["variant"], format=t["format"],
               commands={b["id"]: bot_command(registry.get_bot(db, b["id"])) for b in t["bots"]},
               time_control=TimeControl(**t["settings"].get("time_control", {})), sandbox=sandbox, limits=limits,
-              live=None if db_path(db) is None else str(live.folder(db_path(db), tid)), game=t["game"])
+              live=None if (path := db_path(db)) is None else str(live.folder(path, tid)), game=t["game"])
     if job.live is not None:
         live.clear(job.live)  # what a killed run's rooms left
     concurrency = max(1, concurrency or os.cpu_count() or 1)

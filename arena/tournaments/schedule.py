@@ -7,7 +7,7 @@ matches in the same order, which is what makes a resumed run play exactly what i
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Sequence, Set as AbstractSet
 
 import games
 from arena.errors import ArenaError
@@ -83,7 +83,7 @@ def room_seats(entrants: Sequence[Sequence[int]], layout: games.Layout) -> list[
 
 
 def rooms(matches: Sequence[Sequence[Sequence[int]]], boards: int, layout: games.Layout,
-          done: set[tuple[int, int, int]] = frozenset()) -> list[Room]:
+          done: AbstractSet[tuple[int, int, int]] = frozenset()) -> list[Room]:
     """Every room with boards left to play, in canonical order (match, then room 0, 1, ...)."""
     found = []
     for match_no, entrants in enumerate(matches, start=1):

@@ -161,7 +161,7 @@ class Shard:
         self._log = bytearray()
         self._sending = trio.Lock()
         self._store: Store | None = None
-        self._places: dict[tuple[int, bool], tuple[Room, trio.Event]] = {}  # rooms it holds
+        self._places: dict[tuple[int, int], tuple[Room, trio.Event]] = {}  # rooms it holds
         self._samples: list[list[float]] | None = None
         self._samples_came = trio.Event()
         self._done = trio.Event()

@@ -72,7 +72,8 @@ def decide(test: SPRT, scores: Sequence[float], max_boards: int | None = None) -
         status = "H1" if llr >= test.upper else "H0" if llr <= test.lower else None
         if status is None and max_boards is not None and n >= max_boards:
             status = "limit"
-        steps.append(Verdict(status, n, tuple(counts), llr))
+        c0, c1, c2, c3, c4 = counts
+        steps.append(Verdict(status, n, (c0, c1, c2, c3, c4), llr))
         if status is not None:
             break
     return (steps[-1] if steps else Verdict(None, 0, (0, 0, 0, 0, 0), 0.0)), steps
@@ -119,8 +120,8 @@ def prepare(db: sqlite_utils.Database, name: str | None, new: str, old: str, tes
             if stored[f"{role}_bot"] != row["id"]:
                 raise ArenaError(f"SPRT test '{name}' was started with another {role.upper()} bot than "
                                  f"{row['name']}@{row['version']}: choose another --name")
-        want = {"elo0": test.elo0, "elo1": test.elo1,
-                "alpha": test.alpha, "beta": test.beta, "batch": batch}
+        want: dict[str, object] = {"elo0": test.elo0, "elo1": test.elo1,
+                                   "alpha": test.alpha, "beta": test.beta, "batch": batch}
         have = {**{k: stored[k] for k in want}, "seed": t["seed"], "variant": t["variant"], "format": t["format"]}
         want.update(seed=t["seed"] if settings.seed is None else settings.seed, variant=settings.variant,
                     format=settings.format)
