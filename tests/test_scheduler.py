@@ -5,6 +5,7 @@ freezer (root here) and by stopping the bot's PID namespace (as an ordinary user
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -430,3 +431,31 @@ def test_where_bots_cannot_be_frozen_the_header_and_the_standings_say_so(tmp_pat
     standings = CliRunner().invoke(app, ["standings", "loose", "--db", str(db)])
     assert standings.exit_code == 0, standings.output
     assert "sandbox none: bots were not frozen off their turn" in standings.output
+
+
+@needs_fork
+async def test_a_bot_left_running_is_dead_and_reaped_once_its_fork_server_has_exited():
+    """A start the arena gave up on (forking._discard kills, and does not wait) or a bot left
+    running: the server kills and reaps its inits before it exits, so nothing of the bot is
+    alive, dying unreaped, when the arena process that served it has exited."""
+    from arena.process import runtime
+    from arena.process.command import Limits
+    from arena.process.lifecycle import leftover_bot_pids
+
+    argv = [sandbox.sandbox_python(), "-c", "import time; time.sleep(60)"]
+    async with forking.serving("fork") as server:
+        request = sandbox.fork_request(argv, runtime.runtime(), False, Limits(), sandbox.allocate_uid(), {},
+                                       sandbox.kit_binds())
+        ends = [os.pipe() for _ in range(3)]
+        try:
+            seat = await server.start(request, [ends[0][0], ends[1][1], ends[2][1]], ends[0][1])
+        finally:
+            for read, write in ends:
+                os.close(read)
+                os.close(write)
+    try:
+        assert select.select([seat.pidfd], [], [], 0)[0], "the bot's init outlived its server"
+        assert leftover_bot_pids() == []
+    finally:
+        seat.kill()
+        os.close(seat.pidfd)

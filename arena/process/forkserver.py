@@ -63,6 +63,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 import traceback
 
 try:
@@ -566,6 +567,7 @@ def serve(server: socket.socket, scratch: str, broken: str | None = None) -> Non
     selector = selectors.DefaultSelector()
     selector.register(server, selectors.EVENT_READ, None)
     starting: dict[int, tuple[int, int]] = {}  # request id -> (the init's pid, its ready pipe)
+    live: set[int] = set()  # the inits not reaped yet
 
     def reply(message: dict, fds: tuple[int, ...] = ()) -> None:
         socket.send_fds(server, [json.dumps(message).encode()], list(fds))
@@ -617,6 +619,7 @@ def serve(server: socket.socket, scratch: str, broken: str | None = None) -> Non
                         for fd in fds:
                             os.close(fd)
                     starting[request["id"]] = (pid, ready)
+                    live.add(pid)
                     selector.register(ready, selectors.EVENT_READ, ("ready", request["id"], pid))
                     selector.register(exit_fd, selectors.EVENT_READ, ("exit", request["id"], pid))
                     continue
@@ -627,6 +630,7 @@ def serve(server: socket.socket, scratch: str, broken: str | None = None) -> Non
                     selector.unregister(key.fd)
                     os.close(key.fd)
                     status = exit_status(os.waitpid(pid, 0)[1])
+                    live.discard(pid)
                     reply({"id": request_id, "exit": status})
     except OSError as exc:
         if exc.errno not in (errno.EPIPE, errno.ECONNRESET):
@@ -634,6 +638,31 @@ def serve(server: socket.socket, scratch: str, broken: str | None = None) -> Non
         return  # the arena has gone
     finally:
         selector.close()
+        reap(live)
+
+
+def reap(inits: set[int], patience: float = 2.0) -> None:
+    """SIGKILL the inits still alive and reap them before the server exits: a bot the arena
+    gave up on (a start it abandoned, `arena.process.forking._discard`) would otherwise still be
+    dying, nobody's child, when the arena has exited. An init's exit means its PID namespace is
+    empty. At most `patience` seconds (an init in a frozen v1 group does not die until thawed:
+    the arena's watchdog thaws those)."""
+    for pid in inits:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + patience
+    while inits and time.monotonic() < deadline:
+        for pid in list(inits):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                inits.discard(pid)
+        if inits:
+            time.sleep(0.002)
 
 
 if __name__ == "__main__":
