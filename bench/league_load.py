@@ -67,7 +67,6 @@ def zeros_bomb(upload: int) -> bytes:
     """A gzip tar of one file of zeros as large as an upload of `upload` bytes holds: gzip
     members of 64 MiB of zeros each (about 64 KB sent), one after another (one stream to a reader)."""
     import gzip
-    import io
     import tarfile
 
     chunk = gzip.compress(bytes(64 << 20), compresslevel=9)

@@ -233,6 +233,13 @@ def test_an_outside_game_of_unequal_sides_goes_through_the_arena_unchanged(wolf,
                     page.wait_for_function(f"() => document.querySelector('#stepno').textContent === 'move {k} / {n}'")
                     assert page.text_content("#frame-text") == frames[k]["text"], k
                 page.wait_for_selector("#breakdown")
+                # a seat's view lists the bury as that seat was told of it; "All hands" shows the card
+                mover, other = frames[1]["move"]["seat"], (frames[1]["move"]["seat"] + 1) % len(doc["seats"])
+                first = "#movelist li[data-step='1'] .mono"
+                assert frames[1]["move"]["public"] == "bury" != frames[1]["move"]["text"]
+                for seat, text in ((other, "bury"), (mover, frames[1]["move"]["text"]), (-1, frames[1]["move"]["text"])):
+                    page.click(f"#views button[data-seat='{seat}']")
+                    page.wait_for_function(f"() => document.querySelector(\"{first}\").textContent === {text!r}")
                 context.close()
                 assert not errors, errors
             finally:

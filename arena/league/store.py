@@ -108,17 +108,20 @@ def prune(db: sqlite_utils.Database, tid: int) -> list[dict]:
 
 def private(db_path) -> None:
     """The database (and its WAL and shared-memory files) readable by the organiser's user
-    alone (0600), and the folders of stored bots and of the run lock too (0700): no other local
-    user reads a token's hash, a fault's stderr or an author's code, or holds the league's lock. The sandboxed bots never pass through it: each
-    runs from a copy the arena makes (arena.process.runtime)."""
+    alone (0600), and the folders of stored bots, the run lock and the live tables too (0700): no
+    other local user reads a token's hash, a fault's stderr or an author's code, or holds the
+    league's lock. The sandboxed bots never pass through them: each runs from a copy the arena
+    makes (arena.process.runtime)."""
     from pathlib import Path
 
     path = Path(db_path)
     for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         if p.exists() and not p.is_symlink():
             p.chmod(0o600)
-    for folder in (path.parent / "bots", path.with_name(path.name + ".locks")):  # (and the run lock's: no other
-        folder.mkdir(mode=0o700, exist_ok=True)  # user may hold it to keep a restarted server from the league)
+    # (the run lock's too: no other user may hold it to keep a restarted server from the league; and
+    # the live tables', public views the pages serve, like every file of the league's)
+    for folder in (path.parent / "bots", path.with_name(path.name + ".locks"), path.with_name(path.name + ".live")):
+        folder.mkdir(mode=0o700, exist_ok=True)
         if not folder.is_symlink():
             folder.chmod(0o700)
 

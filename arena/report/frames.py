@@ -43,6 +43,8 @@ def deal_frames(doc: dict[str, Any], carry: Any = None) -> dict[str, Any]:
         given = frame.get("move")  # the game's own account of the move, if a dict
         frame["move"] = {"seat": record["seat"], "text": str(move), **(given if isinstance(given, dict) else {}),
                          "ms": record.get("ms")}
+        if (public := replay.public_text(state, move)) is not None:
+            frame["move"]["public"] = public  # what the other seats were told of it (a card buried face down)
         frames.append(frame)
         state = after
     _withhold(frames)

@@ -95,9 +95,16 @@ def render(doc: dict[str, Any], seat: int | None = None) -> Iterator[str]:
 def _told(state: games.State, move: games.Move, seat: int | None, mover: int) -> str:
     """A move as `seat` was told of it: in full, unless another seat made it and the game keeps
     part of it private (`State.public_move`: a card passed face down)."""
+    told = None if seat is None or seat == mover else public_text(state, move)
+    return str(move) if told is None else told
+
+
+def public_text(state: games.State, move: games.Move) -> str | None:
+    """The move as the seats that did not make it were told of it (`State.public_move`), or None
+    when they were told it in full."""
     public = getattr(state, "public_move", None)
-    if seat is None or seat == mover or public is None or (told := public(move)) == move.to_dict():
-        return str(move)
+    if public is None or (told := public(move)) == move.to_dict():
+        return None
     return " ".join(str(v) for v in told.values()) if isinstance(told, dict) else str(told)
 
 

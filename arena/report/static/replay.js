@@ -39,7 +39,7 @@ const generic = {
       draw: function (felt, k, seat, seatName) {
         const f = d.frames[k];
         felt.appendChild(h("div", { class: "lastmove", id: "lastmove" }, f.move
-          ? "Move " + k + ": seat " + f.move.seat + " (" + seatName(f.move.seat) + ") " + f.move.text + (f.move.ms !== null && f.move.ms !== undefined ? " · " + ms(f.move.ms) : "")
+          ? "Move " + k + ": seat " + f.move.seat + " (" + seatName(f.move.seat) + ") " + toldText(f.move, seat) + (f.move.ms !== null && f.move.ms !== undefined ? " · " + ms(f.move.ms) : "")
           : "The deal as dealt" + (f.to_move !== null && f.to_move !== undefined ? ": seat " + f.to_move + " (" + seatName(f.to_move) + ") to move." : ".")));
         // one seat's view where the game gives each seat's (`views`), else the whole position
         const text = seat !== null && f.views && typeof f.views[seat] === "string" ? f.views[seat]
@@ -95,7 +95,7 @@ export function replayPage(d, r, page, viewer) {
   list.appendChild(h("li", { "data-step": 0, onclick: function () { go(0); } }, h("span", { class: "n" }, "0"), h("span", null, "the deal")));
   d.frames.slice(1).forEach(function (f, i) {
     list.appendChild(h("li", { "data-step": i + 1, onclick: function () { go(i + 1); } },
-      h("span", { class: "n" }, String(i + 1)), h("span", { class: "s" }, "S" + f.move.seat), h("span", { class: "mono" }, f.move.text),
+      h("span", { class: "n" }, String(i + 1)), h("span", { class: "s" }, "S" + f.move.seat), h("span", { class: "mono" }, toldText(f.move, state.seat)),
       v.note ? v.note(i + 1) : null));
   });
   const seatsCard = h("section", { class: "card seats-card" }, h("h2", null, "Seats"), h("table", { id: "seats" },
@@ -120,6 +120,9 @@ export function replayPage(d, r, page, viewer) {
     ctl.update();
     clear(felt);
     v.draw(felt, state.step, state.seat, seatName);
+    d.frames.forEach(function (f, k) {  // each move as the chosen seat was told of it
+      if (k && f.move.public !== undefined) list.children[k].querySelector(".mono").textContent = toldText(f.move, state.seat);
+    });
     markStep(list, state.step);
     clear(score);
     if (state.step === n) {
@@ -237,6 +240,12 @@ function clampStep(text, n) {
   const k = text === null || text === undefined || text === "" ? 0 : parseInt(text, 10);
   return isNaN(k) ? 0 : Math.max(0, Math.min(n, k));
 }
+// A move as `seat` was told of it: in full to its own seat and to "All hands" (seat null), else
+// its public form where the game keeps part of it private (`public`: a card buried face down).
+function toldText(move, seat) {
+  return seat !== null && seat !== move.seat && move.public !== undefined ? move.public : move.text;
+}
+
 function parseSeat(text, players) {
   if (text === null || text === undefined || text === "") return null;
   const k = parseInt(text, 10);
