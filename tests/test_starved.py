@@ -5,6 +5,7 @@ that sleeps past its limit (its own doing, see also test_hostile.py's sleeper an
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -73,6 +74,19 @@ def hog(tmp_path):
 @needs_hog
 async def test_a_bot_starved_by_a_hog_on_its_cpu_is_the_arenas_fault(hog):
     result = await table(BotCommand.from_spec(f"{HOSTILE / 'starved.py'} {CPU} {hog}"))
+    assert result.forfeit is not None and result.forfeit.get("arena") is True, (result.forfeit, result.seats[0])
+    assert result.forfeit["seat"] == 0 and result.forfeit["status"] == "timeout"
+    assert "starved by the machine" in result.forfeit["detail"]
+
+
+@needs_hog
+async def test_a_start_up_starved_by_a_hog_on_its_cpu_is_the_arenas_fault(hog):
+    """The handshake's clock counts the bot's own time too (a limit of 1 s: decided in 4 s)."""
+    seats = [BotCommand.from_spec(str(RANDOM_BOT))] * 4
+    seats[0] = BotCommand.from_spec(f"{HOSTILE / 'starved_hello.py'} {CPU} {hog}")
+    result = await play_table(seats, variant="jensen", plan=FixedDeals(DEALS),
+                              time_control=dataclasses.replace(TIGHT, handshake_s=1.0),
+                              match_id="starved", table_id="t", bot_seed=1)
     assert result.forfeit is not None and result.forfeit.get("arena") is True, (result.forfeit, result.seats[0])
     assert result.forfeit["seat"] == 0 and result.forfeit["status"] == "timeout"
     assert "starved by the machine" in result.forfeit["detail"]

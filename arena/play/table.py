@@ -214,9 +214,17 @@ class _Table:
                 if bot is not None:  # its start-up and handshake on a core: its clock starts there
                     await bot.resume()
                 try:
-                    # A bot may write `ready` before it reads `hello`: that is no fault.
-                    reply, _ = await conn.request(hello, "ready", deadline if bot is None else
-                                                  bot.resumed_at + self.tc.handshake_s, limit_text, check_idle=False)
+                    # A bot may write `ready` before it reads `hello`: that is no fault. Its clock
+                    # counts only its own time, as a move's does (`_extend`): a start-up the
+                    # machine starved is the arena's fault, played again, not the bot's time-out.
+                    if bot is None:
+                        reply, _ = await conn.request(hello, "ready", deadline, limit_text, check_idle=False)
+                    else:
+                        asked, limit = bot.resumed_at, self.tc.handshake_s
+                        meters: list[scheduler.Meter] = []
+                        reply, _ = await conn.request(
+                            hello, "ready", asked + limit / 8, limit_text, check_idle=False,
+                            extend=lambda _deadline: _extend(bot, meters, asked, limit))
                 finally:
                     if bot is not None:
                         await bot.pause()
