@@ -62,6 +62,9 @@ worker before it was taken (Dask itself reruns the rooms a worker was playing wh
 WORKER_WAIT = 300.0
 """Seconds that shipping bundles waits for a running worker before it gives up in one line: long
 enough for a worker to be restarted on a loaded machine (a surviving worker answers at once)."""
+CONNECT_WAIT = 30
+"""Seconds to wait for the scheduler's answer when connecting (Dask's own default: a scheduler
+on a loaded machine may take several seconds)."""
 CACHE = "zwicker-bots"
 """The folder under a worker's local directory that holds the bots it has unpacked, by sha256."""
 
@@ -309,7 +312,7 @@ def _connect(spec: str) -> tuple[Any, Any]:
                                          dashboard_address=":0")
         return distributed.Client(local), local
     try:
-        return distributed.Client(value, timeout="10s"), None
+        return distributed.Client(value, timeout=f"{CONNECT_WAIT}s"), None
     except OSError as exc:
         raise ArenaError(f"--cluster {value}: no Dask scheduler answers there ({exc})") from None
 
