@@ -35,6 +35,7 @@ import tarfile
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -58,9 +59,12 @@ INSTALL_HINT = "--cluster needs Dask: pip install 'zwicker-arena[cluster]' (or: 
 LOST_RESULTS = 3
 """How often a room is submitted again whose result, or whose bots' bundles, were lost with a
 worker before it was taken (Dask itself reruns the rooms a worker was playing when it died)."""
-SHIP_TRIES = 3
-"""How often shipping bundles asks the scheduler for a running worker (each time Dask waits its own
-connect timeout for one, then a second more)."""
+WORKER_WAIT = 300.0
+"""Seconds that shipping bundles waits for a running worker before it gives up in one line: long
+enough for a worker to be restarted on a loaded machine (a surviving worker answers at once)."""
+CONNECT_WAIT = 30
+"""Seconds to wait for the scheduler's answer when connecting (Dask's own default: a scheduler
+on a loaded machine may take several seconds)."""
 CACHE = "zwicker-bots"
 """The folder under a worker's local directory that holds the bots it has unpacked, by sha256."""
 
@@ -308,7 +312,7 @@ def _connect(spec: str) -> tuple[Any, Any]:
                                          dashboard_address=":0")
         return distributed.Client(local), local
     try:
-        return distributed.Client(value, timeout="10s"), None
+        return distributed.Client(value, timeout=f"{CONNECT_WAIT}s"), None
     except OSError as exc:
         raise ArenaError(f"--cluster {value}: no Dask scheduler answers there ({exc})") from None
 
@@ -365,20 +369,27 @@ async def play(spec: str, job: dict[str, Any], rooms: Sequence[Room], store: Sto
         shipped: dict[str, Any] = {}
 
         def ship(bundles: dict[str, bytes]) -> None:
-            """Ship bundles to every worker (a worker joining later fetches them). For a moment
-            after a worker's death the scheduler may count none running ("No valid workers
-            found"): wait for one."""
+            """Ship bundles to every worker (a worker joining later fetches them), each time under
+            keys of its own: the scheduler keeps the state of a key lost with a dead worker, and a
+            bundle scattered again under that key once threw the surviving worker out (Dask 2026.8:
+            "assert ts.priority" in the scheduler, then "Lost all workers"). With no worker running,
+            or one dying mid-shipment, wait for one, up to WORKER_WAIT seconds in all."""
             started = time.monotonic()
-            for attempt in range(SHIP_TRIES):
+            while True:
+                keys = {f"zwicker-bot-{sha}-{uuid.uuid4().hex}": sha for sha in bundles}
+                left = WORKER_WAIT - (time.monotonic() - started)
                 try:
-                    shipped.update(client.scatter(bundles, broadcast=True, hash=False))
+                    futures = client.scatter({key: bundles[sha] for key, sha in keys.items()}, broadcast=True,
+                                             timeout=max(1.0, min(30.0, left)))
+                    shipped.update({keys[key]: future for key, future in futures.items()})
                     return
-                except (ValueError, TimeoutError) as exc:  # (Dask's own wait for a worker, then one of them)
-                    if attempt == SHIP_TRIES - 1:
+                except (ValueError, OSError) as exc:  # none running ("No valid workers found"), or one died
+                    if time.monotonic() - started >= WORKER_WAIT:
                         raise ArenaError(f"cluster: no worker is running (waited {time.monotonic() - started:.0f} s "
                                          f"for one: {exc}); start workers, then run the same command again to "
                                          "resume") from None
-                    stop.wait(1.0)
+                    if stop.wait(1.0):
+                        return
 
         try:
             ship({sha: bundle(Path(path)) for sha, path in job["paths"].items()})
