@@ -12,16 +12,15 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from rich.console import Console
-from rich.live import Live
-from rich.text import Text
-from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
-from rich.progress import Progress as Bar
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import visible
 from arena.play.room import Room
+
+if TYPE_CHECKING:  # rich is imported where it draws: a log, a pipe or --quiet never loads it
+    from rich.console import Console
+    from rich.live import Live
+    from rich.progress import Progress as Bar
 
 
 @dataclass
@@ -165,6 +164,10 @@ class Progress:
                  rooms: int) -> None:
         self.begin(tables_total, len(done), todo, done, rooms)
         if self._tty():
+            from rich.console import Console
+            from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import Progress as Bar
+
             self.close()  # a Swiss run's round before
             console = Console(file=self._out(), width=self.width, highlight=False)
             # the bar gives way on a narrow terminal: the words take some 60 columns
@@ -232,7 +235,11 @@ class SprtLines:
     def __init__(self, out: Any = None) -> None:
         self.out = out if out is not None else sys.stdout
         isatty = getattr(self.out, "isatty", None)
-        self._console = Console(file=self.out, highlight=False) if isatty and isatty() else None
+        self._console: Console | None = None
+        if isatty and isatty():
+            from rich.console import Console
+
+            self._console = Console(file=self.out, highlight=False)
         self._live: Live | None = None
 
     def on_line(self, text: str) -> None:
@@ -246,7 +253,11 @@ class SprtLines:
     def on_board(self, text: str) -> None:
         if self._console is None:
             self.on_line(text)
-        elif self._live is None:
+            return
+        from rich.live import Live
+        from rich.text import Text
+
+        if self._live is None:
             self._live = Live(Text(text), console=self._console, auto_refresh=False, redirect_stdout=False)
             self._live.start(refresh=True)
         else:
