@@ -401,23 +401,29 @@ def test_kill_9_ten_times_then_resume_gives_the_uninterrupted_results(open_dir):
     first_room, per_room = pace_of(reference, "t")
     killed = tmp_path / "killed.db"
     rng = random.Random(5)
-    stored, kills = [0], 0
+    stored, kills, ended = [0], 0, []  # ended: the runs that ended before their kill, and how
     for i in range(10):
         # One room at a time, killed at a random moment of the room after this run's first
         # (or, one time in four, at any moment until about its first room is stored: start-up,
         # opening the database); every other run with two tables, which on two cores or more
         # play in two processes. Timed by the reference run's pace, 30 rooms last ten rounds.
+        # The kill comes at that moment or as a third table more is stored, whichever is first:
+        # a run that goes faster than the reference (tables stored in a burst) is killed too.
         proc = run_arena(killed, "t", wait=False, concurrency=1 + i % 2)
         if rng.random() < 0.75:
             while proc.poll() is None and count_tables(killed) <= stored[-1]:
                 time.sleep(0.005)
-            time.sleep(rng.uniform(0, per_room))
+            until = time.monotonic() + rng.uniform(0, per_room)
         else:
-            time.sleep(rng.uniform(0, first_room))
+            until = time.monotonic() + rng.uniform(0, first_room)
+        while proc.poll() is None and time.monotonic() < until and count_tables(killed) <= stored[-1] + 2:
+            time.sleep(0.005)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
-        proc.communicate()
+        _, err = proc.communicate()
+        if proc.returncode != -signal.SIGKILL:
+            ended.append((i, proc.returncode, err.decode()[-500:]))
         deadline = time.monotonic() + 10
         while (bot_processes(str(tmp_path)) or shards_of(proc.pid)) and time.monotonic() < deadline:
             time.sleep(0.01)  # by their parent-death signals, or the watchdogs (arena/process/watchdog.py)
@@ -427,7 +433,7 @@ def test_kill_9_ten_times_then_resume_gives_the_uninterrupted_results(open_dir):
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         db.close()
         stored.append(count_tables(killed))
-    assert stored == sorted(stored) and kills == 10 and stored[-1] < 60, (stored, kills)
+    assert stored == sorted(stored) and kills == 10 and stored[-1] < 60, (stored, kills, ended)
     run_arena(killed, "t")
     assert bot_processes(str(tmp_path)) == [], f"left behind: {describe(bot_processes(str(tmp_path)))}"
     a, b = schema.open_db(reference, create=False), schema.open_db(killed, create=False)
