@@ -180,7 +180,8 @@ def test_corrupt_database_is_one_line(played, capsys):
     with schema.open_db(played) as db:
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     data = bytearray(played.read_bytes())
-    data[4096 * 3: 4096 * 3 + 400] = b"\xfe" * 400  # a page deep inside, not the schema page
+    for page in range(3, len(data) // 4096):  # every page past the schema's (some may be free ones)
+        data[4096 * page: 4096 * page + 400] = b"\xfe" * 400
     played.write_bytes(bytes(data))
     with pytest.raises(SystemExit) as exit_:
         main(["export", "cup", "--format", "json", "--db", str(played)])

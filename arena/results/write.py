@@ -113,7 +113,10 @@ def delete_tournament(db: sqlite_utils.Database, tid: int) -> None:
         for table in ("rating_progression", "ratings", "sprt_tests"):
             db.execute(f"DELETE FROM {table} WHERE tournament_id = ?", [tid])
         db.execute(f"DELETE FROM board_tables WHERE match_id IN ({in_matches})", [tid])
+        db.execute(f"DELETE FROM board_entrants WHERE board_id IN (SELECT id FROM boards WHERE match_id IN ({in_matches}))",
+                   [tid])
         db.execute(f"DELETE FROM boards WHERE match_id IN ({in_matches})", [tid])
+        db.execute(f"DELETE FROM match_entrants WHERE match_id IN ({in_matches})", [tid])
         for table in ("matches", "tournament_bots"):
             db.execute(f"DELETE FROM {table} WHERE tournament_id = ?", [tid])
         db.execute("DELETE FROM tournaments WHERE id = ?", [tid])
