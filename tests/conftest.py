@@ -14,6 +14,12 @@ from arena.process.lifecycle import leftover_bot_pids
 
 HOSTILE = Path(__file__).parent / "hostile"
 
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    # pytest started in the background by a shell without job control ignores Ctrl-C, and so
+    # would every `arena` a test starts (an ignored signal stays ignored across exec): the tests
+    # that interrupt an arena need it to take SIGINT as a terminal's Ctrl-C.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 @pytest.fixture(autouse=True)
 def no_bot_left_behind():
