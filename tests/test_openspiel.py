@@ -213,3 +213,51 @@ def test_the_rules_oracle_answers_for_an_openspiel_game(tmp_path):
     board = json.loads(arena("rules", "board", "--game", "openspiel:oh_hell", cwd=tmp_path,
                              stdin='{"variant": {"players": 3}, "seed": 5, "policy": "first"}\n').stdout)
     assert len(board["points"]) == 3
+
+
+@pytest.mark.slow
+def test_a_league_of_hearts(tmp_path):
+    """`arena league serve --game openspiel:hearts`: four authors submit the arena's random bot
+    through `arena submit` (checked at a hearts table), the ladder seats all four at one table in
+    four rooms and rates the board."""
+    tmp_path.chmod(0o755)
+    db = tmp_path / "league.db"
+    env = {"PATH": "/usr/bin:/bin"}
+
+    def run(*args: str, token: str | None = None) -> subprocess.CompletedProcess:
+        done = subprocess.run([str(ARENA), *args], capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                              env={**env, **({"ARENA_TOKEN": token} if token else {})})
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done
+
+    authors = ("ann", "ben", "cid", "dan")
+    tokens = {a: run("league", "author", "add", a, "--db", str(db)).stdout.strip().splitlines()[-1] for a in authors}
+    with (tmp_path / "stderr").open("w") as err, subprocess.Popen(
+            [str(ARENA), "league", "serve", "--db", str(db), "--port", "0", "--boards", "1", "--free", "--concurrency", "1",
+             "--game", "openspiel:hearts"], stdout=subprocess.PIPE, stderr=err, text=True, cwd=tmp_path, env=env) as proc:
+        try:
+            assert proc.stdout is not None
+            lines = iter(proc.stdout.readline, "")
+            url = next(line for line in lines if "serving on" in line).split("serving on ")[1].split()[0]
+            submits = []
+            for a in authors:  # at once: each is checked at a table of its own
+                folder = tmp_path / "src" / a
+                folder.mkdir(parents=True)
+                shutil.copy(ROOT / "bots" / "random_bot.py", folder / "bot.py")
+                for p in (folder.parent, folder, folder / "bot.py"):
+                    p.chmod(0o755 if p.is_dir() else 0o644)
+                submits.append(subprocess.Popen([str(ARENA), "submit", str(folder), "--server", url, "--name", f"{a}-bot"],
+                                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+                                                env={**env, "ARENA_TOKEN": tokens[a]}))
+            for s in submits:
+                out, _ = s.communicate(timeout=300)
+                assert s.returncode == 0 and "conformant" in out, out
+            started = next(line for line in lines if line.startswith("match "))
+            assert started.count(" v ") == 3, started  # four entrants, one table
+            next(line for line in lines if line.startswith("rated:") and line.strip() != "rated: 0 boards")
+        finally:
+            proc.terminate()
+    assert proc.wait(timeout=60) is not None, (tmp_path / "stderr").read_text()
+    doc = json.loads(run("league", "standings", "--db", str(db), "--json").stdout)
+    assert doc["game"] == "openspiel:hearts" and doc["entrants"] == 4
+    assert all(row["boards"] >= 1 and row["faults"] == 0 for row in doc["standings"]), doc["standings"]
