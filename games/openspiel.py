@@ -26,20 +26,30 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
-import pyspiel
-
 from games.api import BadPosition, BadVariant, GameError, IllegalMove, Info, Json, Layout, Result
+
+if importlib.util.find_spec("pyspiel") is None:  # games.game() then says the game is not installed
+    raise ImportError("OpenSpiel is not installed (pip install 'zwicker-arena[openspiel]')")
 
 PREFIX = "openspiel:"
 FORMATS = ("deal",)
 _CHANCE_TAG = b"openspiel-chance"
-_VERSION = version("open-spiel")
+
+
+def _spiel() -> Any:
+    """pyspiel, imported at a game's first real use: loading this module (every entry point is
+    loaded where the arena lists its games, say to show a sandboxed bot their packages) imports
+    none of OpenSpiel."""
+    import pyspiel
+
+    return pyspiel
 
 
 @dataclass(frozen=True)
@@ -63,7 +73,8 @@ CARD_GAMES = {spec.short_name: spec for spec in (
     Spec("spades", "Spades", partnerships=True),
     Spec("euchre", "Euchre", partnerships=True),
     Spec("dou_dizhu", "Dou Dizhu"),
-) if spec.short_name in pyspiel.registered_names()}
+)}
+"""OpenSpiel's card games the arena names; one the installed OpenSpiel lacks says so at its first use."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +97,7 @@ class Variant:
 
 @functools.lru_cache(maxsize=64)
 def _load(short_name: str, params: tuple[tuple[str, Any], ...]) -> Any:
-    return pyspiel.load_game(short_name, dict(params))
+    return _spiel().load_game(short_name, dict(params))
 
 
 def _draw(seed: int, k: int, outcomes: list[tuple[int, float]]) -> int:
@@ -329,20 +340,44 @@ class OpenSpielGame:
     """One OpenSpiel game behind the arena's games interface."""
 
     def __init__(self, spec: Spec) -> None:
-        self.spec = spec
-        default = pyspiel.load_game(spec.short_name)
+        self.spec = spec  # OpenSpiel is asked for the rest at the first use (see _spiel)
+
+    @functools.cached_property
+    def _loaded(self) -> tuple[Info, dict[str, Any], bool, bool]:
+        """What OpenSpiel says of the game: its info, parameters with the arena's defaults, and
+        whether it has information states (string, tensor)."""
+        pyspiel = _spiel()
+        name = self.spec.short_name
+        if name not in pyspiel.registered_names():
+            raise GameError(f"{PREFIX}{name}: the installed OpenSpiel ({version('open-spiel')}) has no game {name!r}")
+        default = pyspiel.load_game(name)
         t = default.get_type()
         if t.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
-            raise GameError(f"{spec.short_name}: only sequential OpenSpiel games are supported")
-        self.defaults: dict[str, Any] = {**default.get_parameters(), **dict(spec.defaults)}
-        self._info_state = t.provides_information_state_string
-        self._info_tensor = t.provides_information_state_tensor
+            raise GameError(f"{name}: only sequential OpenSpiel games are supported")
         zero_sum = t.utility == pyspiel.GameType.Utility.ZERO_SUM
-        self.info = Info(name=PREFIX + spec.short_name, version=f"open_spiel {_VERSION}",
-                         title=f"{spec.title} (OpenSpiel)", min_players=t.min_num_players,
-                         max_players=t.max_num_players, formats=FORMATS,
-                         utility="zero_sum" if zero_sum else "general_sum", unit="points",
-                         max_moves_per_deal=default.max_game_length())
+        info = Info(name=PREFIX + name, version=f"open_spiel {version('open-spiel')}",
+                    title=f"{self.spec.title} (OpenSpiel)", min_players=t.min_num_players,
+                    max_players=t.max_num_players, formats=FORMATS,
+                    utility="zero_sum" if zero_sum else "general_sum", unit="points",
+                    max_moves_per_deal=default.max_game_length())
+        defaults = {**default.get_parameters(), **dict(self.spec.defaults)}
+        return info, defaults, t.provides_information_state_string, t.provides_information_state_tensor
+
+    @property
+    def info(self) -> Info:
+        return self._loaded[0]
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        return self._loaded[1]
+
+    @property
+    def _info_state(self) -> bool:
+        return self._loaded[2]
+
+    @property
+    def _info_tensor(self) -> bool:
+        return self._loaded[3]
 
     # -- OpenSpiel's views, the information state where the game has one --------------------
 
@@ -396,7 +431,7 @@ class OpenSpielGame:
         frozen = tuple(sorted(params.items()))
         try:
             _load(self.spec.short_name, frozen)
-        except pyspiel.SpielError as exc:
+        except _spiel().SpielError as exc:
             raise BadVariant(f"{self.info.name}: {str(exc).splitlines()[0]}") from None
         return Variant(self.spec.short_name, frozen)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +16,10 @@ import pytest
 pytest.importorskip("pyspiel", reason="the [openspiel] extra is not installed (pip install -e '.[openspiel]')")
 
 import games  # noqa: E402
-from arena.results import schema  # noqa: E402
+from arena.results import replay, schema  # noqa: E402
 from games import openspiel  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 ARENA = Path(sys.executable).parent / "arena"
 SEED = 2**50 + 77  # above 2**48: no warning
 NAMES = sorted(openspiel.GAMES)
@@ -142,23 +144,28 @@ run(policy, name="random-policy")
 '''
 
 
-def test_a_hearts_tournament_with_duplicate_rooms_replayed(tmp_path):
-    """Four copies of a random policy bot (policy_kit, sandboxed: no pyspiel inside) play two
-    boards of hearts; each board is played in four rooms rotating the bots over the seats, and
-    every room of a board is dealt the same cards; each stored deal replays to its points."""
+def test_a_hearts_tournament_with_duplicate_rooms_replayed_and_an_sprt(tmp_path):
+    """The arena's random bot (registered twice) and two random policy bots (policy_kit,
+    sandboxed: no pyspiel inside, OpenSpiel's tensor from the observation) play a board of
+    hearts in four rooms that rotate the bots over the seats; every room is dealt the same cards;
+    each stored deal replays to its points, in the terminal too. Then an SPRT between the two
+    random bots on the same game."""
     g = games.game("openspiel:hearts")
     v = g.variant(None)
     size = g.encoding_size(g.describe(v))
     bots = []
-    for k in range(4):
+    for name in ("r1", "r2"):  # two copies of bots/random_bot.py
+        (tmp_path / f"copy-{name}").mkdir()
+        bots.append(str(shutil.copy(ROOT / "bots" / "random_bot.py", tmp_path / f"copy-{name}" / f"{name}.py")))
+    for k in range(2):
         folder = tmp_path / f"p{k}"
         folder.mkdir()
         path = folder / f"rand{k}.py"
         path.write_text(POLICY_BOT.format(size=size, k=k))
         bots.append(str(path))
-    out = arena("tournament", "run", "--game", "openspiel:hearts", "--bots", ",".join(bots), "--boards", "2",
+    out = arena("tournament", "run", "--game", "openspiel:hearts", "--bots", ",".join(bots), "--boards", "1",
                 "--seed", str(SEED), "--name", "h", cwd=tmp_path).stdout
-    assert "2/2 boards" in out
+    assert "1/1 boards" in out
     db = schema.open_db(tmp_path / "a.db", create=False)
     try:
         rows = [dict(r) for r in db.query(
@@ -171,26 +178,30 @@ def test_a_hearts_tournament_with_duplicate_rooms_replayed(tmp_path):
     finally:
         db.close()
     assert faults == 0
-    assert [(r["board_no"], r["room"]) for r in rows] == [(b, r) for b in range(2) for r in range(4)]
-    for board in range(2):
-        rooms = [r for r in rows if r["board_no"] == board]
-        openings = set()
-        for r in rooms:
-            (deal,) = deals[r["table_id"]]
-            opening = g.deal(v, int(deal["seed"]), deal["dealer"])
-            openings.add(json.dumps(opening.to_dict()["history"]))
-        assert len(openings) == 1  # the same 52 cards to the same seats in every room
-        assert len({tuple(seats[r["table_id"]]) for r in rooms}) == 4  # each room seats the bots differently
+    assert [(r["board_no"], r["room"]) for r in rows] == [(0, r) for r in range(4)]
+    openings = set()
+    for r in rows:
+        (deal,) = deals[r["table_id"]]
+        opening = g.deal(v, int(deal["seed"]), deal["dealer"])
+        openings.add(json.dumps(opening.to_dict()["history"]))
+    assert len(openings) == 1  # the same 52 cards to the same seats in every room
+    assert len({tuple(seats[r["table_id"]]) for r in rows}) == 4  # each room seats the bots differently
     # each stored deal, replayed move by move, ends with its stored points
     for r in rows:
         (deal,) = deals[r["table_id"]]
-        doc = json.loads(arena("replay", str(deal["id"]), "--json", cwd=tmp_path).stdout)
+        with schema.open_db(tmp_path / "a.db", create=False) as db:
+            doc = replay.document(db, deal["id"])
         state = g.deal(v, int(deal["seed"]), deal["dealer"])
         for m in doc["moves"]:
             state = state.apply(m["move"])
         assert state.is_over and list(state.result().sides) == doc["points"]
-    (tmp_path / "deal.json").write_text(json.dumps(doc))  # and a deal's JSON, replayed from its file
-    assert "move 1:" in arena("replay", str(tmp_path / "deal.json"), cwd=tmp_path).stdout
+    shown = json.loads(arena("replay", str(deal["id"]), "--json", cwd=tmp_path).stdout)
+    assert (shown["moves"], shown["points"]) == (doc["moves"], doc["points"])
+    text = arena("replay", str(deal["id"]), cwd=tmp_path).stdout  # 52 cards played (and 12 passed, in a deal that passes)
+    assert f"move {len(doc['moves'])}: seat" in text and f"(stored: {doc['points']})" in text
+    sprt = arena("sprt", "r1", "r2", "--game", "openspiel:hearts", "--max-boards", "2", "--batch", "2",
+                 "--seed", str(SEED + 1), "--quiet", cwd=tmp_path).stdout
+    assert "after 2 boards" in sprt and "Faults: none in 8 tables" in sprt, sprt
 
 
 def test_the_rules_oracle_answers_for_an_openspiel_game(tmp_path):
@@ -202,3 +213,51 @@ def test_the_rules_oracle_answers_for_an_openspiel_game(tmp_path):
     board = json.loads(arena("rules", "board", "--game", "openspiel:oh_hell", cwd=tmp_path,
                              stdin='{"variant": {"players": 3}, "seed": 5, "policy": "first"}\n').stdout)
     assert len(board["points"]) == 3
+
+
+@pytest.mark.slow
+def test_a_league_of_hearts(tmp_path):
+    """`arena league serve --game openspiel:hearts`: four authors submit the arena's random bot
+    through `arena submit` (checked at a hearts table), the ladder seats all four at one table in
+    four rooms and rates the board."""
+    tmp_path.chmod(0o755)
+    db = tmp_path / "league.db"
+    env = {"PATH": "/usr/bin:/bin"}
+
+    def run(*args: str, token: str | None = None) -> subprocess.CompletedProcess:
+        done = subprocess.run([str(ARENA), *args], capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                              env={**env, **({"ARENA_TOKEN": token} if token else {})})
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done
+
+    authors = ("ann", "ben", "cid", "dan")
+    tokens = {a: run("league", "author", "add", a, "--db", str(db)).stdout.strip().splitlines()[-1] for a in authors}
+    with (tmp_path / "stderr").open("w") as err, subprocess.Popen(
+            [str(ARENA), "league", "serve", "--db", str(db), "--port", "0", "--boards", "1", "--free", "--concurrency", "1",
+             "--game", "openspiel:hearts"], stdout=subprocess.PIPE, stderr=err, text=True, cwd=tmp_path, env=env) as proc:
+        try:
+            assert proc.stdout is not None
+            lines = iter(proc.stdout.readline, "")
+            url = next(line for line in lines if "serving on" in line).split("serving on ")[1].split()[0]
+            submits = []
+            for a in authors:  # at once: each is checked at a table of its own
+                folder = tmp_path / "src" / a
+                folder.mkdir(parents=True)
+                shutil.copy(ROOT / "bots" / "random_bot.py", folder / "bot.py")
+                for p in (folder.parent, folder, folder / "bot.py"):
+                    p.chmod(0o755 if p.is_dir() else 0o644)
+                submits.append(subprocess.Popen([str(ARENA), "submit", str(folder), "--server", url, "--name", f"{a}-bot"],
+                                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+                                                env={**env, "ARENA_TOKEN": tokens[a]}))
+            for s in submits:
+                out, _ = s.communicate(timeout=300)
+                assert s.returncode == 0 and "conformant" in out, out
+            started = next(line for line in lines if line.startswith("match "))
+            assert started.count(" v ") == 3, started  # four entrants, one table
+            next(line for line in lines if line.startswith("rated:") and line.strip() != "rated: 0 boards")
+        finally:
+            proc.terminate()
+    assert proc.wait(timeout=60) is not None, (tmp_path / "stderr").read_text()
+    doc = json.loads(run("league", "standings", "--db", str(db), "--json").stdout)
+    assert doc["game"] == "openspiel:hearts" and doc["entrants"] == 4
+    assert all(row["boards"] >= 1 and row["faults"] == 0 for row in doc["standings"]), doc["standings"]

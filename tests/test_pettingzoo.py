@@ -4,6 +4,9 @@ seed_test over both bundled games, the arena's deals for the same seed, rewards 
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,8 +17,12 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 import games  # noqa: E402
 from arena.play import seeds  # noqa: E402
+from arena.results import replay, schema  # noqa: E402
 from games import encoding  # noqa: E402
 from games import pettingzoo as pz  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+ARENA = Path(sys.executable).parent / "arena"
 
 # api_test warns about every env whose observation is a dict, PettingZoo's own card games' too
 # (it lists theirs by name): ours is, since it carries the protocol's observation beside the numbers.
@@ -134,3 +141,79 @@ def test_an_outside_game_is_an_environment_too():
     pytest.importorskip("pyspiel", reason="the [openspiel] extra is not installed (pip install -e '.[openspiel]')")
     api_test(pz.env("openspiel:hearts"), num_cycles=100)
     seed_test(lambda: pz.env("openspiel:hearts"), num_cycles=100)
+
+
+@pytest.fixture(scope="module")
+def outside():
+    """The outside test games (tests/data/lonewolf, tests/data/toytrick), each a package of its own
+    behind the games interface."""
+    folders = [str(ROOT / "tests" / "data" / name) for name in ("lonewolf", "toytrick")]
+    sys.path[:0] = folders
+    try:
+        import lonewolf
+        import toytrick
+
+        yield {"lonewolf": lonewolf.GAME, "toytrick": toytrick.GAME}
+    finally:
+        for folder in folders:
+            sys.path.remove(folder)
+
+
+@pytest.mark.parametrize(("name", "kw"), [("lonewolf", {"reward": "board", "format": "round"}), ("lonewolf", {}),
+                                          ("toytrick", {"format": "rubber"}), ("toytrick", {"players": 4, "reward": "board"})])
+@pytest.mark.filterwarnings(*DICT_OBSERVATION)
+def test_an_outside_games_package_is_an_environment(outside, name, kw):
+    """Any game object of the interface, not only those this repository ships."""
+    g = outside[name]
+    env = pz.env(g, **kw)
+    assert env.metadata["name"] == f"{name}_v0" and env.possible_agents[0] == "seat_0"
+    api_test(env, num_cycles=200)
+    seed_test(lambda: pz.env(g, **kw), num_cycles=200)
+
+
+FIRST_POLICY = '''import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from policy_kit import run
+
+
+def policy(observation, action_mask):
+    return 0  # the first legal move, as first_bot plays
+
+
+run(policy, name="first-policy")
+'''
+
+
+def test_the_same_seed_gives_the_deals_the_arena_stored(tmp_path):
+    """Two boards of a real tournament (`arena tournament run --seed S`: first_bot against a policy
+    that plays action 0, sandboxed) and two episodes of the environment after reset(seed=S), every
+    seat playing action 0: the same seeds and dealers, the same moves, rewards the stored points."""
+    (tmp_path / "pol").mkdir()
+    (tmp_path / "pol" / "first_policy.py").write_text(FIRST_POLICY)
+    master = 2**50 + 321
+    done = subprocess.run([str(ARENA), "tournament", "run", "--bots", f"{ROOT / 'bots/zwicker/first_bot.py'},"
+                           f"{tmp_path / 'pol/first_policy.py'}", "--boards", "2", "--seed", str(master), "--name", "t",
+                           "--quiet"], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env={"PATH": "/usr/bin:/bin", "ARENA_DB": str(tmp_path / "a.db")})
+    assert done.returncode == 0, done.stdout + done.stderr
+    with schema.open_db(tmp_path / "a.db", create=False) as db:
+        stored = [replay.document(db, deal_id) for (deal_id,) in db.execute(
+            "SELECT d.id FROM deals d JOIN board_tables x ON x.id = d.table_id WHERE x.swapped = 0 ORDER BY x.board_no")]
+    g = games.game("zwicker")
+    v = g.variant(None)
+    env = pz.env("zwicker")
+    for k, doc in enumerate(stored):
+        env.reset(seed=master) if k == 0 else env.reset()
+        assert env.state == g.deal(v, int(doc["seed"]), doc["dealer"])
+        moves, paid = [], {a: 0 for a in env.possible_agents}
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            paid[agent] += reward
+            if terminated or truncated:
+                env.step(None)
+                continue
+            moves.append({"seat": env.state.to_move, "move": obs["protocol"]["legal"][0]})
+            env.step(0)
+        assert moves == [{"seat": m["seat"], "move": m["move"]} for m in doc["moves"]]
+        layout = g.layout(v)
+        assert [paid[f"seat_{s}"] for s in range(v.players)] == [doc["points"][layout.side_of(s)] for s in range(v.players)]

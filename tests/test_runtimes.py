@@ -263,28 +263,34 @@ def own_shm(monkeypatch):
 def test_a_copy_of_the_view_no_arena_holds_is_swept_and_one_held_stays(own_shm):
     from arena.process import sandbox
 
-    def copy(name: str, mark: bool = True) -> Path:
+    def copy(name: str, mark: bool = True, link: bool = True) -> Path:
         folder = own_shm / f"{sandbox.USR_COPY_PREFIX}{name}"
         (folder / "usr" / "bin").mkdir(parents=True)
         if mark:
             (folder / sandbox.HELD_MARK).touch()
-        (own_shm / f"{sandbox.USR_COPY_PREFIX}link{name}").symlink_to(folder.name)
+        if link:
+            (own_shm / f"{sandbox.USR_COPY_PREFIX}link{name}").symlink_to(folder.name)
         return folder
 
     unused, held, legacy = copy("unused"), copy("held"), copy("legacy", mark=False)
+    cut = copy("cut", mark=False, link=False)  # its arena was killed while it copied: no mark, no link
+    building = copy("building", mark=False, link=False)
+    sandbox._hold(building)  # an arena copying it now holds it
     holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
                                "fcntl.flock(fd, fcntl.LOCK_SH); print('held', flush=True); sys.stdin.read()", str(held)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline() == "held\n"
-        assert sandbox.sweep_usr_copies() == [str(unused)]
-        assert not unused.exists() and held.is_dir() and legacy.is_dir()
+        assert sorted(sandbox.sweep_usr_copies()) == sorted([str(unused), str(cut)])
+        assert not unused.exists() and not cut.exists() and held.is_dir() and legacy.is_dir() and building.is_dir()
         assert not os.path.lexists(own_shm / f"{sandbox.USR_COPY_PREFIX}linkunused")  # its link went with it
     finally:
         holder.stdin.close()
         holder.stdout.close()
         holder.wait()
     assert sandbox.sweep_usr_copies() == [str(held)]  # its arena is gone
+    os.close(sandbox._held.pop(str(building)))
+    assert sandbox.sweep_usr_copies() == [str(building)]  # its arena died before it linked it
     assert legacy.is_dir()  # made by an arena that takes no locks: left alone
 
 
@@ -366,3 +372,72 @@ def test_matches_logs_names_the_limit_a_tournaments_bot_met(bots):
     logs = registered(db, "matches", "t", "--logs", cwd=bots)
     assert logs.returncode == 0 and "Out of memory" in logs.stdout, logs.stdout
     assert "limit: the bot met the sandbox's limit of 1 GiB of address space" in logs.stdout, logs.stdout
+
+
+SHM_ARENA = ("import sys; from arena.process import sandbox; sandbox.SHM = sys.argv[1]; "
+             "from arena.cli import main; main(sys.argv[2:])")
+"""The arena, its view's copies made in a folder standing for /dev/shm (a copy of its own: what a
+runtime adds to a user's copy stays there, and would hide a runtime the view no longer finds)."""
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_command_prefixed_by_env_has_the_runtime_env_runs_in_its_view(bots, user):
+    """`env VAR=value ruby bot.rb` (the way to set a variable, docs/runtimes.md): the view holds
+    ruby, not only env, in a fresh copy of the view as in one bound path by path."""
+    from arena.process import sandbox
+
+    needs("ruby")
+    if sandbox._fs_type("/dev/shm") != "tmpfs":
+        pytest.skip("no tmpfs at /dev/shm: the view is bound path by path, no copy")
+    shm = Path(tempfile.mkdtemp(prefix="zwicker-test-shm-", dir="/dev/shm"))
+    shm.chmod(0o1777)
+    try:
+        # the default bound: a fresh copy; none at all: the view bound path by path (as root only, for time)
+        for bound in ("", "0") if user is None else ("",):
+            argv = [sys.executable, "-c", SHM_ARENA, str(shm), "bot", "check", "env RUBYOPT=-W0 ruby first.rb", "--deals", "1"]
+            env = {**os.environ, "HOME": str(bots), sandbox.SHM_BOUND_VAR: bound}
+            env.pop(view.EXTRA_VAR, None)
+            proc = subprocess.run([*(as_nobody() if user is not None else []), *argv], capture_output=True, text=True,
+                                  cwd=bots, timeout=600, env=env)
+            conformant(proc, "ruby-first")
+    finally:
+        shutil.rmtree(shm, ignore_errors=True)
+
+
+JVM_GREED = {
+    "threads": ("for (int t = 0; t < 100; t++) { Thread thread = new Thread(() -> { try { Thread.sleep(600000); } "
+                "catch (InterruptedException e) { } }); thread.setDaemon(true); thread.start(); }",
+                "the bot could not start a thread: its limit is 32 processes and threads"),
+    "heap": ("java.util.List<long[]> held = new java.util.ArrayList<>(); for (int m = 0; m < 100; m++) held.add(new long[1 << 20]);",
+             "the JVM's heap is full: the arena's JAVA_TOOL_OPTIONS make it 256 MiB, a quarter of the sandbox's 1 GiB"),
+}
+
+
+@pytest.fixture(scope="module")
+def greedy_jars(tmp_path_factory) -> Path:
+    """tests/runtimes/Bot.java that starts 100 threads (threads.jar), or holds 800 MiB (heap.jar),
+    before it answers hello: built once for the module's tests."""
+    for program in ("javac", "jar"):
+        needs(program)
+    folder = tmp_path_factory.mktemp("greedy")
+    ready = 'send("type", "ready", "name", "java-first");'
+    for greed, (code, _) in JVM_GREED.items():
+        source = folder / greed / "Bot.java"
+        source.parent.mkdir()
+        source.write_text((BOTS / "Bot.java").read_text().replace(ready, "{ " + code + " " + ready + " }", 1))
+        assert code in source.read_text()
+        subprocess.run(["javac", "-d", str(folder / greed / "classes"), str(source)], check=True, capture_output=True)
+        subprocess.run(["jar", "--create", "--file", str(folder / f"{greed}.jar"), "--main-class", "Bot",
+                        "-C", str(folder / greed / "classes"), "."], check=True, capture_output=True)
+    return folder
+
+
+@pytest.mark.parametrize("greed, user", [("threads", None), ("heap", None),
+                                         *([pytest.param("threads", NOBODY, id="threads-user")] if os.geteuid() == 0 else [])])
+def test_a_jvm_that_runs_out_of_threads_or_heap_is_told_which_limit_and_its_size(bots, greedy_jars, greed, user):
+    """The JVM's words for both say "out of memory" ("unable to create native thread: possibly out
+    of memory or process/resource limits reached"): the thread budget is named for a thread."""
+    shutil.copyfile(greedy_jars / f"{greed}.jar", bots / "bot.jar")
+    (bots / "bot.jar").chmod(0o644)
+    proc = check("java -jar bot.jar", bots, user)
+    assert proc.returncode == 1 and f"\nlimit: {JVM_GREED[greed][1]}" in proc.stdout, proc.stdout

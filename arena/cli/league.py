@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
-import trio
 import typer
 
 from arena.cli import GAME_HELP, PLAYERS_HELP, VARIANT_HELP, app, echo, echo_json
@@ -16,9 +15,6 @@ from arena.cli.results import DbOption, JsonOption, _open, _render, standings_no
 from arena.errors import ArenaError
 from arena.league import archive, authors, client, store
 from arena.league.archive import MiB
-from arena.league.submissions import Quota, RateLimit
-from arena.play.table import TimeControl
-from arena.results import read
 
 league_app = typer.Typer(help="A standing competition: a ladder that authors submit bots to.",
                          no_args_is_help=True, rich_markup_mode=None)
@@ -88,7 +84,11 @@ def serve_cmd(
         from arena.tournaments import cluster as dask_cluster
 
         dask_cluster.check(cluster)  # one line if Dask is missing or the address is not one
+    import trio
+
     from arena.league.server import serve
+    from arena.league.submissions import Quota, RateLimit
+    from arena.play.table import TimeControl
     from arena.results import schema
 
     path = db if db is not None else schema.default_db_path()
@@ -150,6 +150,8 @@ def standings_cmd(db: DbOption = None, name: LeagueOption = store.DEFAULT_NAME, 
 
     Example: arena league standings --db league.db --json
     """
+    from arena.results import read
+
     with _open(db, readonly=True) as d:
         t = store.league_tournament(d, name, create=False)
         if not t["bots"]:

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import trio
 import typer
 
 import games
 from arena.cli import GAME_HELP, VARIANT_HELP, app, bot_app, echo, echo_json
 from arena.errors import ArenaError, visible
-from arena.play.stats import t975
-from arena.results.schema import default_db_path
-from arena.tournaments import runner
-from arena.tournaments.runner import parse_variant
 
 
 def _default_sandbox() -> str:
@@ -27,6 +22,7 @@ def _default_sandbox() -> str:
 def _command(spec: str, db: Path | None, game: str | None = None):
     """A path or command string as given, else a bot registered under that name (with `game`,
     one that plays it)."""
+    from arena.results.schema import default_db_path
     from arena.tournaments.runner import command_for
 
     return command_for(spec, db if db is not None else default_db_path(), game)
@@ -44,6 +40,8 @@ def _time_control(move_ms: int, bank_ms: int, handshake_ms: int, tempo: str = "f
 SANDBOX_HELP = "How to confine the bots: fork, bwrap, rlimit or none (rlimit and none do not isolate partners)."
 def _game_variant(variant: str | None, game: str) -> dict:
     """--variant read by --game's rules (not given: the game's own default)."""
+    from arena.tournaments.runner import parse_variant
+
     return parse_variant(variant, game)
 
 
@@ -87,6 +85,8 @@ def play(
 
         arena play --game zwicken bots/zwicken/zwicken_rule_bot.py bots/zwicken/zwicken_random_bot.py --players 4
     """
+    import trio
+
     from arena.play.match import format_group, format_match, play_group, play_match
 
     v, entrants = _table(variant, game, players, bots)
@@ -117,6 +117,8 @@ def _table(variant: str, game: str, players: int | None, bots: list[str]) -> tup
     """The variant and the entrants, one per side: the bots as given, or, in a game where every
     seat plays alone, as many players as --players says (else the variant's own `players` if it
     names one, else one per bot), the bots filling the seats round robin."""
+    from arena.tournaments import runner
+
     if len(bots) < 2 and players is None:
         raise ArenaError(f"a match needs at least two bots (or --players), got {len(bots)}")
     v = _game_variant(variant, game)
@@ -135,6 +137,8 @@ def _table(variant: str, game: str, players: int | None, bots: list[str]) -> tup
 def board_summary(margins: list[int], name: str = "", unit: str = "points") -> str:
     """A's boards won, drawn and lost, and its mean margin per board with a 95% interval (Student's
     t over the boards: each board is both its tables, so the luck of the cards is paired out)."""
+    from arena.play.stats import t975
+
     n = len(margins)
     won, drawn = sum(m > 0 for m in margins), sum(m == 0 for m in margins)
     who = f"A ({visible(name)})" if name else "A"
@@ -172,6 +176,8 @@ def check(
 
         arena bot check bots/zwicker/greedy_bot.py
     """
+    import trio
+
     from arena.play.match import check_bot, format_check
 
     v = _game_variant(variant, game)

@@ -13,18 +13,19 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import sqlite_utils
 import typer
 
 import games
 from arena.cli import app, bot_app, echo, echo_json, tournament_app
 from arena.errors import ArenaError, visible
-from arena.play.live import room_label
-from arena.process.command import limit_met
-from arena.results import export, present, read, registry, schema
-from arena.results.lock import is_running
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+# The commands import what they use when they run: `arena` starts for every command, and most
+# need a fraction of the arena (tests/test_layers.py: arena.cli loads no database or play module).
 
 DbOption = Annotated[
     Path | None,
@@ -38,6 +39,8 @@ NameArg = Annotated[str | None, typer.Argument(help="Tournament name (default: t
 def _open(db_path: Path | None, *, create: bool = False, readonly: bool = False) -> Iterator[sqlite_utils.Database]:
     """Open the database for one command (`readonly` for a listing: then a file this user may
     not write works too); a corrupt page or a refused write met later is still one clear line."""
+    from arena.results import schema
+
     path = db_path if db_path is not None else schema.default_db_path()
     db = schema.open_db(path, create=create, readonly=readonly)
     try:
@@ -71,6 +74,8 @@ def _render(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequen
 def standings_text(doc: dict) -> str:
     """The standings table of a standings document (also printed during a run, every
     --report-every boards), cell for cell what the pages show (`arena.results.present`)."""
+    from arena.results import present
+
     t = present.table(doc)
     cols = t["columns"]
     return _render([c["heading"] for c in cols], [[row[c["key"]] for c in cols] for row in t["rows"]],
@@ -103,6 +108,7 @@ def bot_add(
     The same content again is the same bot; other content under a registered name needs
     --new-version. Example: arena bot add bots/zwicker/greedy_bot.py --name greedy
     """
+    from arena.results import registry
     from arena.process.modes import resolve_mode
     from arena.tournaments.runner import register_bot
 
@@ -128,6 +134,8 @@ def bot_list(db: DbOption = None, as_json: JsonOption = False) -> None:
 
     Example: arena bot list --json
     """
+    from arena.results import registry
+
     with _open(db, readonly=True) as d:
         bots = registry.list_bots(d)
     if as_json:
@@ -159,6 +167,8 @@ def bot_remove(
 
     Example: arena bot remove greedy@2
     """
+    from arena.results import registry
+
     with _open(db) as d:
         rows = registry.remove_bot(d, bot, force=force)
     echo("removed " + ", ".join(f"{r['name']}@{r['version']}" for r in rows))
@@ -174,6 +184,8 @@ def bot_rename(
 
     Example: arena bot rename greedy greedy-classic
     """
+    from arena.results import registry
+
     with _open(db) as d:
         registry.rename_bot(d, old, new)
     echo(f"renamed {old} to {new}")
@@ -185,6 +197,8 @@ def bot_disable(bot: BotArg, db: DbOption = None) -> None:
 
     Example: arena bot disable first
     """
+    from arena.results import registry
+
     with _open(db) as d:
         rows = registry.disable_bot(d, bot)
     echo("disabled " + ", ".join(f"{r['name']}@{r['version']}" for r in rows))
@@ -196,6 +210,8 @@ def bot_enable(bot: BotArg, db: DbOption = None) -> None:
 
     Example: arena bot enable first
     """
+    from arena.results import registry
+
     with _open(db) as d:
         rows = registry.disable_bot(d, bot, disabled=False)
     echo("enabled " + ", ".join(f"{r['name']}@{r['version']}" for r in rows))
@@ -210,6 +226,8 @@ def tournament_list(db: DbOption = None, as_json: JsonOption = False) -> None:
 
     Example: arena tournament list --db results/arena.db
     """
+    from arena.results import read
+
     with _open(db, readonly=True) as d:
         ts = read.list_tournaments(d)
     if as_json:
@@ -235,7 +253,8 @@ def tournament_delete(
 
     Example: arena tournament delete practice-run
     """
-    from arena.results import write
+    from arena.results import read, schema, write
+    from arena.results.lock import is_running
 
     with _open(db) as d:
         t = read.get_tournament(d, name)
@@ -255,7 +274,11 @@ ErrorsOption = Annotated[str, typer.Option(
     "Elo against the random bot, whose own uncertainty it then carries).")]
 
 
-standings_notes = present.notes
+def standings_notes(doc: dict) -> list[str]:
+    """The lines under a standings table (`arena.results.present.notes`)."""
+    from arena.results import present
+
+    return present.notes(doc)
 
 
 @app.command("standings")
@@ -273,6 +296,8 @@ def standings_cmd(name: NameArg = None, errors: ErrorsOption = "pool", db: DbOpt
 
     Example: arena standings spring-cup --errors anchor --json
     """
+    from arena.results import read
+
     with _open(db, readonly=True) as d:
         t = read.get_tournament(d, name)
         doc = read.standings_document(d, t["id"], errors, boards=as_json)  # the text shows no boards
@@ -295,6 +320,8 @@ def crosstable_cmd(name: NameArg = None, db: DbOption = None, as_json: JsonOptio
 
     Example: arena crosstable spring-cup
     """
+    from arena.results import read
+
     with _open(db, readonly=True) as d:
         t = read.get_tournament(d, name)
         ct = read.crosstable(d, t["id"])
@@ -329,6 +356,10 @@ def matches_cmd(
 
     Example: arena matches spring-cup --bot greedy; arena matches spring-cup --match 3 --logs
     """
+    from arena.play.live import room_label
+    from arena.process.command import limit_met
+    from arena.results import read
+
     with _open(db, readonly=True) as d:
         t = read.get_tournament(d, name)
         if match is not None:
@@ -363,6 +394,8 @@ def matches_cmd(
 def _match_detail(match: int, detail: dict) -> None:
     """A match of k entrants board by board: each room's points (or chips) per side, and each
     entrant's result over the rooms (two sides of partners: with its margin over the other)."""
+    from arena.play.live import room_label
+
     k = len(detail["entrants"])
     echo(f"match {match}: " + ", ".join(f"{e} {name}" for e, name in enumerate(detail["entrants"]))
          + f"; room r gives side s to entrant (s - r) mod {k}")
@@ -416,6 +449,8 @@ def export_cmd(
 
     Example: arena export spring-cup --format csv --output results/spring-cup.csv
     """
+    from arena.results import export, read
+
     if format not in ("csv", "json"):
         raise ArenaError(f"unknown export format '{format}' (known: csv, json)")
     write = export.write_csv if format == "csv" else export.write_json

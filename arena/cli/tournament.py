@@ -10,20 +10,17 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import trio
 import typer
 
 import games
-
 from arena.cli import FORMAT_HELP, GAME_HELP, PLAYERS_HELP, VARIANT_HELP, app, echo, echo_json, tournament_app
-from arena.cli.progress import Progress
 from arena.cli.results import DbOption, _open, standings_text
 from arena.errors import ArenaError, leaves
-from arena.play.table import TimeControl
-from arena.results import read, registry, replay, schema
-from arena.tournaments import runner
+
+if TYPE_CHECKING:
+    from arena.play.table import TimeControl
 
 SandboxOption = Annotated[
     str | None,
@@ -91,7 +88,12 @@ def tournament_run(
 
     Example: arena tournament run --bots bots/zwicker/random_bot.py,bots/zwicker/greedy_bot.py --boards 8 --name first
     """
+    import trio
+
+    from arena.cli.progress import Progress
     from arena.process.modes import resolve_mode
+    from arena.results import read, registry, schema
+    from arena.tournaments import runner
 
     if elo_k is not None:
         raise ArenaError("--elo-k is gone with the sequential Elo: the ratings' progression over the deals "
@@ -201,6 +203,8 @@ def _refuse_a_league(database, name: str) -> None:
 
 def next_steps(name: str, db: Path | None) -> str:
     """A run's closing lines: where its results are and the commands that show them."""
+    from arena.results import schema
+
     where = db if db is not None else schema.default_db_path()
     extra = ["--db", str(db)] if db is not None else []
     steps = [(["standings", name], "these standings again (--json for a program)"),
@@ -227,6 +231,7 @@ def _variant(ctx: typer.Context, variant: str | None, game: str) -> str | None:
 def _header(t: dict, mode: str) -> str:
     """What is about to be played, before the first board."""
     from arena.process.modes import label
+    from arena.tournaments import runner
 
     names = ", ".join(b["name"] if [x["name"] for x in t["bots"]].count(b["name"]) == 1
                       else f"{b['name']}@{b['version']}" for b in t["bots"])
@@ -239,6 +244,8 @@ def _header(t: dict, mode: str) -> str:
 
 def _interim(database, tid: int) -> str:
     """The standings so far (a quicker bootstrap: they are a glance, not the result)."""
+    from arena.results import read
+
     doc = read.standings_document(database, tid, boards=False, bootstrap=200)
     t = read.get_tournament(database, tid)  # boards with both tables in: what the standings count
     return f"standings after {t['boards_done']}/{t['boards_total']} boards:\n" + standings_text(doc)
@@ -275,6 +282,8 @@ def replay_cmd(
 
     Example: arena replay 17 --seat 2; arena replay 17 --json > deal-17.json; arena replay deal-17.json
     """
+    from arena.results import replay
+
     if not deal.isdigit():
         document = replay.load(Path(deal))
     else:
@@ -290,6 +299,8 @@ def replay_cmd(
 
 
 def _time_control(move_ms: int, bank_ms: int, tempo: str) -> TimeControl:
+    from arena.play.table import TimeControl
+
     try:
         return TimeControl(move_s=move_ms / 1000, bank_s=bank_ms / 1000, tempo=tempo)
     except ValueError as exc:

@@ -403,8 +403,8 @@ def _unseen(bot: BotCommand, tables: list[TableResult]) -> list[str]:
     from arena.process import sandbox as confinement, view
 
     said = "\n".join(f"{t.seats[seat].detail}\n{t.seats[seat].stderr}" for seat, t in enumerate(tables))
-    program = shutil.which(bot.argv[0]) or bot.argv[0]
-    shown = [*view.base(confinement.sandbox_python()), *(view.for_program(program) if os.path.isabs(program) else ())]
+    programs = [shutil.which(p) or p for p in view.launched(bot.argv, str(bot.workdir))]
+    shown = [*view.base(confinement.sandbox_python()), *(path for p in programs if os.path.isabs(p) for path in view.for_program(p))]
     return view.unseen(said, shown)
 
 

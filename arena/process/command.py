@@ -94,6 +94,7 @@ class Limits:
 _THREADS = re.compile(r"pthread_create failed|Failed to start (the native )?thread|unable to create native thread|"
                       r"failed to create new OS thread|can't start new thread|failed to spawn thread|"
                       r"Resource temporarily unavailable|\[os,thread\]|newosproc|EAGAIN", re.IGNORECASE)
+_JVM_HEAP = re.compile(r"OutOfMemoryError: (Java heap space|GC overhead limit exceeded)")
 _MEMORY = re.compile(r"Cannot allocate memory|insufficient memory|Could not (allocate|reserve)|out of memory|"
                      r"MemoryError|Failed to reserve|ENOMEM|bad_alloc|memory allocation of \d+ bytes failed|"
                      r"Java heap space|mmap failed|failed to map", re.IGNORECASE)
@@ -108,10 +109,20 @@ def _size(n: int) -> str:
 
 def limit_met(text: str, limits: Limits | None = None) -> str | None:
     """Which of the sandbox's limits a bot's own words (its stderr, a fault's detail) say it met,
-    with its size and what to do, or None: threads (RLIMIT_NPROC counts them) or address space
-    (RLIMIT_AS counts what a program reserves, not what it touches)."""
+    with its size and what to do, or None: threads (RLIMIT_NPROC counts them), the JVM's heap (sized
+    from the address space) or address space (RLIMIT_AS counts what a program reserves, not what
+    it touches)."""
     limits = limits or Limits()
     memory = _size(limits.memory_bytes)
+    if _THREADS.search(text):  # first: the JVM's "unable to create native thread: possibly out of memory ..."
+        return (f"the bot could not start a thread: its limit is {limits.processes} processes and threads, and each "
+                f"thread's stack takes some of its {memory} of address space: start fewer (the JVM: -XX:+UseSerialGC "
+                f"-XX:CICompilerCount=2 -Xss512k and a smaller -Xmx; Go: GOMAXPROCS=2; docs/runtimes.md)")
+    if _JVM_HEAP.search(text):
+        return (f"the JVM's heap is full: the arena's JAVA_TOOL_OPTIONS make it {_size(limits.memory_bytes // 4)}, a "
+                f"quarter of the sandbox's {memory} of address space, where the bot's own -Xmx does not set it: a "
+                f"bot that needs more gives -Xmx in its command (java -Xmx600m -jar bot.jar), within the {memory} "
+                f"(docs/runtimes.md)")
     if _MEMORY.search(text):
         return (f"the bot met the sandbox's limit of {memory} of address space (what a program reserves counts, "
                 f"not only what it touches): reserve less (the JVM: the arena's JAVA_TOOL_OPTIONS fit it, a larger "
@@ -121,10 +132,6 @@ def limit_met(text: str, limits: Limits | None = None) -> str | None:
                 f"{limits.processes} processes and threads; its defaults (a heap of a quarter of the machine's memory, "
                 f"1 GiB of class space, threads per core) do not fit: the arena's JAVA_TOOL_OPTIONS do, unless the "
                 f"bot's own flags or environment override them (docs/runtimes.md)")
-    if _THREADS.search(text):
-        return (f"the bot could not start a thread: its limit is {limits.processes} processes and threads, and each "
-                f"thread's stack takes some of its {memory} of address space: start fewer (the JVM: -XX:+UseSerialGC "
-                f"-XX:CICompilerCount=2 -Xss512k and a smaller -Xmx; Go: GOMAXPROCS=2; docs/runtimes.md)")
     return None
 
 

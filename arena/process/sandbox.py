@@ -258,11 +258,18 @@ def _layout_bytes(layout: list[tuple[str, str, str]]) -> int:
 
 def sweep_usr_copies() -> list[str]:
     """Remove this user's copies of the view that no arena holds (a changed view's, a dead
-    arena's), and the links that led to them."""
+    arena's, one whose making was cut short: no link leads to it), and the links that led to them."""
     removed = []
+    linked = set()
+    for link in Path(SHM).glob(f"{USR_COPY_PREFIX}*"):
+        try:
+            if link.is_symlink():
+                linked.add(os.readlink(link))
+        except OSError:
+            pass
     for copy in _copies():
-        if str(copy) in _held or not (copy / HELD_MARK).exists():
-            continue  # (without the mark: made by an arena that takes no locks, which may use it still)
+        if str(copy) in _held or (copy.name in linked and not (copy / HELD_MARK).exists()):
+            continue  # (linked, without the mark: made by an arena that takes no locks, which may use it still)
         try:
             fd = os.open(copy, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError:
@@ -321,6 +328,11 @@ def _fs_type(path: str) -> str:
 
 
 _copied: set[tuple[str, str]] = set()  # (copy, program): the copy holds its runtime already (a copy only grows)
+
+
+def _programs_in_usr(argv: list[str], workdir: Path) -> list[tuple[str, str, str]]:
+    """`_program_in_usr` of each program the command starts (`env VAR=1 java ...`: env and java)."""
+    return [entry for program in view.launched(argv, str(workdir)) for entry in _program_in_usr(program)]
 
 
 def _program_in_usr(program: str) -> list[tuple[str, str, str]]:
@@ -456,8 +468,10 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
         yield Launch(pdeathsig + list(cmd.argv), str(cmd.workdir), env)
         return
     argv = list(cmd.argv)
-    if mode in ("fork", "bwrap") and cmd.kind != "python" and (problem := view.unseen_interpreter(argv[0], str(cmd.workdir))):
-        raise ValueError(f"bot {cmd}: {problem}")
+    if mode in ("fork", "bwrap") and cmd.kind != "python":
+        for program in view.launched(argv, str(cmd.workdir)):
+            if problem := view.unseen_interpreter(program, str(cmd.workdir)):
+                raise ValueError(f"bot {cmd}: {problem}")
     # what the bot's script declares it imports beside the kit (arena/process/libraries.py)
     lib = await trio.to_thread.run_sync(libraries.for_bot, cmd.argv, cmd.workdir) if python else None
     uid = allocate_uid()
@@ -496,7 +510,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
         # A script named straight after the interpreter runs in the server's warm interpreter.
         in_process = python and len(argv) > 1 and argv[1].endswith(".py") and os.path.isfile(argv[1])
         outside = [] if python else _program_outside(argv[0], cmd.workdir)
-        usr = [] if python else _program_in_usr(argv[0])
+        usr = [] if python else _programs_in_usr(argv, cmd.workdir)
         source, cmd = shown
         if runtime.shown() == runtime.stage():
             view.pin_folder(str(source))  # a copy on disk (no tmpfs at /dev/shm): its pages loaded
@@ -516,7 +530,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
     source = None
     if mode == "bwrap":
         outside = _program_outside(argv[0], cmd.workdir)
-        in_usr = [] if python else _usr_args(_program_in_usr(argv[0]))  # (its libraries found from where it lies)
+        in_usr = [] if python else _usr_args(_programs_in_usr(argv, cmd.workdir))  # (its libraries found from where it lies)
         source, cmd = shown
         if runtime.shown() == runtime.stage():
             view.pin_folder(str(source))  # a copy on disk (no tmpfs at /dev/shm): its pages loaded

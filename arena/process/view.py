@@ -275,6 +275,30 @@ def interpreters(program: str) -> list[str]:
     return out
 
 
+ENV_OPTIONS_WITH_VALUE = ("-u", "-C", "-S", "--unset", "--chdir", "--split-string")
+
+
+def launched(argv: Iterable[str], workdir: str) -> list[str]:
+    """The programs a bot's command starts: its first word (absolute) and, where that is `env`,
+    the program `env` runs after its options and VAR=value words, as the sandbox's PATH finds it
+    (a relative path: in the bot's folder `workdir`)."""
+    words = list(argv)
+    if not words:
+        return []
+    programs = [words[0]]
+    if os.path.basename(words[0]) == "env":
+        rest = words[1:]
+        while rest and (rest[0].startswith("-") or "=" in rest[0]):
+            rest = rest[2:] if rest[0] in ENV_OPTIONS_WITH_VALUE else rest[1:]
+        if rest:
+            name = rest[0]
+            if os.sep in name:
+                programs.append(os.path.normpath(os.path.join(workdir, name)))
+            elif found := next((os.path.join(d, name) for d in SCRIPT_PATH if os.path.exists(os.path.join(d, name))), None):
+                programs.append(found)
+    return programs
+
+
 def runtime_kind(program: str) -> str | None:
     """Which runtime a program is ("java", "perl", "ruby", "python", "node"), by its real name."""
     name = os.path.basename(os.path.realpath(program))
