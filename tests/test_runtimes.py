@@ -441,3 +441,18 @@ def test_a_jvm_that_runs_out_of_threads_or_heap_is_told_which_limit_and_its_size
     (bots / "bot.jar").chmod(0o644)
     proc = check("java -jar bot.jar", bots, user)
     assert proc.returncode == 1 and f"\nlimit: {JVM_GREED[greed][1]}" in proc.stdout, proc.stdout
+
+
+def test_a_bot_of_another_game_only_is_added_and_checked_at_its_games_table_without_game(open_dir):
+    """A Zwicken bot that says so (ready.games) is added and checked at a table of its game, with
+    no --game; a bot that names the default game is still checked at the default's."""
+    db = open_dir / "arena.db"
+    bot = ROOT / "bots" / "zwicken" / "zwicken_random_bot.py"
+    proc = registered(db, "bot", "add", str(bot), cwd=open_dir)
+    assert proc.returncode == 0 and "added zwicken_random" in proc.stdout, proc.stderr
+    proc = registered(db, "bot", "check", "zwicken_random", "--deals", "1", cwd=open_dir)
+    assert proc.returncode == 0 and proc.stdout.startswith(
+        f"zwicken_random plays zwicken (its ready.games), not {games.DEFAULT}: checked at a zwicken table"), proc.stdout
+    assert "conformant: the bot speaks protocol version 1" in proc.stdout
+    proc = registered(db, "bot", "check", "zwicken_random", "--deals", "1", "--game", games.DEFAULT, cwd=open_dir)
+    assert proc.returncode == 1 and "checked at a" not in proc.stdout, proc.stdout  # chosen by hand: kept

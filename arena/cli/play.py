@@ -161,7 +161,8 @@ def check(
     deals: int = typer.Option(2, "--deals", help="Deals to play in each seat position."),
     seed: int = typer.Option(0, "--seed", help="Master seed of the deals."),
     variant: str = typer.Option(None, "--variant", help=VARIANT_HELP, show_default=False),
-    game: str = typer.Option(games.DEFAULT, "--game", help=GAME_HELP),
+    game: str = typer.Option(None, "--game", help=GAME_HELP + f" [default: {games.DEFAULT}, or the first game the "
+                             f"bot's ready.games names where it does not name {games.DEFAULT}]", show_default=False),
     sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP + " [default: the best available]"),
     move_ms: int = typer.Option(1000, "--move-ms", help="Per-move limit in milliseconds."),
     as_json: bool = typer.Option(False, "--json", help="Print the check's tables as JSON."),
@@ -180,6 +181,7 @@ def check(
 
     from arena.play.match import check_bot, format_check
 
+    chosen, game = game, game or games.DEFAULT
     v = _game_variant(variant, game)
     if command is not None:
         from arena.tournaments.runner import candidate_command
@@ -192,6 +194,15 @@ def check(
     tc = _time_control(move_ms, 10000, 10000)
     result = trio.run(lambda: check_bot(cmd, deals=deals, seed=seed, variant=v, time_control=tc,
                                         sandbox=sandbox or _default_sandbox(), game=game))
+    if not result.conformant and chosen is None and variant is None:
+        from arena.tournaments.runner import declared_game
+
+        if other := declared_game([seat.games for t in result.tables for seat in t.seats], game):
+            if not as_json:
+                echo(f"{bot} plays {other} (its ready.games), not {game}: checked at a {other} table (--game chooses)")
+            v, game = _game_variant(None, other), other
+            result = trio.run(lambda: check_bot(cmd, deals=deals, seed=seed, variant=v, time_control=tc,
+                                                sandbox=sandbox or _default_sandbox(), game=game))
     result.bot = bot
     if as_json:
         echo_json(result.to_dict())

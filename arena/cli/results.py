@@ -98,8 +98,10 @@ def bot_add(
                                            "answers hello.")] = False,
     sandbox: Annotated[str | None, typer.Option("--sandbox", help="Where the check runs it (default: the best "
                                                 "available).", show_default=False)] = None,
-    game: Annotated[str, typer.Option("--game", help="The game whose table the check seats it at, beside the "
-                                      "arena's random bots ('arena rules games' lists them).")] = games.DEFAULT,
+    game: Annotated[str | None, typer.Option("--game", help="The game whose table the check seats it at, beside the "
+                                             "arena's random bots ('arena rules games' lists them). [default: "
+                                             f"{games.DEFAULT}, or the first game the bot's ready.games names where "
+                                             f"it does not name {games.DEFAULT}]", show_default=False)] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:

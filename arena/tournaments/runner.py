@@ -262,16 +262,29 @@ async def _copy_answers_hello(path: Path, command: str | None, sandbox: str, gam
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def declared_game(said: Sequence[list[str] | None], table_game: str) -> str | None:
+    """The installed game a bot's ready.games names first (`said`: what it said at each seat), where
+    it does not name the table's `table_game`: a `bot add` or `bot check` given no --game seats it
+    at that game's table instead; else None."""
+    for declared in said:
+        if declared and table_game not in declared:
+            return next((g for g in declared if g in games.names()), None)
+    return None
+
+
 def register_bot(db: sqlite_utils.Database, path: Path, *, name: str | None = None, command: str | None = None,
                  new_version: bool = False, check: bool = True, sandbox: str = "none",
                  game: str | None = None) -> dict:
     """`arena bot add`: refuse what cannot be run (and, with `check`, a bot that does not start
-    and answer `hello` at a table of `game`, default Zwicker) before anything is stored."""
+    and answer `hello` at a table of `game`, default the default game's or, for a bot whose
+    ready.games names only others, the first of those) before anything is stored."""
     if not path.exists():
         raise ArenaError(f"no bot at {path}")
     candidate_command(path, command)  # refused at once: a file the arena cannot run
     if check:
         seat = trio.run(lambda: _copy_answers_hello(path, command, sandbox, game))
+        if seat.handshake_ms is None and game is None and (other := declared_game([seat.games], check_game(None).info.name)):
+            seat = trio.run(lambda: _copy_answers_hello(path, command, sandbox, other))  # a bot of another game only
         if seat.handshake_ms is None:
             from arena.play.match import stderr_cause
             from arena.process.command import limit_met
