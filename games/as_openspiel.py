@@ -134,7 +134,7 @@ class ArenaState(pyspiel.State):
 
     def _moves(self) -> list[Any]:
         if self._legal.value is None:
-            moves, _ = self.arena.legal_moves(MAX_ACTIONS)
+            moves, _ = self.arena.legal_moves(encoding.LEGAL_CAP)  # the arena's list (its first MAX_ACTIONS)
             self._legal = _Frozen(moves[:MAX_ACTIONS])
         return self._legal.value
 

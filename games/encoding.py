@@ -25,6 +25,11 @@ from typing import Any
 
 HASHED_SIZE = 256
 MAX_ACTIONS = 128  # a learner's actions: the k-th legal move, k < MAX_ACTIONS (longer lists are cut)
+LEGAL_CAP = 1000
+"""The cap the arena lists a seat's legal moves with (arena/play/table.py's LEGAL_CAP, which
+tests/test_pettingzoo.py checks): the learners list them with the same, so that action k is the
+k-th move of the `act` the arena sends (a game may list a crowded position differently under a
+smaller cap)."""
 
 
 def size(game: Any, described: Any) -> int:

@@ -15,7 +15,8 @@ An episode is one board of the game (Zwicker: a deal, or a game to the target wi
 - `observation`: the seat's observation as numbers (float32, `games.encoding`: the game's own
   encoding, or a hashed one);
 - `action_mask`: int8, one per action; action k is the k-th legal move in the game's order
-  (the list the arena sends in `act`), so the first `len(legal)` are 1;
+  (the list the arena sends in `act`, listed with the arena's cap), so the first `len(legal)`
+  are 1;
 - `protocol`: `{"observation": ..., "legal": [...]}`, exactly what the seat would get in the
   protocol's `act` (its observation with the deal's public moves, and the legal moves as plain
   data).
@@ -169,7 +170,7 @@ class GameEnv(AECEnv):
             self._history = []
         assert self.state.to_move is not None
         self.agent_selection = self.possible_agents[self.state.to_move]
-        self._legal, _ = self.state.legal_moves(MAX_ACTIONS)
+        self._legal, _ = self.state.legal_moves(encoding.LEGAL_CAP)  # listed as the arena lists them
         self._legal = self._legal[:MAX_ACTIONS]
 
     def _pay(self, seats: tuple[int, ...]) -> None:

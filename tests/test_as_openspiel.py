@@ -101,3 +101,16 @@ def test_the_ismcts_bots_pass_bot_check(bot, game, tmp_path):
                           capture_output=True, text=True, timeout=600, cwd=tmp_path,
                           env={"PATH": "/usr/bin:/bin", "ARENA_DB": str(tmp_path / "a.db")})
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_actions_are_the_moves_the_arena_sends():
+    """Action k is the k-th move of the list the arena sends (listed with its cap), on a crowded
+    table too: the ISMCTS bots compare their root's moves with the `act` they got."""
+    from arena.play import table
+    from tests.test_pettingzoo import crowded_zwicker
+
+    state = crowded_zwicker()
+    sent = [m.to_dict() for m in state.legal_moves(table.LEGAL_CAP)[0]][:as_openspiel.MAX_ACTIONS]
+    root = as_openspiel.ArenaState.from_arena(as_openspiel.make_game("zwicker"), crowded_zwicker())
+    assert [m.to_dict() for m in root._moves()] == sent
+    assert [root.action_to_string(a) for a in root.legal_actions()][3] == str(crowded_zwicker().check(sent[3]))

@@ -139,13 +139,12 @@ def test_matches_of_one_bot_show_its_own_record_whichever_team_it_was(played):
     db, _ = played
     everything = json.loads(arena("matches", "cup", "--json", "--db", db).stdout)
     mine = json.loads(arena("matches", "cup", "--bot", "first", "--json", "--db", db).stdout)
-    assert {m["bot"]["team"] for m in mine} == {"A", "B"}
+    assert {m["bot"]["entrant"] for m in mine} == {0, 1}
     for m in mine:
         a = next(x for x in everything if x["match_no"] == m["match_no"])
-        side = 1 if m["bot"]["team"] == "A" else -1
-        assert m["bot"]["margin"] == side * a["margin"]
-        own = (a["wins"], a["losses"]) if side == 1 else (a["losses"], a["wins"])
-        assert (m["bot"]["wins"], m["bot"]["losses"]) == own
+        e = m["bot"]["entrant"]
+        assert "first" in a["entrants"][e].split("+") and m["bot"]["margin"] == a["margins"][e] == -a["margins"][1 - e]
+        assert (m["bot"]["wins"], m["bot"]["losses"]) == (a["wins"][e], a["losses"][e]) == (a["losses"][1 - e], a["wins"][1 - e])
     text = arena("matches", "cup", "--bot", "first", "--db", db).stdout.splitlines()
     assert "W-D-L (first)" in text[1] and "margin first" in text[1]
     for m, line in zip(mine, text[3:]):

@@ -11,8 +11,10 @@ tests/data/<db>.readings.json.
   three players (zn-three) and an SPRT of greedy against random.
 
 The readings were recorded (`python tests/test_kept_databases.py`) by the code that wrote the
-newest of them, before the migration to one match shape; a reading that changes on purpose is
-recorded again, and the commit says why.
+newest of them, before the migration to one match shape, and recorded again when the listings
+took that shape too (a match's `team_a`/`team_b` became its entrants, team A's W/D/L and margin
+each entrant's: every value else the same, checked against the earlier readings); a reading that
+changes on purpose is recorded again, and the commit says why.
 """
 
 from __future__ import annotations

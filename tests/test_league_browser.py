@@ -41,7 +41,8 @@ def page(browser):
     errors: list[str] = []
     tab.on("pageerror", lambda e: errors.append(str(e)))
     tab.on("console", lambda m: errors.append(m.text) if m.type == "error" and "the server responded with a "
-           "status of 4" not in m.text and "ERR_INCOMPLETE_CHUNKED_ENCODING" not in m.text else None)
+           "status of 4" not in m.text and "ERR_INCOMPLETE_CHUNKED_ENCODING" not in m.text
+           and "ERR_CONNECTION_RESET" not in m.text else None)
     # (the league page's event stream, cut as the server stops under it: the network's line, no script's)
     yield tab
     context.close()

@@ -16,7 +16,7 @@ import numpy as np  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 import games  # noqa: E402
-from arena.play import seeds  # noqa: E402
+from arena.play import seeds, table  # noqa: E402
 from arena.results import replay, schema  # noqa: E402
 from games import encoding  # noqa: E402
 from games import pettingzoo as pz  # noqa: E402
@@ -217,3 +217,32 @@ def test_the_same_seed_gives_the_deals_the_arena_stored(tmp_path):
         assert moves == [{"seat": m["seat"], "move": m["move"]} for m in doc["moves"]]
         layout = g.layout(v)
         assert [paid[f"seat_{s}"] for s in range(v.players)] == [doc["points"][layout.side_of(s)] for s in range(v.players)]
+
+
+def crowded_zwicker() -> games.State:
+    """Every low card (ace to five) loose on the table, seat 1 to move with four court cards and
+    a ten: thousands of captures, more per card value than any cap below the arena's."""
+    g = games.game("zwicker")
+    d = g.deal(g.variant(None), 5, 0).to_dict()
+    cards = [c for h in d["hands"] for c in h] + d["table"] + d["stock"]
+    low = [c for c in cards if c[0] in "A2345"]
+    mine = ["KD", "QD", "JH", "TS"]
+    rest = [c for c in cards if c not in low and c not in mine]
+    d.update(hands=[rest[0:4], mine, rest[4:8], rest[8:12]], table=low, stock=rest[12:], to_move=1)
+    return g.state_from_dict(d)
+
+
+def test_the_actions_are_the_moves_the_arena_sends():
+    """Action k is the k-th move of the very list the arena sends in `act` (listed with the arena's
+    cap), also where a crowded table has more captures than the cap."""
+    state = crowded_zwicker()
+    sent = [m.to_dict() for m in state.legal_moves(table.LEGAL_CAP)[0]]
+    assert encoding.LEGAL_CAP == table.LEGAL_CAP and len(sent) > pz.MAX_ACTIONS
+    env = pz.env("zwicker")
+    env.reset(seed=1)
+    env.state = crowded_zwicker()
+    env._next_to_move()
+    obs = env.observe(env.agent_selection)
+    assert env.agent_selection == "seat_1" and obs["protocol"]["legal"] == sent[:pz.MAX_ACTIONS]
+    env.step(3)
+    assert env.state == crowded_zwicker().apply(sent[3])

@@ -305,7 +305,7 @@ def test_board_appears_when_its_second_table_lands(db, three):
     assert done_tables(db, tid) == {(1, 1, False), (1, 1, True)}
     (board,) = board_results(db, tid)
     assert board["margin"] == 16 and board["outcome"] == "win"
-    assert (board["team_a"], board["team_b"], board["seed"]) == ([a, a], [b, b], 99)
+    assert (board["entrants"], board["seed"]) == ([[a], [b]], 99)
     # B wins a board: A gets 10 - 20 and (swapped) 20 - 10 on side 0 -> -10 - 10
     record_table(db, tid, 1, 2, True, 5, fake_table([a, a], [b, b], True, (20, 10)))
     record_table(db, tid, 1, 2, False, 5, fake_table([a, a], [b, b], False, (10, 20)))
@@ -449,8 +449,8 @@ def test_standings_crosstable_and_matches(db, three):
     assert ct["rows"][1]["results"]["alpha"]["losses"] == 2
     assert "alpha" not in alpha_row
     ms = read.matches(db, tid)
-    assert [(m["match_no"], m["team_a"], m["wins"], m["boards_done"]) for m in ms] == [
-        (1, ["alpha", "alpha"], 2, 2), (2, ["alpha", "alpha"], 2, 2), (3, ["beta", "beta"], 2, 2)]
+    assert [(m["match_no"], m["entrants"][0], m["wins"], m["boards_done"]) for m in ms] == [
+        (1, "alpha", [2, 0], 2), (2, "alpha", [2, 0], 2), (3, "beta", [2, 0], 2)]
     assert [m["match_no"] for m in read.matches(db, tid, bot="random")] == [2, 3]
     with pytest.raises(ArenaError, match="unknown bot 'gamma' in this tournament"):
         read.matches(db, tid, bot="gamma")
@@ -729,7 +729,8 @@ def test_a_match_of_mixed_partners_is_two_entrants_of_two_bots_each(db, tmp_path
     assert rows == {"a": (1, 1, 0, 12.0), "b": (1, 1, 0, 12.0), "c": (1, 0, 1, -12.0), "d": (1, 0, 1, -12.0)}
     assert next(export.export_rows(db, tid))["entrants"] == "a+b c+d"
     (board,) = read.board_outcomes(db, tid)
-    assert (board["team_a"], board["team_b"], board["margin"], board["rooms"]) == (
-        ["a", "b"], ["c", "d"], 12, [1.0, 1.0])
+    assert (board["entrants"], board["margin"], board["rooms"]) == (["a+b", "c+d"], 12, [1.0, 1.0])
+    (match,) = read.matches(db, tid)  # a side's two bots, each named
+    assert (match["entrants"], match["margins"], match["wins"]) == (["a+b", "c+d"], [12, -12], [1, 0])
     cells = {(row["bot"], y): c["wins"] for row in read.crosstable(db, tid)["rows"] for y, c in row["results"].items()}
     assert cells == {(x, y): 1 for x in "ab" for y in "cd"} | {(y, x): 0 for x in "ab" for y in "cd"}

@@ -88,8 +88,8 @@ def test_tournament_page_holds_the_listings(ro):
     newest = ro.execute("SELECT m.match_no, b.board_no FROM boards b JOIN matches m ON m.id = b.match_id"
                         " WHERE m.tournament_id = ? ORDER BY b.id DESC LIMIT 12", [t["id"]]).fetchall()
     assert [(b["match_no"], b["board_no"]) for b in p["latest"]] == [tuple(x) for x in newest]
-    teams = {m["match_no"]: (m["team_a"], m["team_b"]) for m in p["matches"]}
-    assert all((b["team_a"], b["team_b"]) == teams[b["match_no"]] for b in p["latest"])
+    teams = {m["match_no"]: m["entrants"] for m in p["matches"]}
+    assert all(b["entrants"] == teams[b["match_no"]] and b["margins"][0] == -b["margins"][1] for b in p["latest"])
     # every cell's interval holds its score and lies in 0..1
     cells = [c for row in p["crosstable"]["rows"] for c in row["results"].values()]
     assert len(cells) == 12

@@ -576,3 +576,105 @@ def test_a_person_watches_a_table_in_play_without_its_hands(page, tmp_path):
             page.wait_for_selector("#live-ended", timeout=WAIT_MS)
         finally:
             server.close()
+
+
+def _document(url: str, key: str) -> dict:
+    """A view's JSON, from the route that also answers its page."""
+    import urllib.request
+
+    with urllib.request.urlopen(url + key + "?format=json", timeout=60) as r:
+        return json.loads(r.read())
+
+
+def _listed(p, selector: str) -> list[list]:
+    """An entrant list's items: [name, number shown, the number's data, its note]."""
+    return p.eval_on_selector_all(selector + " li[data-entrant]", """ls => ls.map(l => [l.firstChild.textContent,
+        l.querySelector('[data-result]').textContent, Number(l.querySelector('[data-result]').dataset.result),
+        (l.querySelector('[data-note]') || {}).textContent || null])""")
+
+
+def _signed(x: int) -> str:
+    return "+" + str(x) if x > 0 else "\u2212" + str(-x) if x < 0 else "0"
+
+
+def check_one_match_shape(browser, url: str, tid: int, name: str) -> None:
+    """Every listing of a match shows its k entrants alike, whatever the game and its player
+    count: the tournament's matches and latest boards, a match's head, totals and boards, a
+    bot's matches: each entrant (a side's bots, `a+b` for mixed partners) with its margin and
+    W-D-L as the view's JSON says; no team A or B; nothing scrolls sideways at 1280 or 390 px."""
+    doc = _document(url, f"t/{tid}")
+    assert doc["matches"] and all("team_a" not in m and "team_b" not in m for m in doc["matches"] + doc["latest"])
+    match = _document(url, f"t/{tid}/match/1")
+    for width in (1280, 390):
+        context = browser.new_context(viewport={"width": width, "height": 800})
+        p = context.new_page()
+        errors: list[str] = []
+        p.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            p.goto(url + f"#t={tid}")
+            p.wait_for_selector("#matches tbody tr", timeout=WAIT_MS)
+            for m in doc["matches"]:
+                assert _listed(p, f"#matches tr[data-match='{m['match_no']}']") == [
+                    [e, _signed(x), x, f" · {w}-{d}-{lost}"]
+                    for e, x, w, d, lost in zip(m["entrants"], m["margins"], m["wins"], m["draws"], m["losses"])]
+            for b in doc["latest"]:
+                assert [x[:3] for x in _listed(p, f"#latest tr[data-match='{b['match_no']}'][data-board='{b['board_no']}']")] \
+                    == [[e, _signed(x), x] for e, x in zip(b["entrants"], b["margins"])]
+            text = p.text_content("main")
+            assert "Team A" not in text and "(A)" not in text and "Margin A" not in text
+            assert p.evaluate("document.documentElement.scrollWidth") <= width, "tournament"
+            shot(p, f"{name}-matches-{width}")
+
+            p.goto(url + f"#t={tid}&match=1")
+            p.wait_for_selector("#boards tbody tr", timeout=WAIT_MS)
+            m = match["match"]
+            assert p.text_content("#match-entrants") == " v ".join(m["entrants"])
+            done = [b for b in m["boards"] if b["margins"] is not None]
+            totals = [sum(b["margins"][e] for b in done) for e in range(len(m["entrants"]))]
+            assert [x[:3] for x in _listed(p, "#entrants")] == [[e, _signed(x), x] for e, x in zip(m["entrants"], totals)]
+            for b in done:
+                assert [x[2] for x in _listed(p, f"#boards tr[data-board='{b['board_no']}'] [data-col=results]")] == b["margins"]
+                for tb in b["tables"]:
+                    sel = f"#boards tr[data-board='{b['board_no']}'][data-room='{tb['room']}'] li[data-seat]"
+                    sides = match["seat_sides"] or list(range(len(tb["seats"])))
+                    assert p.eval_on_selector_all(sel, "ls => ls.map(l => Number(l.querySelector('[data-points]').dataset.points))") \
+                        == [tb["points"][sides[s]] for s in range(len(tb["seats"]))]
+            assert "(A)" not in p.text_content("main")
+            assert p.evaluate("document.documentElement.scrollWidth") <= width, "match"
+            shot(p, f"{name}-match-{width}")
+
+            bot_id = next(iter(match["bot_ids"].values()))
+            mine = _document(url, f"t/{tid}/bot/{bot_id}")["matches"]
+            p.goto(url + f"#t={tid}&bot={bot_id}")
+            p.wait_for_selector("#bot-matches tbody tr", timeout=WAIT_MS)
+            assert p.eval_on_selector_all("#bot-matches [data-col=bot-wdl]", "cs => cs.map(c => c.textContent)") == \
+                [f"{m['bot']['wins']}-{m['bot']['draws']}-{m['bot']['losses']}" for m in mine]
+            assert p.eval_on_selector_all("#bot-matches [data-col=bot-margin]", "cs => cs.map(c => c.textContent)") == \
+                [_signed(m["bot"]["margin"]) for m in mine]
+            assert p.evaluate("document.documentElement.scrollWidth") <= width, "bot"
+        finally:
+            context.close()
+        assert not errors, errors
+
+
+def test_a_match_of_two_teams_is_its_two_entrants_on_every_page(browser, served):
+    check_one_match_shape(browser, served, 1, "zwicker")
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    """Four bots in mixed partners, a board a match: every split of them in two teams, served."""
+    db = tmp_path_factory.mktemp("mixed") / "arena.db"
+    for name, file in (("random", "random_bot.py"), ("greedy", "greedy_bot.py"), ("random2", "random_bot.py"),
+                       ("greedy2", "greedy_bot.py")):
+        arena("bot", "add", str(BOTS / "zwicker" / file), "--name", name, "--db", str(db), "--no-check")
+    arena("tournament", "run", "--bots", "random,greedy,random2,greedy2", "--partners", "mixed", "--boards", "1",
+          "--seed", "5", "--name", "mixed", "--sandbox", "none", "--quiet", "--db", str(db))
+    server = Server(db)
+    yield server.url
+    server.close()
+
+
+def test_a_match_of_mixed_partners_shows_each_sides_two_bots(browser, mixed):
+    assert all(all("+" in e for e in m["entrants"]) for m in _document(mixed, "t/1")["matches"])
+    check_one_match_shape(browser, mixed, 1, "mixed")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_games_conformance import install
-from tests.test_web_browser import ARGS, CHROMIUM, WAIT_MS, shot, sync_api
+from tests.test_web_browser import ARGS, CHROMIUM, WAIT_MS, check_one_match_shape, shot, sync_api
 
 ROOT = Path(__file__).resolve().parent.parent
 VIEWER = """/* Toy Trick's viewer: each frame's text, marked as its own. */
@@ -152,3 +152,11 @@ def test_an_outside_games_replay_steps_through_served_and_from_disk(browser, toy
     bundle = (out / "static" / "app.bundle.js").read_text()
     assert ('window.ZA_VIEWERS["toytrick"]' in bundle) == (site == "viewed")
     step_through(browser, (out / "index.html").as_uri(), deal, site == "viewed", f"{site}-report")
+
+
+def test_an_outside_games_matches_are_its_entrants_on_every_page(browser, toy):
+    served = Served(toy["db"], toy["sites"]["plain"])
+    try:
+        check_one_match_shape(browser, served.url, 1, "outside")
+    finally:
+        assert "Traceback" not in served.close()

@@ -18,7 +18,8 @@ import pytest
 import games
 from arena.report.site import write_site
 from arena.results import present, read, schema
-from tests.test_web_browser import WAIT_MS, Server, browser, page, page_standings, shot  # noqa: F401 (fixtures)
+from tests.test_web_browser import (WAIT_MS, Server, browser, check_one_match_shape, page, page_standings,  # noqa: F401 (fixtures)
+                                   shot)
 
 
 ARENA = Path(sys.executable).parent / "arena"
@@ -227,3 +228,9 @@ def test_a_live_room_beyond_the_swapped_one(page, played, tmp_path):
         page.wait_for_selector("#live-ended", timeout=WAIT_MS)
     finally:
         server.close()
+
+
+def test_a_match_of_three_entrants_is_shown_like_any_other(browser, served, played):
+    with schema.open_db(played, create=False) as db:
+        tid = read.get_tournament(db, "zw")["id"]
+    check_one_match_shape(browser, served, tid, "zwicken")

@@ -369,31 +369,18 @@ def matches_cmd(
         else:
             ms = read.matches(d, t["id"], bot=bot)
         faults = read.faults(d, t["id"], match_no=match, bot=bot)
+    if as_json:
+        _json(detail if match is not None else ms)
+        return
     if match is not None:
-        if as_json:
-            _json(detail)
-            return
-        if detail["entrants"]:
-            _group_detail(match, detail)
-        else:
-            _team_detail(match, detail)
-    elif ms and ms[0].get("entrants"):
-        if as_json:
-            _json(ms)
-            return
-        echo(_header(t))
-        _group_matches(ms, bot)
+        _match_detail(match, detail)
     else:
-        if as_json:
-            _json(ms)
-            return
         echo(_header(t))
-        _team_matches(ms, bot)
+        _matches(ms, bot)
     if faults:
         echo("\nfaults:")
     for f in faults:
-        room = room_label(f["room"]) if f["entrants"] else ("B-A" if f["swapped"] else "A-B")
-        echo(f"  match {f['match_no']} board {f['board_no']} {room} seat {f['seat']} "
+        echo(f"  match {f['match_no']} board {f['board_no']} {room_label(f['room'])} seat {f['seat']} "
              f"{f['bot']}: {f['status']}: {visible(f['detail'])}")
         if logs:
             lines = f["stderr"].rstrip("\n").splitlines()
@@ -406,9 +393,9 @@ def matches_cmd(
         echo("(--logs shows each faulting bot's stderr)")
 
 
-def _group_detail(match: int, detail: dict) -> None:
-    """A match of k entrants board by board: each room's chips (or points) per side, and each
-    entrant's result over the rooms."""
+def _match_detail(match: int, detail: dict) -> None:
+    """A match of k entrants board by board: each room's points (or chips) per side, and each
+    entrant's result over the rooms (two sides of partners: with its margin over the other)."""
     from arena.play.live import room_label
 
     k = len(detail["entrants"])
@@ -420,54 +407,29 @@ def _group_detail(match: int, detail: dict) -> None:
             close = tb.get("close_out")
             rows.append([b["board_no"], room_label(tb["room"]), " ".join(f"{p:+d}" for p in tb["points"]),
                          "forfeit" if close is None else " ".join(f"{p:+d}" for p in close),
-                         " ".join(f"{r:+d}" for r in b["results"]) if "results" in b else "",
+                         " ".join(f"{r:+d}" for r in b["results"]) if b["results"] is not None else "",
+                         " ".join(f"{r:+d}" for r in b["margins"]) if b["margins"] is not None else "",
                          ",".join(map(str, tb["deal_ids"])),
                          ", ".join(f"seat {f['seat']} {f['status']}" for f in tb["faults"])])
-    echo(_render(["board", "room", "by side", "of it: close-out", "by entrant (board)", "deal ids", "faults"], rows,
-                 [True, False, True, True, True, False, False]))
+    echo(_render(["board", "room", "by side", "of it: close-out", "by entrant (board)", "margin", "deal ids", "faults"],
+                 rows, [True, False, True, True, True, True, False, False]))
     echo("by side: each side's result in the room (where each plays alone, a side is a seat), its deals' nets plus the close-out (what the board's end "
-         "settles, as the game's rules say); by entrant: over the board's rooms.")
+         "settles, as the game's rules say); by entrant: over the board's rooms; margin: two sides of partners, over the other.")
 
 
-def _group_matches(ms: list[dict], bot: str | None) -> None:
-    """Matches of k entrants: who, boards done, each entrant's result (with --bot, that bot's
-    W-D-L against the others at its table and its result)."""
-    own = bot is not None
+def _matches(ms: list[dict], bot: str | None) -> None:
+    """Matches of k entrants: who, boards done, each entrant's margin and W-D-L (with --bot, that
+    bot's W-D-L against the others at its table and its margin)."""
+    own = bot is not None and bool(ms)
     who = ms[0]["bot"]["name"] if own else None
     echo(_render(
-        ["#", "entrants", "boards", *([f"W-D-L ({who})", f"result {who}"] if own else ["results"]), "faults"],
-        [[m["match_no"], ", ".join(m["entrants"]), f"{m['boards_done']}/{m['boards']}",
+        ["#", "entrants", "boards", *([f"W-D-L ({who})", f"margin {who}"] if own else ["margin", "W-D-L"]), "faults"],
+        [[m["match_no"], " v ".join(m["entrants"]), f"{m['boards_done']}/{m['boards']}",
           *(["{wins}-{draws}-{losses}".format(**m["bot"]), f"{m['bot']['margin']:+d}" if m["boards_done"] else "–"]
-            if own else [" ".join(f"{r:+d}" for r in m["results"]) if m["boards_done"] else "–"]), m["faults"]]
+            if own else [" ".join(f"{r:+d}" for r in m["margins"]) if m["boards_done"] else "–",
+                         " ".join(f"{w}-{d}-{x}" for w, d, x in zip(m["wins"], m["draws"], m["losses"]))]), m["faults"]]
          for m in ms],
-        [True, False, True, *([True, True] if own else [True]), True],
-    ))
-
-
-def _team_detail(match: int, detail: dict) -> None:
-    """A match of two teams board by board: each room's sides and points, team A's margin."""
-    echo(f"match {match}: {'+'.join(detail['team_a'])} (A) v {'+'.join(detail['team_b'])} (B)")
-    rows = []
-    for b in detail["boards"]:
-        for tb in b["tables"]:
-            rows.append([b["board_no"], "B-A" if tb["swapped"] else "A-B", "-".join(map(str, tb["points"])),
-                         "" if b["margin"] is None else f"{b['margin']:+d}", b["outcome"] or "",
-                         ",".join(map(str, tb["deal_ids"])),
-                         ", ".join(f"seat {f['seat']} {f['status']}" for f in tb["faults"])])
-    echo(_render(["board", "sides", "points", "margin A", "result A", "deal ids", "faults"], rows,
-                 [True, False, True, True, False, False, False]))
-
-
-def _team_matches(ms: list[dict], bot: str | None) -> None:
-    """Matches of two teams: W-D-L and margin of team A (with --bot, from that bot's side)."""
-    own = bot is not None and bool(ms)  # W-D-L and margin from that bot's side, in A or B
-    who = ms[0]["bot"]["name"] if own else "A"
-    echo(_render(
-        ["#", "team A", "team B", "boards", f"W-D-L ({who})", f"margin {who}", "faults"],
-        [[m["match_no"], "+".join(dict.fromkeys(m["team_a"])), "+".join(dict.fromkeys(m["team_b"])),
-          f"{m['boards_done']}/{m['boards']}", "{wins}-{draws}-{losses}".format(**(m["bot"] if own else m)),
-          f"{(m['bot'] if own else m)['margin']:+d}", m["faults"]] for m in ms],
-        [True, False, False, True, True, True, True],
+        [True, False, True, True, True, True],
     ))
 
 

@@ -1,5 +1,6 @@
 """Exports of a tournament: one row per table as CSV, or the whole tournament as one document
-(schema 2: with the ratings' interval kind, prior, flags and pool flags, each board's room
+(schema 3: a match is k entrants in every listing, each board with each entrant's result, margin
+and score; with the ratings' interval kind, prior, flags and pool flags, each board's room
 outcomes, so that outside tools such as Ordo or BayesElo can refit, and the stored progression of
 the headline fit over the deals).
 """
@@ -160,19 +161,17 @@ def _tables(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
 
 
 def _boards(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
-    """Every board in one shape, a match being k entrants (team A = entrant 0): `entrants`, each
-    one's `results` over the board's rooms and `scores` (the others it beat on them, draws half);
-    beside them, for two teams, team A's outcome in each room (1, 0.5 or 0) and their sum."""
-    labels = _bot_labels(db, tid)
+    """Every board in one shape, a match being k entrants: `entrants`, each one's `results` over
+    the board's rooms, `margins` (two sides of partners: its result less the other's; else its
+    result) and `scores` (the others it beat on them, draws half); entrant 0's `margin`,
+    `outcome` and `result` over entrant 1; for two teams of partners, entrant 0's outcome in each
+    room (1, 0.5 or 0) and their sum (`rooms`, `score`; else None)."""
     rooms = {(b["match_no"], b["board_no"]): b for b in board_outcomes(db, tid)}
     for b in iter_board_results(db, tid):
         outcome = rooms[b["match_no"], b["board_no"]]
         yield {**{k: b[k] for k in ("board_id", "match_no", "board_no", "margin", "outcome")}, "seed": str(b["seed"]),
-               "team_a": [labels[x] for x in b["team_a"]], "team_b": [labels[x] for x in b["team_b"]],
-               "entrants": ["+".join(labels[x] for x in dict.fromkeys(e)) for e in b["entrants"]],
-               "results": b["results"], "scores": b["scores"],
-               **{k: outcome[k] for k in ("deal", "result", "rooms", "score", "entrants", "results", "scores")
-                  if k in outcome}}
+               **{k: outcome[k] for k in ("entrants", "results", "scores")}, "margins": b["margins"],
+               **{k: outcome[k] for k in ("deal", "result", "rooms", "score")}}
 
 
 def _head(db: sqlite_utils.Database, tid: int) -> dict:
@@ -180,7 +179,7 @@ def _head(db: sqlite_utils.Database, tid: int) -> dict:
     t["seed"] = str(t["seed"])  # JSON readers lose precision on integers above 2**53
     ranking = standings_document(db, tid, boards=False)  # the boards' room outcomes go with the boards, below
     return {
-        "schema": 2,
+        "schema": 3,
         "tournament": t,
         "ratings": {k: v for k, v in ranking.items() if k not in ("tournament", "standings")},
         "standings": ranking["standings"],

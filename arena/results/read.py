@@ -130,8 +130,8 @@ def board_results(db: sqlite_utils.Database, tid: int) -> list[dict]:
 
 def iter_board_results(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
     """The finished boards one at a time, in canonical order: `entrants` (each one's bots),
-    `results`, `scores` and `margins` per entrant, and entrants 0 and 1 as two sides' seat-bots
-    (`team_a`, `team_b`) with entrant 0's `margin` over entrant 1 and its `outcome`."""
+    `results`, `scores` and `margins` per entrant, and entrant 0's `margin` over entrant 1 and its
+    `outcome` (the headline comparison of two entrants)."""
     groups = _entrants(db, tid)
     board: dict | None = None
     for board_id, match_no, board_no, seed, result, score, margin in db.execute(
@@ -151,15 +151,9 @@ def iter_board_results(db: sqlite_utils.Database, tid: int) -> Iterator[dict]:
         yield _board_row(board)
 
 
-def _two_seats(bots: list[int]) -> list[int]:
-    """An entrant's bots at the two seats of a side (a clone twice)."""
-    return [bots[i % len(bots)] for i in range(2)]
-
-
 def _board_row(board: dict) -> dict:
     margin = board["results"][0] - board["results"][1]
-    return {**board, "team_a": _two_seats(board["entrants"][0]), "team_b": _two_seats(board["entrants"][1]),
-            "margin": margin, "outcome": "win" if margin > 0 else "loss" if margin < 0 else "draw"}
+    return {**board, "margin": margin, "outcome": "win" if margin > 0 else "loss" if margin < 0 else "draw"}
 
 
 def progression(db: sqlite_utils.Database, tid: int) -> list[dict]:
@@ -483,10 +477,12 @@ def _standings_rows(db: sqlite_utils.Database, tid: int, rated: dict[int, dict],
 
 
 def board_outcomes(db: sqlite_utils.Database, tid: int) -> list[dict]:
-    """Every finished board with entrant 0's result over entrant 1 (the headline's: the board's
-    summed margin as one game, 1, 0.5 or 0) and, for two teams, team A's result in each room (1
-    win, 0.5 draw, 0 loss; straight room first) and their sum, the board score 0 .. 2 (what the
-    SPRT counts); for entrants told apart, each one's result over the k rooms and its score."""
+    """Every finished board in one shape: `entrants` (labels), each one's `results` over the
+    board's rooms and `scores` (the others it beat on them, draws half); entrant 0's `result` over
+    entrant 1 (the headline's: the board's summed margin as one game, 1, 0.5 or 0) and `margin`;
+    and, for two teams of partners, entrant 0's result in each of the two `rooms` (1 win, 0.5
+    draw, 0 loss; straight room first) and their sum, the board `score` 0 .. 2 (what the SPRT
+    counts); else those two are None."""
     labels = _bot_labels(db, tid)
     teams = told_as_teams(db, tid)
     rooms: dict[tuple[int, int], list[float | None]] = {}
@@ -500,14 +496,11 @@ def board_outcomes(db: sqlite_utils.Database, tid: int) -> list[dict]:
     out = []
     for b in iter_board_results(db, tid):
         row = {"match_no": b["match_no"], "board_no": b["board_no"], "deal": str(b["seed"]),
-               "team_a": [labels[x] for x in b["team_a"]], "team_b": [labels[x] for x in b["team_b"]],
-               "margin": b["margin"], "result": _SCORE[b["outcome"]]}
+               "entrants": [_named(e, labels) for e in b["entrants"]], "results": b["results"], "scores": b["scores"],
+               "margin": b["margin"], "result": _SCORE[b["outcome"]], "rooms": None, "score": None}
         if teams:
             pair = rooms[b["match_no"], b["board_no"]]
             row.update(rooms=pair, score=None if None in pair else board_score(pair))  # type: ignore[arg-type]
-        else:
-            row.update(entrants=[_named(e, labels) for e in b["entrants"]], results=b["results"], scores=b["scores"],
-                       rooms=None, score=None)
         out.append(row)
     return out
 
@@ -563,13 +556,16 @@ def crosstable(db: sqlite_utils.Database, tid: int, *, rows: list[dict] | None =
 
 
 def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list[dict]:
-    """Every match with its entrants and boards done: two teams with team A's W/D/L and margin,
-    or entrants told apart with each one's result and score; `bot` filters, and adds that bot's
-    own record (`bot`: its team or entrant, W/D/L and margin from its side)."""
+    """Every match in one shape, a match being k entrants: `entrants` (labels: `a` for one bot
+    or its clones, `a+b` for mixed partners, in the order they take their side's seats), and over
+    the boards done each entrant's `results` (what its sides scored
+    over the rooms), `margins` (two sides of partners: its result less the other's; else its
+    result), `scores` (the others it beat, draws half) and `wins`, `draws`, `losses` (one
+    comparison with each other entrant a board). `bot` filters, and adds that bot's own record
+    (`bot`: its entrant, W/D/L and margin)."""
     labels = _bot_labels(db, tid)
     bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
     per_board = int(db.execute("SELECT boards_per_match FROM tournaments WHERE id = ?", [tid]).fetchone()[0])
-    teams = told_as_teams(db, tid)
     pairs = _pair_counts(db, tid)
     faults = {
         match_id: n
@@ -579,59 +575,35 @@ def matches(db: sqlite_utils.Database, tid: int, bot: str | None = None) -> list
             [tid],
         )
     }
+    sums: dict[int, dict[int, tuple[int, int, int, float]]] = {}
+    for match_id, e, boards, result, margin, score in db.execute(
+        "SELECT b.match_id, e.entrant, COUNT(*), SUM(e.result), SUM(e.margin), SUM(e.score) FROM board_entrants e"
+        " JOIN boards b ON b.id = e.board_id JOIN matches m ON m.id = b.match_id WHERE m.tournament_id = ?"
+        " GROUP BY b.match_id, e.entrant", [tid],
+    ):
+        sums.setdefault(match_id, {})[e] = (boards, result, margin, score)
     out = []
     for match_id, (match_no, entrants) in _match_entrants(db, tid).items():
         if bot_id is not None and not any(bot_id in e for e in entrants):
             continue
-        if not teams:  # entrants told apart: each one's result over the boards done, and its pairwise record
-            out.append(_group_match(db, match_id, match_no, entrants, labels, per_board, faults.get(match_id, 0),
-                                    bot_id))
-            continue
-        boards, wins, draws, losses, margin = pairs.get(match_id, {}).get((0, 1), (0, 0, 0, 0, 0))
-        team_a, team_b = _two_seats(entrants[0]), _two_seats(entrants[1])
-        out.append({
+        k, done, pair = len(entrants), sums.get(match_id, {}), pairs.get(match_id, {})
+        record = [[sum(pair.get((e, f), (0,) * 5)[i] for f in range(k) if f != e) for e in range(k)] for i in (1, 2, 3)]
+        row = {
             "match_no": match_no,
-            "team_a": [labels[x] for x in team_a], "team_b": [labels[x] for x in team_b],
-            "boards": per_board, "boards_done": boards,
-            "wins": wins, "draws": draws, "losses": losses, "margin": margin,
+            "entrants": [_named(e, labels) for e in entrants],
+            "boards": per_board, "boards_done": done.get(0, (0,))[0],
+            "results": [done.get(e, (0, 0))[1] for e in range(k)],
+            "margins": [done.get(e, (0, 0, 0))[2] for e in range(k)],
+            "scores": [done.get(e, (0, 0, 0, 0.0))[3] for e in range(k)],
+            "wins": record[0], "draws": record[1], "losses": record[2],
             "faults": faults.get(match_id, 0),
-        })
-        if bot_id is not None:  # the record from the bot's own side, whichever team it was
-            a = bot_id in team_a
-            last = out[-1]
-            last["bot"] = {"name": labels[bot_id], "team": "A" if a else "B",
-                           "wins": last["wins"] if a else last["losses"], "draws": last["draws"],
-                           "losses": last["losses"] if a else last["wins"],
-                           "margin": last["margin"] if a else -last["margin"]}
+        }
+        if bot_id is not None:  # the record from the bot's own entrant (the first that holds it)
+            e = next(i for i, bots in enumerate(entrants) if bot_id in bots)
+            row["bot"] = {"name": labels[bot_id], "entrant": e, "wins": record[0][e], "draws": record[1][e],
+                          "losses": record[2][e], "margin": row["margins"][e]}
+        out.append(row)
     return out
-
-
-def _group_match(db: sqlite_utils.Database, match_id: int, match_no: int, entrants: list[list[int]],
-                 labels: dict[int, str], per_board: int, faults: int, bot_id: int | None) -> dict:
-    """`matches`' row of a match of entrants told apart: `results` per entrant (its chips or
-    points over the boards done), `scores` (the others it beat on them, draws half, summed over
-    the boards); with `bot`, that bot's own W/D/L against the others and its result."""
-    k = len(entrants)
-    results, scores = [0] * k, [0.0] * k
-    boards: dict[int, list[int]] = {}
-    for board_id, e, result, score in db.execute(
-        "SELECT e.board_id, e.entrant, e.result, e.score FROM board_entrants e JOIN boards b ON b.id = e.board_id"
-        " WHERE b.match_id = ? ORDER BY e.board_id, e.entrant", [match_id],
-    ):
-        results[e] += result
-        scores[e] += score
-        boards.setdefault(board_id, []).append(result)
-    row = {"match_no": match_no, "team_a": [labels[x] for x in _two_seats(entrants[0])],
-           "team_b": [labels[x] for x in _two_seats(entrants[1])],
-           "entrants": [_named(e, labels) for e in entrants], "results": results, "scores": scores,
-           "boards": per_board, "boards_done": len(boards), "faults": faults}
-    if bot_id is not None:
-        e = next(i for i, bots in enumerate(entrants) if bot_id in bots)
-        versus = [(mine[e], other) for mine in boards.values() for f, other in enumerate(mine) if f != e]
-        row["bot"] = {"name": labels[bot_id], "entrant": e, "wins": sum(a > b for a, b in versus),
-                      "draws": sum(a == b for a, b in versus), "losses": sum(a < b for a, b in versus),
-                      "margin": results[e]}
-    return row
 
 
 def fault_tables(db: sqlite_utils.Database, tid: int) -> dict:
@@ -658,7 +630,6 @@ def faults(db: sqlite_utils.Database, tid: int, *, match_no: int | None = None, 
     and the tail of the bot's stderr (as stored: unchanged, for the caller to show safely)."""
     labels = _bot_labels(db, tid)
     bot_id = _bot_in(db, tid, labels, bot) if bot is not None else None
-    teams = told_as_teams(db, tid)
     rows = db.query(
         "SELECT m.match_no, t.board_no, t.swapped, s.seat, s.bot_id, s.announced_name, s.status, s.detail,"
         " s.stderr_tail"
@@ -668,7 +639,7 @@ def faults(db: sqlite_utils.Database, tid: int, *, match_no: int | None = None, 
         [tid, match_no, match_no, bot_id, bot_id],
     )
     return [{"match_no": r["match_no"], "board_no": r["board_no"], "swapped": bool(r["swapped"]), "room": r["swapped"],
-             "entrants": not teams, "seat": r["seat"],
+             "seat": r["seat"],
              "bot": labels[r["bot_id"]], "announced": r["announced_name"], "status": r["status"],
              "detail": r["detail"], "stderr": r["stderr_tail"]} for r in rows]
 
@@ -688,48 +659,43 @@ def _bot_in(db: sqlite_utils.Database, tid: int, labels: dict[int, str], bot: st
 
 
 def match_detail(db: sqlite_utils.Database, tid: int, match_no: int) -> dict:
-    """One match, board by board, with each table's points, faults and deal ids (for replay);
-    for entrants told apart also each board's result per entrant and each table's deals' points
-    and what the board's close-out added."""
+    """One match, board by board, in one shape for every game: its `entrants` (labels), each
+    board's `results`, `margins` and `scores` per entrant once all its rooms are in (None before),
+    and each table (its `room`: room r gives side s to entrant (s - r) mod k) with its sides'
+    points, the bot at each seat, its faults, its deal ids (for replay), its deals' points per
+    side and what the board's close-out added (None for a forfeit)."""
     m = _match(db, tid, match_no)
     labels = _bot_labels(db, tid)
-    teams = told_as_teams(db, tid)
     boards = {b["board_no"]: b for b in iter_board_results(db, tid) if b["match_no"] == match_no}
     detail: dict[int, dict] = {}
     for t in db.query("SELECT * FROM board_tables WHERE match_id = ? ORDER BY board_no, swapped", [m["id"]]):
         board = boards.get(t["board_no"])
         b = detail.setdefault(t["board_no"], {
             "board_no": t["board_no"], "seed": int(t["board_seed"]),
-            "margin": board["margin"] if board else None, "outcome": board["outcome"] if board else None,
+            **{k: board[k] if board else None for k in ("results", "margins", "scores")},
             "tables": [],
         })
-        if board and not teams:
-            b.update(results=board["results"], scores=board["scores"])
         seats = list(db.query("SELECT seat, bot_id, status, detail, stderr_tail AS stderr FROM seats WHERE table_id = ?"
                               " ORDER BY seat", [t["id"]]))
         points = json.loads(t["side_points"])
+        dealt = [0] * len(points)
+        for (deal,) in db.execute("SELECT points FROM deals WHERE table_id = ? AND points IS NOT NULL", [t["id"]]):
+            dealt = [a + b for a, b in zip(dealt, json.loads(deal))]
         b["tables"].append({
-            "table_id": t["id"], "swapped": bool(t["swapped"]), "points": points,
+            "table_id": t["id"], "room": t["swapped"], "swapped": bool(t["swapped"]), "points": points,
             "forfeit": None if t["forfeit"] is None else json.loads(t["forfeit"]),
             "seats": [labels[s["bot_id"]] for s in seats],
             "faults": [{"seat": s["seat"], "bot": labels[s["bot_id"]], "status": s["status"], "detail": s["detail"],
                         "stderr": s["stderr"]} for s in seats if s["status"] != "ok"],
             "deal_ids": [r[0] for r in db.execute("SELECT id FROM deals WHERE table_id = ? ORDER BY deal_no", [t["id"]])],
             "duration_s": t["duration_s"],
+            # every side's points from its deals, and what the board's own end added (a pot's
+            # close-out, say); a forfeit replaces them
+            "deals_points": dealt, "close_out": None if t["forfeit"] else [p - d for p, d in zip(points, dealt)],
         })
-        if not teams:  # every side's points, its deals' and what the board's own result added
-            dealt = [0] * len(points)
-            for (deal,) in db.execute("SELECT points FROM deals WHERE table_id = ? AND points IS NOT NULL", [t["id"]]):
-                dealt = [a + b for a, b in zip(dealt, json.loads(deal))]
-            # (Zwicken: the pot's close-out); a forfeit replaces them
-            close_out = None if t["forfeit"] else [p - d for p, d in zip(points, dealt)]
-            b["tables"][-1].update(room=t["swapped"], deals_points=dealt, close_out=close_out)
-    entrants = m["entrants"]
     return {
         "match_no": match_no,
-        "team_a": [labels[x] for x in _two_seats(entrants[0])],
-        "team_b": [labels[x] for x in _two_seats(entrants[1])],
-        "entrants": None if teams else [_named(e, labels) for e in entrants],
+        "entrants": [_named(e, labels) for e in m["entrants"]],
         "boards": [detail[k] for k in sorted(detail)],
     }
 

@@ -71,7 +71,7 @@ def board_scores(db: sqlite_utils.Database, tid: int) -> list[float]:
     for n, b in enumerate(sorted(board_outcomes(db, tid), key=lambda b: b["board_no"])):
         if b["board_no"] != n:
             break
-        scores.append(b["score"] if b.get("results") is None else group_score(b["results"]))
+        scores.append(b["score"] if b["rooms"] is not None else group_score(b["results"]))  # two teams: room by room
     return scores
 
 

@@ -113,12 +113,10 @@ def history_sampled(db: sqlite_utils.Database, tid: int, points: int = 50) -> di
 
 
 def latest_boards(db: sqlite_utils.Database, tid: int, limit: int = 12) -> list[dict]:
-    """The boards finished last, newest first, with entrants 0 and 1 as two sides' labels
-    (`team_a`, `team_b`), entrant 0's margin and outcome; where the entrants are told apart (not
-    two teams of partners) also `entrants` (labels) and `results` (each one's chips or points over
-    its rooms)."""
+    """The boards finished last, newest first, each in one shape: `entrants` (labels), each
+    one's `results` (its sides' points or chips over the rooms) and `margins` (two sides of
+    partners: its result less the other's; else its result)."""
     labels = _bot_labels(db, tid)
-    teams = read.told_as_teams(db, tid)
     rows = [
         {"board_id": r[3], "match_no": r[0], "board_no": r[1], "completed": r[2], "match_id": r[4]}
         for r in db.execute(
@@ -129,11 +127,13 @@ def latest_boards(db: sqlite_utils.Database, tid: int, limit: int = 12) -> list[
     ]
     if rows:
         ids = [r["board_id"] for r in rows]
-        results: dict[int, list[int]] = {}
-        for board_id, result in db.execute(
-                f"SELECT board_id, result FROM board_entrants WHERE board_id IN ({','.join('?' * len(ids))})"
+        results: dict[int, tuple[list[int], list[int]]] = {}
+        for board_id, result, margin in db.execute(
+                f"SELECT board_id, result, margin FROM board_entrants WHERE board_id IN ({','.join('?' * len(ids))})"
                 " ORDER BY board_id, entrant", ids):
-            results.setdefault(board_id, []).append(result)
+            found = results.setdefault(board_id, ([], []))
+            found[0].append(result)
+            found[1].append(margin)
         members: dict[int, list[list[int]]] = {}
         match_ids = sorted({r["match_id"] for r in rows})
         for match_id, e, bot in db.execute(
@@ -144,13 +144,8 @@ def latest_boards(db: sqlite_utils.Database, tid: int, limit: int = 12) -> list[
                 entrants.append([])
             entrants[e].append(bot)
         for r in rows:
-            found, entrants = results[r["board_id"]], members[r.pop("match_id")]
-            margin = found[0] - found[1]
-            r.update(margin=margin, outcome="win" if margin > 0 else "loss" if margin < 0 else "draw",
-                     team_a=[labels[x] for x in read._two_seats(entrants[0])],
-                     team_b=[labels[x] for x in read._two_seats(entrants[1])],
-                     entrants=None if teams else [read._named(e, labels) for e in entrants],
-                     results=None if teams else found)
+            (found, margins), entrants = results[r["board_id"]], members[r.pop("match_id")]
+            r.update(entrants=[read._named(e, labels) for e in entrants], results=found, margins=margins)
     return rows
 
 

@@ -46,7 +46,7 @@ def scores(bots: Sequence[int], boards: Sequence[dict], byes: Counter[int], boar
     """Swiss score: boards won (draws half) over every stored board; a bye counts as a match won."""
     score = {bot: float(byes[bot] * boards_per_match) for bot in bots}
     for b in boards:
-        a, other = b["team_a"][0], b["team_b"][0]
+        a, other = b["entrants"][0][0], b["entrants"][1][0]
         got = {"win": 1.0, "draw": 0.5, "loss": 0.0}[b["outcome"]]
         score[a] += got
         score[other] += 1.0 - got

@@ -13,6 +13,5 @@ export function pct(x) { return x === null || x === undefined ? "–" : Math.rou
 export function when(iso) { return iso ? iso.slice(0, 19).replace("T", " ") : "–"; }
 export function chips(x) { return x === null || x === undefined ? "–" : signed(x); }
 export function ms(x) { return x === null || x === undefined ? "" : (x < 1 ? x.toFixed(2) : x.toFixed(1)) + " ms"; }
-export function team(names) { return names[0] === names[1] ? names[0] : names.join(" + "); }
 // A room's name (arena.play.live.room_label): straight, swapped, room2, ...
 export function roomName(room) { return room === 0 ? "straight" : room === 1 ? "swapped" : "room" + room; }

@@ -3,7 +3,7 @@
  * and the recent results, from the league's data (/api/league: arena/league/server.py), pushed
  * again each time it changes. Its matches and deals open in the app's own views. */
 import { h, link, card, badge } from "./dom.js";
-import { elo, signed, team, chips, roomName } from "./format.js";
+import { elo, signed, chips, roomName } from "./format.js";
 import { lineChart, eloScale, errorBar, axis, PALETTE } from "./chart.js";
 import { main, setCrumbs, setTitle } from "./shell.js";
 
@@ -105,17 +105,14 @@ function recentCard(data) {
   const c = card("Recent results");
   if (!data.recent.length) { c.appendChild(h("p", { class: "muted" }, "No match finished yet.")); return c; }
   c.appendChild(h("table", { id: "recent" },
-    h("thead", null, h("tr", null, h("th", null, "match"), h("th", null, "A"), h("th", null, "B"),
-      h("th", { class: "num" }, "A: W-D-L"), h("th", { class: "num" }, "margin"), h("th", { class: "num" }, "faults"))),
+    h("thead", null, h("tr", null, h("th", null, "match"), h("th", null, "entrants: margin · W-D-L"), h("th", { class: "num" }, "faults"))),
     h("tbody", null, data.recent.map(function (m) {
-      const no = h("td", { class: "num" }, link("t=" + data.tid + "&match=" + m.match_no, String(m.match_no)));
-      if (m.entrants) return h("tr", null, no, h("td", { colspan: 3 }, m.entrants.map(function (e, i) {  // k entrants
-        return e + " " + chips(m.results[i]);
-      }).join(", ")), h("td", null, ""), h("td", { class: "num" }, m.faults));
-      return h("tr", null, no,
-        h("td", null, team(m.team_a)), h("td", null, team(m.team_b)),
-        h("td", { class: "num" }, m.wins + "-" + m.draws + "-" + m.losses),
-        h("td", { class: "num" }, signed(m.margin)), h("td", { class: "num" }, m.faults));
+      return h("tr", { "data-match": m.match_no }, h("td", { class: "num" }, link("t=" + data.tid + "&match=" + m.match_no, String(m.match_no))),
+        h("td", null, h("ul", { class: "entrants-list" }, m.entrants.map(function (e, i) {
+          return h("li", { "data-entrant": i }, h("span", null, e), h("span", { class: "num", "data-result": m.margins[i] }, chips(m.margins[i])),
+            h("span", { class: "muted" }, " · " + m.wins[i] + "-" + m.draws[i] + "-" + m.losses[i]));
+        }))),
+        h("td", { class: "num" }, m.faults));
     }))));
   return c;
 }

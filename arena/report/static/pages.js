@@ -2,7 +2,7 @@
  * Elo history, an SPRT's test, matches), a bot and a match. Each draws into the shell's main
  * from its page's data (arena/report/pages.py). */
 import { h, link, card, badge } from "./dom.js";
-import { elo, signed, pct, when, chips, team, roomName } from "./format.js";
+import { elo, signed, pct, when, chips, roomName } from "./format.js";
 import { lineChart, eloScale, errorBar, axis, scoreBar, scoreAxis, heatColour, PALETTE } from "./chart.js";
 import { MODE, main, setCrumbs, setTitle } from "./shell.js";
 
@@ -147,27 +147,12 @@ function settingsCard(t) {
 function latestCard(latest, t) {
   const c = card("Latest boards, newest first");
   if (!latest.length) { c.appendChild(h("p", { class: "muted" }, "No board finished yet.")); return c; }
-  if (latest[0].entrants) {  // k entrants: each one's result over the board's rooms
-    c.appendChild(h("table", { id: "latest" },
-      h("thead", null, h("tr", null, h("th", null, "Stored"), h("th", null, "Match"), h("th", null, "Board"), h("th", null, "Result per entrant"))),
-      h("tbody", null, latest.map(function (b) {
-        return h("tr", null, h("td", { class: "muted num" }, (b.completed || "").slice(11, 19)),
-          h("td", null, link("t=" + t.id + "&match=" + b.match_no, "#" + b.match_no)), h("td", { class: "num" }, b.board_no),
-          h("td", null, entrantList(b.entrants, b.results, null, t)));
-      }))));
-    return c;
-  }
   c.appendChild(h("table", { id: "latest" },
-    h("thead", null, h("tr", null, h("th", null, "Stored"), h("th", null, "Match"), h("th", null, "Board"), h("th", null, "Team A"),
-      h("th", null, "Team B"), h("th", { class: "num" }, "Margin A"))),
+    h("thead", null, h("tr", null, h("th", null, "Stored"), h("th", null, "Match"), h("th", null, "Board"), h("th", null, "Entrants: margin"))),
     h("tbody", null, latest.map(function (b) {
-      return h("tr", null,
-        h("td", { class: "muted num" }, (b.completed || "").slice(11, 19)),
-        h("td", null, link("t=" + t.id + "&match=" + b.match_no, "#" + b.match_no)),
-        h("td", { class: "num" }, b.board_no),
-        h("td", { class: b.outcome === "win" ? "bot" : null }, team(b.team_a)),
-        h("td", { class: b.outcome === "loss" ? "bot" : null }, team(b.team_b)),
-        h("td", { class: "num" }, signed(b.margin)));
+      return h("tr", { "data-match": b.match_no, "data-board": b.board_no }, h("td", { class: "muted num" }, (b.completed || "").slice(11, 19)),
+        h("td", null, link("t=" + t.id + "&match=" + b.match_no, "#" + b.match_no)), h("td", { class: "num" }, b.board_no),
+        h("td", null, entrantList(b.entrants, b.margins, null, t)));
     }))));
   return c;
 }
@@ -284,50 +269,43 @@ function matchState(m) {
   if (m.boards_done === m.boards) return badge("done", "finished");
   return m.tables_done ? badge("stopped", "interrupted") : h("span", { class: "muted" }, "to play");
 }
-// Entrants with their results (chips or points) and, if given, the others each beat; the
-// best result in bold.
-function entrantList(names, results, scores, t, ids) {
-  const top = Math.max.apply(null, results);
+// An entrant's name, each of its bots linked to its page where known: `a`, or `a+b` for
+// mixed partners.
+function entrantName(name, t, ids) {
+  if (!ids) return name;
+  if (ids[name] !== undefined) return link("t=" + t.id + "&bot=" + ids[name], name);
+  const bots = name.split("+");
+  if (!bots.every(function (b) { return ids[b] !== undefined; })) return name;
+  return bots.map(function (b, i) { return [i ? "+" : "", link("t=" + t.id + "&bot=" + ids[b], b)]; });
+}
+// Entrants, each with a number (its margin: for two sides of partners over the other, else its
+// chips or points) and, if given, a note (its W-D-L); the best number in bold.
+function entrantList(names, values, notes, t, ids) {
+  const top = Math.max.apply(null, values);
   return h("ul", { class: "entrants-list" }, names.map(function (name, e) {
-    return h("li", { "data-entrant": e }, h("span", { class: results[e] === top ? "bot" : null },
-      ids && ids[name] !== undefined ? link("t=" + t.id + "&bot=" + ids[name], name) : name),
-      h("span", { class: "num", "data-result": results[e] }, chips(results[e])),
-      scores ? h("span", { class: "muted" }, " · beat " + scores[e]) : null);
+    return h("li", { "data-entrant": e }, h("span", { class: values[e] === top ? "bot" : null }, entrantName(name, t, ids)),
+      h("span", { class: "num", "data-result": values[e] }, chips(values[e])),
+      notes ? h("span", { class: "muted", "data-note": "" }, " · " + notes[e]) : null);
   }));
 }
-// Matches of k entrants: each one's result over the boards done; `bot`: its own record.
-function entrantMatchesTable(matches, t, id, bot) {
-  return h("table", { id: id || "matches", class: "matches" },
-    h("thead", null, h("tr", null, h("th", { class: "num" }, "#"), h("th", null, "Entrants: chips, others beaten"),
-      h("th", { class: "wide-only" }, ""), h("th", { class: "num" }, "Boards"),
-      bot ? h("th", { class: "num" }, "W-D-L (" + bot + ")") : null, h("th", { class: "num wide-only" }, "Faults"))),
-    h("tbody", null, matches.map(function (m) {
-      return h("tr", { class: m.playing ? "playing" : null, "data-match": m.match_no },
-        h("td", { class: "num" }, link("t=" + t.id + "&match=" + m.match_no, "#" + m.match_no)),
-        h("td", null, entrantList(m.entrants, m.results, m.scores, t)),
-        h("td", { class: "wide-only" }, matchState(m)),
-        h("td", { class: "num" }, m.boards_done + " / " + m.boards, m.playing ? h("span", { class: "narrow-only sub" }, "in play") : null),
-        bot ? h("td", { class: "num" }, m.bot ? m.bot.wins + "-" + m.bot.draws + "-" + m.bot.losses : "") : null,
-        h("td", { class: "num wide-only" }, m.faults || ""));
-    })));
-}
-// `bot`: the W-D-L and margin from that bot's side (team B's are team A's turned around).
+function wdl(m, e) { return m.wins[e] + "-" + m.draws[e] + "-" + m.losses[e]; }
+// Matches of k entrants: each one's margin and W-D-L over the boards done; `bot`: its own record
+// (from its entrant's side).
 function matchesTable(matches, t, id, bot) {
-  if (matches.length && matches[0].entrants) return entrantMatchesTable(matches, t, id, bot);
   return h("table", { id: id || "matches", class: "matches" },
-    h("thead", null, h("tr", null, h("th", { class: "num" }, "#"), h("th", null, "Team A"), h("th", null, "Team B"),
-      h("th", { class: "wide-only" }, ""), h("th", { class: "num" }, "Boards"), h("th", { class: "num" }, bot ? "W-D-L (" + bot + ")" : "W-D-L (A)"),
-      h("th", { class: "num" }, bot ? "Margin" : "Margin A"), h("th", { class: "num wide-only" }, "Faults"))),
+    h("thead", null, h("tr", null, h("th", { class: "num" }, "#"), h("th", null, "Entrants: margin · W-D-L"),
+      h("th", { class: "wide-only" }, ""), h("th", { class: "num" }, "Boards"),
+      bot ? h("th", { class: "num" }, "W-D-L (" + bot + ")") : null, bot ? h("th", { class: "num" }, "Margin") : null,
+      h("th", { class: "num wide-only" }, "Faults"))),
     h("tbody", null, matches.map(function (m) {
-      const flip = bot && m.team_a.indexOf(bot) < 0;
       return h("tr", { class: m.playing ? "playing" : null, "data-match": m.match_no },
         h("td", { class: "num" }, link("t=" + t.id + "&match=" + m.match_no, "#" + m.match_no)),
-        h("td", null, team(m.team_a)), h("td", null, team(m.team_b)),
+        h("td", null, entrantList(m.entrants, m.margins, m.entrants.map(function (_, e) { return wdl(m, e); }), t)),
         h("td", { class: "wide-only" }, matchState(m)),
         h("td", { class: "num" }, m.boards_done + " / " + m.boards, m.playing ? h("span", { class: "narrow-only sub" }, "in play") : null,
-          m.playing && m.boards_started > m.boards_done ? h("div", { class: "sub" }, "+" + (m.boards_started - m.boards_done) + " in one room") : null),
-        h("td", { class: "num" }, flip ? m.losses + "-" + m.draws + "-" + m.wins : m.wins + "-" + m.draws + "-" + m.losses),
-        h("td", { class: "num" }, signed(flip ? -m.margin : m.margin)),
+          m.playing && m.boards_started > m.boards_done ? h("div", { class: "sub" }, "+" + (m.boards_started - m.boards_done) + " under way") : null),
+        bot ? h("td", { class: "num", "data-col": "bot-wdl" }, m.bot ? m.bot.wins + "-" + m.bot.draws + "-" + m.bot.losses : "") : null,
+        bot ? h("td", { class: "num", "data-col": "bot-margin" }, m.bot ? signed(m.bot.margin) : "") : null,
         h("td", { class: "num wide-only" }, m.faults || ""));
     })));
 }
@@ -339,7 +317,7 @@ function playingCard(playing, live, t) {
   c.appendChild(h("ul", { class: "playing" }, playing.map(function (m) {
     return h("li", { "data-match": m.match_no },
       link("t=" + t.id + "&match=" + m.match_no, "Match " + m.match_no), ": ",
-      m.entrants ? m.entrants.join(" v ") : [team(m.team_a), " v ", team(m.team_b)], " · ",
+      m.entrants.join(" v "), " · ",
       h("span", { class: "num" }, m.boards_done + " of " + m.boards + " boards stored"),
       (m.live_rooms || []).map(function (room) {
         return [" · ", link("live=" + t.id + "-" + m.match_no + "-" + roomName(Number(room)), "watch the " + roomName(Number(room)) + " room")];
@@ -420,7 +398,7 @@ export function botPage(data) {
     fc.appendChild(h("div", { class: "fault" },
       h("div", null, badge(f.status, "fault"), " ",
         link("t=" + t.id + "&match=" + f.match_no, "match " + f.match_no), ", board " + f.board_no +
-        (t.partnerships === false ? ", " + roomName(f.room) + " room" : f.swapped ? " (sides swapped)" : "") + ", seat " + f.seat + ": ",
+        ", " + roomName(f.room) + " room, seat " + f.seat + ": ",
         h("span", { class: "detail" }, f.detail),
         last !== undefined ? h("span", null, " · ", link("deal=" + last + "&seat=" + f.seat, "replay where it stopped")) : null),
       f.stderr ? h("pre", { class: "stderr" }, (f.stderr_cut ? "…" : "") + f.stderr)
@@ -457,69 +435,35 @@ function botHistoryCard(hist, t) {
 }
 
 // ---- a match ------------------------------------------------------------------------------
-export function matchPage(data) {
-  if (data.match.entrants) return entrantMatchPage(data);
-  const t = data.tournament, m = data.match;
-  setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], [null, "match " + m.match_no]]);
-  setTitle(["Match " + m.match_no, t.name]);
-  const who = function (names) {
-    return Array.from(new Set(names)).map(function (n, i) {
-      return [i ? " + " : "", data.bot_ids[n] !== undefined ? link("t=" + t.id + "&bot=" + data.bot_ids[n], n) : n];
-    });
-  };
-  main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Match " + m.match_no),
-    h("span", null, who(m.team_a), " (A) v ", who(m.team_b), " (B)"),
-    h("span", { class: "muted" },
-      m.match_no > 1 ? link("t=" + t.id + "&match=" + (m.match_no - 1), "← previous") : null,
-      m.match_no < t.matches ? [" ", link("t=" + t.id + "&match=" + (m.match_no + 1), "next →")] : null)));
-  const c = card("Boards");
-  const body = h("tbody");
-  let total = 0;
-  m.boards.forEach(function (b) {
-    if (b.margin !== null) total += b.margin;
-    b.tables.forEach(function (tb, k) {
-      body.appendChild(h("tr", null,
-        k === 0 ? h("td", { class: "num", rowspan: b.tables.length }, b.board_no) : null,
-        k === 0 ? h("td", { class: "mono muted wide-only", rowspan: b.tables.length }, b.seed) : null,
-        h("td", null, h("span", { class: "wide-only" }, tb.swapped ? "B holds side 0" : "A holds side 0"),
-          h("span", { class: "narrow-only" }, tb.swapped ? "B: side 0" : "A: side 0")),
-        h("td", { class: "wide-only" }, tb.seats.join(", ")),
-        h("td", { class: "num" }, (tb.swapped ? [tb.points[1], tb.points[0]] : tb.points).join(" – ")),
-        k === 0 ? h("td", { class: "num", rowspan: b.tables.length }, b.margin === null ? "…" : signed(b.margin)) : null,
-        k === 0 ? h("td", { class: "wide-only", rowspan: b.tables.length }, b.outcome || "playing") : null,
-        h("td", null, tb.faults.map(function (f) { return h("div", null, badge(f.status, "fault"), " seat " + f.seat + ": ", f.detail); })),
-        h("td", null, tb.deal_ids.map(function (d, i) { return [i ? " " : "", link("deal=" + d, "deal " + d)]; }))));
-    });
-  });
-  c.appendChild(h("table", { id: "boards" },
-    h("thead", null, h("tr", null, ["Board", "Seed", "Table", "Seats 0–" + (m.boards.length && m.boards[0].tables[0] ? m.boards[0].tables[0].seats.length - 1 : 3),
-      "Points (A – B)", "Margin A", "Result A", "Faults", "Replay"].map(function (x, i) { return h("th", { class: i === 1 || i === 3 || i === 6 ? "wide-only" : null }, x); }))),
-    body));
-  c.appendChild(h("p", { class: "muted" }, "Team A's margin over the match: " + signed(total) + "."));
-  main.appendChild(c);
-}
-
 // A match of k entrants: each board in its k rooms, each room's seats with the chips (or
 // points) each seat won there, and the board's result per entrant over the rooms.
-function entrantMatchPage(data) {
+export function matchPage(data) {
   const t = data.tournament, m = data.match, k = m.entrants.length;
   const unit = data.unit || "points", sideOf = data.seat_sides;  // a side of several seats scores once for all
   setCrumbs([["", "Tournaments"], ["t=" + t.id, t.name], [null, "match " + m.match_no]]);
   setTitle(["Match " + m.match_no, t.name]);
-  const totals = m.entrants.map(function () { return 0; }), beaten = totals.slice();
+  const totals = m.entrants.map(function () { return 0; });
+  const record = { wins: totals.slice(), draws: totals.slice(), losses: totals.slice() };
   m.boards.forEach(function (b) {
-    (b.results || []).forEach(function (x, e) { totals[e] += x; beaten[e] += b.scores[e]; });
+    if (!b.results) return;
+    b.margins.forEach(function (x, e) { totals[e] += x; });
+    b.results.forEach(function (x, e) {
+      b.results.forEach(function (y, f) {
+        if (f !== e) record[x > y ? "wins" : x < y ? "losses" : "draws"][e] += 1;
+      });
+    });
   });
   main.appendChild(h("div", { class: "page-head" }, h("h1", null, "Match " + m.match_no),
-    h("span", null, k + " entrants, " + (t.partnerships ? "one bot a side, in all of its seats" : "one bot a seat")),
+    h("span", { id: "match-entrants" }, m.entrants.map(function (name, e) { return [e ? " v " : "", entrantName(name, t, data.bot_ids)]; })),
     h("span", { class: "muted" },
       m.match_no > 1 ? link("t=" + t.id + "&match=" + (m.match_no - 1), "← previous") : null,
       m.match_no < t.matches ? [" ", link("t=" + t.id + "&match=" + (m.match_no + 1), "next →")] : null)));
   const sum = card("Entrants over the boards finished");
   sum.id = "entrants";
-  sum.appendChild(entrantList(m.entrants, totals, beaten, t, data.bot_ids));
-  sum.appendChild(h("p", { class: "muted" }, unit.charAt(0).toUpperCase() + unit.slice(1) + " over the finished boards, each board's over its " + k + " rooms; " +
-    "beat: the others each entrant won more " + unit + " than on a board (a tie counts half)."));
+  sum.appendChild(entrantList(m.entrants, totals, m.entrants.map(function (_, e) { return wdl(record, e); }), t, data.bot_ids));
+  sum.appendChild(h("p", { class: "muted" }, "Margin over the finished boards, each board's over its " + k + " rooms (" +
+    (t.partnerships ? "a side of partners: its " + unit + " less the other side's" : "its " + unit) + "); " +
+    "W-D-L: each board compares an entrant with each other entrant on their " + unit + "."));
   main.appendChild(sum);
   const c = card("Boards");
   const body = h("tbody");
@@ -535,13 +479,13 @@ function entrantMatchPage(data) {
         h("td", { "data-label": "Room " }, roomName(tb.room)),
         h("td", null, seats),
         i === 0 ? h("td", { rowspan: b.tables.length, "data-col": "results", "data-label": "Board " + b.board_no + " over its rooms" },
-          b.results ? entrantList(m.entrants, b.results, b.scores, t) : "playing") : null,
+          b.margins ? entrantList(m.entrants, b.margins, null, t) : "playing") : null,
         h("td", null, tb.faults.map(function (f) { return h("div", null, badge(f.status, "fault"), " seat " + f.seat + ": ", f.detail); }),
           tb.deal_ids.length ? h("div", { class: "deal-links" }, "deals ", tb.deal_ids.map(function (d, j) { return [j ? " " : "", link("deal=" + d, String(j + 1))]; })) : null)));
     });
   });
   c.appendChild(h("table", { id: "boards", class: "entrant-boards" },
-    h("thead", null, h("tr", null, ["Board", "Seed", "Room", "Seats: " + unit + " won there", "Board: " + unit + ", others beaten", "Replay"]
+    h("thead", null, h("tr", null, ["Board", "Seed", "Room", "Seats: " + unit + " won there", "Board: margin", "Replay"]
       .map(function (x, i) { return h("th", { class: i === 1 ? "wide-only" : null }, x); }))), body));
   c.appendChild(h("p", { class: "muted" }, "Room r gives side s to entrant (s − r) mod " + k + ": over a board's rooms every entrant holds every side once" +
     (t.partnerships ? " (a side's seats each show its result). " : ", a side being a seat. ") +
