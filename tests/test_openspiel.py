@@ -261,3 +261,29 @@ def test_a_league_of_hearts(tmp_path):
     doc = json.loads(run("league", "standings", "--db", str(db), "--json").stdout)
     assert doc["game"] == "openspiel:hearts" and doc["entrants"] == 4
     assert all(row["boards"] >= 1 and row["faults"] == 0 for row in doc["standings"]), doc["standings"]
+
+
+@pytest.mark.parametrize("name", ["bridge", "skat", "gin_rummy", "oh_hell"])
+def test_each_card_game_plays_a_tournament_by_the_random_bot(name, tmp_path):
+    """Copies of the arena's random bot, one a seat (bridge: one a side, clone partners), play a
+    board in rooms that rotate them; every room is dealt the same cards, and each stored deal,
+    replayed from the database, ends with its stored points."""
+    g = games.game(f"openspiel:{name}")
+    v = g.variant(None)
+    layout = g.layout(v)
+    bots = []
+    for k in range(layout.num_sides):
+        (tmp_path / f"copy{k}").mkdir()
+        bots.append(str(shutil.copy(ROOT / "bots" / "random_bot.py", tmp_path / f"copy{k}" / f"r{k}.py")))
+    arena("tournament", "run", "--game", g.info.name, "--bots", ",".join(bots), "--boards", "1", "--seed", str(SEED),
+          "--name", "t", "--quiet", cwd=tmp_path)
+    with schema.open_db(tmp_path / "a.db", create=False) as db:
+        assert db.execute("SELECT count(*) FROM seats WHERE status != 'ok'").fetchone()[0] == 0
+        docs = [replay.document(db, deal_id) for (deal_id,) in db.execute("SELECT id FROM deals ORDER BY id")]
+    assert len(docs) == layout.num_sides  # a room for each side's seat
+    assert len({json.dumps(g.deal(v, int(d["seed"]), d["dealer"]).to_dict()["history"]) for d in docs}) == 1
+    for doc in docs:
+        state = g.deal(v, int(doc["seed"]), doc["dealer"])
+        for m in doc["moves"]:
+            state = state.apply(m["move"])
+        assert state.is_over and list(state.result().sides) == doc["points"]

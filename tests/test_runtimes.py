@@ -237,6 +237,8 @@ def test_a_long_trace_shows_its_head_its_last_cause_and_its_tail():
     assert stderr_cause("\n".join(trace)).startswith("Caused by: java.io.FileNotFoundException")
     assert stderr_cause("Picked up JAVA_TOOL_OPTIONS: -Xss1024k\nError: no main class\n") == "Error: no main class"
     assert stderr_cause("Picked up JAVA_TOOL_OPTIONS: -Xss1024k\n") == ""
+    javac = "Note: Bot.java uses unchecked or unsafe operations.\nNote: Recompile with -Xlint:unchecked for details.\n"
+    assert stderr_cause("Picked up JAVA_TOOL_OPTIONS: -Xss1024k\n" + javac) == ""  # `java Bot.java`'s own notes
     assert stderr_cause("\n".join(trace[:10])).startswith("Exception in thread")
     assert stderr_cause("Traceback (most recent call last):\n  File x\nValueError: bad") == "ValueError: bad"
 
@@ -359,6 +361,25 @@ def test_a_jvm_log_on_stdout_is_named_with_the_flag_that_moves_it():
     decoder.feed(b"[0.027s][warning][os,thread] Failed to start thread\n")
     with pytest.raises(ProtocolError, match=r"did the bot print to stdout\?.*-Xlog:all=warning:stderr"):
         decoder.next()
+
+
+def test_a_line_printed_to_stdout_in_several_reads_is_quoted_and_named():
+    """However many reads a bot's stray print arrives in before the arena decodes, the fault quotes
+    it (the first of them used to be dropped after two: "got an integer", and no hint)."""
+    from arena.errors import ProtocolError
+    from arena.protocol.messages import Decoder
+
+    decoder = Decoder()
+    for chunk in (b"[info] st", b"arting ", b"audit bot", b"\n", msgpack_ready()):
+        decoder.feed(chunk)
+    with pytest.raises(ProtocolError, match=r"as text \('\[info\] starting audit bot\\n.*did the bot print to stdout\?"):
+        decoder.next()
+
+
+def msgpack_ready() -> bytes:
+    import msgpack
+
+    return msgpack.packb({"type": "ready", "name": "x"})
 
 
 def test_matches_logs_names_the_limit_a_tournaments_bot_met(bots):

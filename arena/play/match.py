@@ -411,13 +411,16 @@ def _unseen(bot: BotCommand, tables: list[TableResult]) -> list[str]:
 STDERR_HEAD, STDERR_TAIL = 6, 6
 
 
-_PICKED_UP = re.compile(r"\s*(NOTE: )?Picked up [A-Z_]+_OPTIONS: ")
+_PICKED_UP = re.compile(r"\s*((NOTE: )?Picked up [A-Z_]+_OPTIONS: |Note: (Some input files|\S+\.java) use|"
+                        r"Note: Recompile with -Xlint)")
+"""What a runtime says of itself at start, never why a bot failed: the JVM's note of the options it
+picked up from the environment, javac's notes of unchecked code (`java Bot.java` compiles first)."""
 
 
 def stderr_cause(stderr: str) -> str:
     """The line of a failed bot's stderr most likely to say why: a trace's last "Caused by:",
     else, where the last line is a JVM's stack frame, its first exception line, else the last
-    (never the JVM's note of the options it picked up from the environment)."""
+    (never a runtime's notes of itself, `_PICKED_UP`)."""
     lines = [line.strip() for line in stderr.strip().splitlines() if line.strip() and not _PICKED_UP.match(line)]
     if not lines:
         return ""

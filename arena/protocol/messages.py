@@ -60,7 +60,7 @@ class Decoder:
         )
         self._fed = 0
         self._start = 0  # stream offset where the message being received begins
-        self._recent: list[tuple[int, bytes]] = []  # the last chunks fed and their offsets: text in a fault's detail
+        self._recent: list[tuple[int, bytes]] = []  # chunks fed and their offsets: text in a fault's detail
 
     @property
     def pending(self) -> int:
@@ -74,7 +74,12 @@ class Decoder:
             self._unpacker.feed(data)
         except msgpack.BufferFull:  # pragma: no cover - the check above comes first
             raise ProtocolError(f"message larger than {self.max_message} bytes") from None
-        self._recent = [*self._recent[-1:], (self._fed, data)]
+        # the chunks of what is not decoded yet, from the message's first bytes on (however many
+        # reads they came in: a line printed to stdout is quoted whole), at most 8
+        recent = [chunk for chunk in self._recent if chunk[0] + len(chunk[1]) > self._start]
+        if len(recent) < 8:
+            recent.append((self._fed, data))
+        self._recent = recent
         self._fed += len(data)
 
     def next(self) -> dict[str, Any] | None:
@@ -112,13 +117,14 @@ class Decoder:
         return ""
 
     def _text_at(self, start: int) -> str:
-        """Up to 40 bytes fed from stream offset `start`, if they are printable ASCII text."""
+        """The printable ASCII text that the bytes fed from stream offset `start` begin with (at most 40)."""
         head = b""
         for offset, chunk in self._recent:
             if offset <= start + len(head) < offset + len(chunk):
                 head += bytes(chunk[start + len(head) - offset:][: 40 - len(head)])
-        printable = all(32 <= b < 127 or b in b"\t\n\r" for b in head)
-        return head.decode("ascii") if printable and len(head) >= 2 and head.strip() else ""
+        end = next((k for k, b in enumerate(head) if not (32 <= b < 127 or b in b"\t\n\r")), len(head))
+        head = head[:end]  # (up to what follows the text: the bot's first message, say)
+        return head.decode("ascii") if len(head) >= 2 and head.strip() else ""
 
 
 _SCALARS = frozenset({bool, int, float, str, bytes})
