@@ -107,7 +107,7 @@ def test_the_actions_are_the_moves_the_arena_sends():
     """Action k is the k-th move of the list the arena sends (listed with its cap), on a crowded
     table too: the ISMCTS bots compare their root's moves with the `act` they got."""
     from arena.play import table
-    from tests.test_pettingzoo import crowded_zwicker
+    from tests.positions import crowded_zwicker
 
     state = crowded_zwicker()
     sent = [m.to_dict() for m in state.legal_moves(table.LEGAL_CAP)[0]][:as_openspiel.MAX_ACTIONS]

@@ -20,6 +20,7 @@ from arena.play import seeds, table  # noqa: E402
 from arena.results import replay, schema  # noqa: E402
 from games import encoding  # noqa: E402
 from games import pettingzoo as pz  # noqa: E402
+from tests.positions import crowded_zwicker  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = Path(sys.executable).parent / "arena"
@@ -217,19 +218,6 @@ def test_the_same_seed_gives_the_deals_the_arena_stored(tmp_path):
         assert moves == [{"seat": m["seat"], "move": m["move"]} for m in doc["moves"]]
         layout = g.layout(v)
         assert [paid[f"seat_{s}"] for s in range(v.players)] == [doc["points"][layout.side_of(s)] for s in range(v.players)]
-
-
-def crowded_zwicker() -> games.State:
-    """Every low card (ace to five) loose on the table, seat 1 to move with four court cards and
-    a ten: thousands of captures, more per card value than any cap below the arena's."""
-    g = games.game("zwicker")
-    d = g.deal(g.variant(None), 5, 0).to_dict()
-    cards = [c for h in d["hands"] for c in h] + d["table"] + d["stock"]
-    low = [c for c in cards if c[0] in "A2345"]
-    mine = ["KD", "QD", "JH", "TS"]
-    rest = [c for c in cards if c not in low and c not in mine]
-    d.update(hands=[rest[0:4], mine, rest[4:8], rest[8:12]], table=low, stock=rest[12:], to_move=1)
-    return g.state_from_dict(d)
 
 
 def test_the_actions_are_the_moves_the_arena_sends():

@@ -38,8 +38,8 @@ def test_a_policy_trained_briefly_is_registered_checked_and_played(tmp_path):
     assert "added trained" in arena("bot", "add", str(folder), "--command", "policy_bot.py", "--name", "trained",
                                     cwd=tmp_path)
     assert "conformant" in arena("bot", "check", "trained", "--deals", "1", cwd=tmp_path)
-    arena("bot", "add", str(ROOT / "bots" / "zwicker" / "random_bot.py"), "--name", "random", cwd=tmp_path)
-    out = arena("tournament", "run", "--bots", "trained,random", "--boards", "1", "--seed", str(2**50 + 3),
+    random_bot = ROOT / "bots" / "zwicker" / "random_bot.py"
+    out = arena("tournament", "run", "--bots", f"trained,{random_bot}", "--boards", "1", "--seed", str(2**50 + 3),
                 "--name", "t", cwd=tmp_path)
     assert "1/1 boards" in out
     standings = arena("standings", "t", "--json", cwd=tmp_path)
