@@ -477,3 +477,21 @@ def test_a_bot_of_another_game_only_is_added_and_checked_at_its_games_table_with
     assert "conformant: the bot speaks protocol version 1" in proc.stdout
     proc = registered(db, "bot", "check", "zwicken_random", "--deals", "1", "--game", games.DEFAULT, cwd=open_dir)
     assert proc.returncode == 1 and "checked at a" not in proc.stdout, proc.stdout  # chosen by hand: kept
+
+
+def test_a_folder_of_a_script_or_a_jar_runs_with_no_command_in_check_play_and_add(open_dir):
+    """A folder holding bot.pl (bot.rb, bot.jar, Bot.java) is run by its runtime as bot.py is by
+    python: `bot check FOLDER`, `play FOLDER` and `bot add FOLDER` need no --command."""
+    needs("perl")
+    folder = open_dir / "perlbot"
+    folder.mkdir()
+    shutil.copy(BOTS / "first.pl", folder / "bot.pl")
+    (folder / "bot.pl").chmod(0o644)  # not executable: run as `perl bot.pl`
+    folder.chmod(0o755)
+    conformant(check(str(folder), open_dir, None), "perl-first")
+    db = open_dir / "arena.db"
+    proc = registered(db, "play", str(folder), str(ROOT / "bots" / "zwicker" / "random_bot.py"), "--boards", "1", "--seed", "1",
+                      cwd=open_dir)
+    assert proc.returncode == 0 and "perl-first" in proc.stdout, (proc.stdout, proc.stderr)
+    proc = registered(db, "bot", "add", str(folder), cwd=open_dir)
+    assert proc.returncode == 0 and "added perlbot" in proc.stdout, proc.stderr
