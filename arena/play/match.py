@@ -419,7 +419,8 @@ picked up from the environment, javac's notes of unchecked code (`java Bot.java`
 
 def stderr_cause(stderr: str) -> str:
     """The line of a failed bot's stderr most likely to say why: a trace's last "Caused by:",
-    else, where the last line is a JVM's stack frame, its first exception line, else the last
+    else, where the last line is a JVM's stack frame, its first exception line (a Tcl trace's:
+    the line before "while executing"), else the last
     (never a runtime's notes of itself, `_PICKED_UP`)."""
     lines = [line.strip() for line in stderr.strip().splitlines() if line.strip() and not _PICKED_UP.match(line)]
     if not lines:
@@ -427,6 +428,8 @@ def stderr_cause(stderr: str) -> str:
     caused = [line for line in lines if line.startswith("Caused by:")]
     if caused:
         return caused[-1]
+    if "while executing" in lines[1:]:  # a Tcl trace: its message, then where
+        return lines[lines.index("while executing") - 1]
     if lines[-1].startswith("at ") or lines[-1].startswith("..."):
         return next((line for line in lines if "Exception" in line or "Error" in line), lines[-1])
     return lines[-1]
