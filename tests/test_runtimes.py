@@ -519,3 +519,19 @@ def test_a_folder_of_a_script_or_a_jar_runs_with_no_command_in_check_play_and_ad
     assert proc.returncode == 0 and "perl-first" in proc.stdout, (proc.stdout, proc.stderr)
     proc = registered(db, "bot", "add", str(folder), cwd=open_dir)
     assert proc.returncode == 0 and "added perlbot" in proc.stdout, proc.stderr
+
+
+def test_a_program_outside_usr_and_the_bots_folder_is_named_when_the_bot_fails(bots, open_dir):
+    """The sandbox shows such a program as a file of its own: a script that reads a file beside it
+    (a runtime's home, say) fails, and bot check says why and what to do."""
+    tools = open_dir / "tools"
+    tools.mkdir()
+    (tools / "lib.sh").write_text("LEVEL=1\n")
+    (tools / "run.sh").write_text(f"#!/bin/sh\n. {tools / 'lib.sh'}\nexec /usr/bin/perl ./first.pl\n")
+    for path in (tools, tools / "run.sh"):
+        path.chmod(0o755)
+    (tools / "lib.sh").chmod(0o644)
+    proc = check(str(bots), open_dir, None, "--command", str(tools / "run.sh"))
+    assert proc.returncode == 1, proc.stdout
+    assert (f"outside /usr and the bot's folder: {tools / 'run.sh'}: the sandbox shows the bot each such program as "
+            "a file of its own") in proc.stdout, proc.stdout

@@ -358,6 +358,7 @@ class CheckResult:
     sandbox: str = "none"  # the confinement the bot was checked in
     game: str = games.DEFAULT
     unseen: list[str] = field(default_factory=list)  # files under /usr it named that its view lacks
+    alone: list[str] = field(default_factory=list)  # programs it runs from outside /usr and its folder
 
     @property
     def conformant(self) -> bool:
@@ -395,7 +396,24 @@ async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
     result = CheckResult(str(bot), tables, list(range(v.players)), sandbox, g.info.name)
     if not result.conformant and sandbox in ("fork", "bwrap"):
         result.unseen = _unseen(bot, tables)
+        result.alone = _alone(bot)
     return result
+
+
+def _alone(bot: BotCommand) -> list[str]:
+    """The programs the bot's command starts that lie outside /usr and outside its folder: the
+    sandbox shows each as a file of its own, without what lies beside it."""
+    from arena.process import view
+
+    if bot.kind == "python":
+        return []  # (run by the sandbox's own Python)
+    folder = os.path.realpath(bot.workdir)
+    out = []
+    for program in view.launched(bot.argv, str(bot.workdir)):
+        real = os.path.realpath(shutil.which(program) or program)
+        if os.path.isabs(real) and not real.startswith(("/usr/", folder + "/")) and real not in out:
+            out.append(real)
+    return out
 
 
 def _unseen(bot: BotCommand, tables: list[TableResult]) -> list[str]:
@@ -488,6 +506,10 @@ def format_check(check: CheckResult) -> str:
 
             lines.append(f"outside the sandbox's view of /usr: {', '.join(check.unseen[:3])} (on this machine, not "
                          f"shown to bots): the organiser adds it with {EXTRA_VAR}={':'.join(check.unseen)}")
+        if check.alone:
+            lines.append(f"outside /usr and the bot's folder: {', '.join(check.alone)}: the sandbox shows the bot "
+                         "each such program as a file of its own, not what lies beside it (a runtime's home, its "
+                         "libraries, files it reads): install it under /usr, or carry it in the bot's folder")
     lines.append("conformant: the bot speaks protocol version 1" if check.conformant
                  else "NOT conformant: see the fault above")
     return "\n".join(lines)
