@@ -501,6 +501,9 @@ def test_a_bot_of_another_game_only_is_added_and_checked_at_its_games_table_with
     assert "conformant: the bot speaks protocol version 1" in proc.stdout
     proc = registered(db, "bot", "check", "zwicken_random", "--deals", "1", "--game", games.DEFAULT, cwd=open_dir)
     assert proc.returncode == 1 and "checked at a" not in proc.stdout, proc.stdout  # chosen by hand: kept
+    proc = registered(db, "play", "zwicken_random", "zwicken_random", cwd=open_dir)
+    assert proc.returncode == 2 and proc.stderr.rstrip().endswith(
+        f"plays zwicken (its ready.games), not {games.DEFAULT} (--game zwicken plays it)"), proc.stderr
 
 
 def test_a_folder_of_a_script_or_a_jar_runs_with_no_command_in_check_play_and_add(open_dir):
