@@ -4,8 +4,8 @@ turned up mid-deal), a package of its own found by its `zwicker_arena.games` ent
 installed into a site folder as pip lays one out, with no change to the arena. The installed
 `arena` runs as a subprocess through `rules`, `bot add` (checked), `bot check`, a tournament
 anchored on the arena's random bot, `replay`, `sprt`, the pages in a real browser (a replay
-stepped through without a script error) and `league serve --game` with a match played and its
-page loaded (docs/adding-a-game.md). What the arena stores is checked against the game's own
+stepped through without a script error; its matches told as entrants, as every game's) and
+`league serve --game` with a match played and its page loaded (docs/adding-a-game.md). What the arena stores is checked against the game's own
 rules, not against numbers written here."""
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WAIT_MS = 120_000  # how long a page may take to show what is waited for (not a speed check)
+ARENA = Path(sys.executable).parent / "arena"  # the installed command, as its author runs it
 
 
 def install(project: Path, site: Path) -> Path:
@@ -148,7 +149,7 @@ def test_an_outside_game_of_unequal_sides_goes_through_the_arena_unchanged(wolf,
     bots = site / "lonewolf" / "bots"
 
     def arena(*args: str, stdin: str | None = None, token: str | None = None) -> str:
-        done = subprocess.run([sys.executable, "-m", "arena", *args], cwd=tmp_path, input=stdin, capture_output=True,
+        done = subprocess.run([str(ARENA), *args], cwd=tmp_path, input=stdin, capture_output=True,
                               text=True, env={**env, **({"ARENA_TOKEN": token} if token else {})}, timeout=600)
         assert done.returncode == 0, f"arena {' '.join(args)}: {done.stdout}\n{done.stderr}"
         return done.stdout
@@ -167,7 +168,11 @@ def test_an_outside_game_of_unequal_sides_goes_through_the_arena_unchanged(wolf,
         b = b.after(state)
     assert board["points"] == list(b.result().seats) and len(board["deals"]) == v.players
 
-    # bots: checked at a table of the game as they are added, the random bot the anchor
+    # bots: checked at a table of the game as they are added, the random bot the anchor (where
+    # to find it is said to whoever names it before adding it)
+    refused = subprocess.run([str(ARENA), "tournament", "run", "--game", "lonewolf", "--bots", "random,random", "--name", "early"],
+                             cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    assert refused.returncode != 0 and f"arena bot add {games.RANDOM_BOT} --game" in refused.stderr, refused.stderr
     assert "added" in arena("bot", "add", str(bots / "greedy_bot.py"), "--game", "lonewolf")
     for path in (bots / "timid_bot.py", games.RANDOM_BOT):  # (as the ones checked)
         arena("bot", "add", str(path), "--game", "lonewolf", "--no-check")
@@ -211,7 +216,7 @@ def test_an_outside_game_of_unequal_sides_goes_through_the_arena_unchanged(wolf,
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:
             # the pages: the tournament, a match (each seat shows its side's points), a replay stepped through
-            served = Lines(subprocess.Popen([sys.executable, "-m", "arena", "serve", "--port", "0"], cwd=tmp_path,
+            served = Lines(subprocess.Popen([str(ARENA), "serve", "--port", "0"], cwd=tmp_path,
                                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
             try:
                 url = re.search(r"(http://127\.0\.0\.1:\d+/)", served.wait_for(lambda line: "http://" in line))[1]
@@ -242,6 +247,9 @@ def test_an_outside_game_of_unequal_sides_goes_through_the_arena_unchanged(wolf,
                     page.wait_for_function(f"() => document.querySelector(\"{first}\").textContent === {text!r}")
                 context.close()
                 assert not errors, errors
+                from tests.test_web_browser import check_one_match_shape
+
+                check_one_match_shape(browser, url, 1, "lonewolf")  # a side of one v a side of two: two entrants
             finally:
                 assert "Traceback" not in served.close()
 
@@ -249,7 +257,7 @@ def test_an_outside_game_of_unequal_sides_goes_through_the_arena_unchanged(wolf,
             db = str(tmp_path / "league.db")
             token = arena("league", "author", "add", "ann", "--db", db).strip().splitlines()[-1]
             ladder = Lines(subprocess.Popen(
-                [sys.executable, "-m", "arena", "league", "serve", "--db", db, "--port", "0", "--boards", "1",
+                [str(ARENA), "league", "serve", "--db", db, "--port", "0", "--boards", "1",
                  "--concurrency", "1", "--free", "--game", "lonewolf", "--players", "3"],
                 cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
             try:

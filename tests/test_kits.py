@@ -39,7 +39,7 @@ class Kit:
     command: str | None = None  # --command, for a folder
 
 
-JAVA = "java -jar bot.jar"  # the arena's JAVA_TOOL_OPTIONS fit it to the sandbox (arena/process/fitted.py)
+JAVA = "java -jar bot.jar"  # a folder's bot.jar runs so; the arena's JAVA_TOOL_OPTIONS fit it (arena/process/fitted.py)
 KIT_LIST = [
     Kit("python", ("python3",), "python3", (), "python3 bot.py", "bot.py"),
     Kit("c", ("cc", "make"), "gcc make", ("make",), "./bot", "bot"),
@@ -48,7 +48,7 @@ KIT_LIST = [
     Kit("rust", ("cargo",), "cargo (or rustup)", ("cargo build --release",), "target/release/bot", "target/release/bot"),
     Kit("go", ("go",), "golang-go", ("CGO_ENABLED=0 go build -o bot .",), "./bot", "bot"),
     Kit("java", ("javac", "jar", "java"), "openjdk-17-jdk-headless",
-        ("javac -d classes Bot.java", "jar --create --file bot.jar --main-class Bot -C classes ."), JAVA, ".", JAVA),
+        ("javac -d classes Bot.java", "jar --create --file bot.jar --main-class Bot -C classes ."), JAVA, "."),
     Kit("perl", ("perl",), "perl", (), "perl bot.pl", "bot.pl"),
     Kit("ruby", ("ruby",), "ruby", (), "ruby bot.rb", "bot.rb"),
 ]
@@ -161,7 +161,7 @@ def test_a_kit_passes_bot_check_as_an_ordinary_user(language, kit_home):
     prefix = as_nobody()
     kit = KITS_BY_NAME[language]
     folder = built(kit, kit_home)
-    spec = kit.command if kit.register == "." else str(folder / kit.register)
+    spec = str(folder) if kit.register == "." else str(folder / kit.register)  # a folder: as bot add takes it
     argv = [*prefix, str(Path(sys.executable).parent / "arena"),
             "bot", "check", spec, "--deals", "1"]
     done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=600,

@@ -337,5 +337,10 @@ def get_bot(db: sqlite_utils.Database, name_or_id: str | int, version: int | Non
     if not rows:
         known = [r[0] for r in db.execute("SELECT DISTINCT name FROM bots WHERE removed IS NULL ORDER BY name")]
         what = f"{key}@{version}" if version is not None else key
-        raise ArenaError(f"unknown bot '{what}' (known: {', '.join(known) or 'none yet'})")
+        hint = ""
+        if key == "random":  # (games.RANDOM_NAME) where to find the arena's own, from any folder
+            import games
+
+            hint = f"; the arena's random bot, which plays any game: arena bot add {games.RANDOM_BOT} --game GAME"
+        raise ArenaError(f"unknown bot '{what}' (known: {', '.join(known) or 'none yet'}){hint}")
     return _bot_row(db, rows[0])

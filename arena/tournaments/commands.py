@@ -12,7 +12,11 @@ from pathlib import Path
 from arena.errors import ArenaError
 from arena.process.command import BotCommand
 
-FOLDER_ENTRY_POINTS = ("bot.py", "main.py", "bot.mjs", "main.mjs", "bot.js", "main.js", "bot.cjs", "main.cjs", "bot")
+FOLDER_ENTRY_POINTS = ("bot.py", "main.py", "bot.mjs", "main.mjs", "bot.js", "main.js", "bot.cjs", "main.cjs", "bot",
+                       "bot.jar", "Bot.java", "bot.pl", "bot.rb")
+"""What runs a folder given no command, the first of these it holds: a script or the executable
+`bot` as given, the rest by `ENTRY_COMMANDS`."""
+ENTRY_COMMANDS = {"bot.jar": "java -jar bot.jar", "Bot.java": "java Bot.java", "bot.pl": "perl bot.pl", "bot.rb": "ruby bot.rb"}
 
 
 def bot_command(row: dict) -> BotCommand:
@@ -29,9 +33,14 @@ def bot_command(row: dict) -> BotCommand:
     if path.is_dir():
         for entry in FOLDER_ENTRY_POINTS:
             if (path / entry).is_file():
-                return dataclasses.replace(BotCommand.from_spec(str(path / entry)), workdir=path.resolve(), whole=True)
-        raise ArenaError(f"bot {row['name']} is a folder without {', '.join(FOLDER_ENTRY_POINTS)}: "
-                         "say how to run it with --command")
+                if entry in ENTRY_COMMANDS:
+                    with _cwd(path):
+                        cmd = BotCommand.from_spec(ENTRY_COMMANDS[entry])
+                else:
+                    cmd = BotCommand.from_spec(str(path / entry))
+                return dataclasses.replace(cmd, workdir=path.resolve(), whole=True)
+        raise ArenaError(f"bot {row['name']} is a folder without {', '.join(FOLDER_ENTRY_POINTS)}: say how to run it "
+                         "with --command (bot add, bot check, submit; arena play runs it by the name bot add gave it)")
     return dataclasses.replace(BotCommand.from_spec(str(path)), whole=True)
 
 
