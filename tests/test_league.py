@@ -589,6 +589,10 @@ def test_a_killed_server_started_again_loses_and_doubles_nothing(tmp_path):
     before = tables(db)
     status = json.loads(arena("league", "status", "--db", str(db), "--json").stdout)
     assert status["status"] == "interrupted" and in_play in [m["match_no"] for m in status["to_resume"]]
+    text = arena("league", "status", "--db", str(db)).stdout  # each match as its entrants, its boards by its rooms
+    for m in status["to_resume"]:
+        assert f"to resume at the next start: match {m['match_no']} {' v '.join(m['entrants'])}, " \
+            f"{m['tables'] // m['rooms']}/{m['boards']} boards stored" in text
     again = Server(db)
     try:
         line = again.wait_for(lambda line: line.startswith("match "))

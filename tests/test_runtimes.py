@@ -1,5 +1,6 @@
 """Bots in other languages than Python run in the default sandbox as they run outside, with no
-setting: Perl, Ruby, Java (a source file and a jar) and Node.js, checked by `arena bot check`
+setting: Perl, Ruby, Java (a source file and a jar), Node.js and Tcl (a runtime the view knows
+nothing special of), checked by `arena bot check`
 as root and as an ordinary user (tests/runtimes/ holds the bots: each plays the first legal
 move, msgpack by hand). arena/process/view.py finds what each runtime needs."""
 
@@ -26,10 +27,12 @@ USERS = [None, pytest.param(NOBODY, id="user")] if os.geteuid() == 0 else [None]
 """As root the test also runs the arena as an ordinary user (CI runs it as one anyway)."""
 
 
+PACKAGES = {"java": "default-jdk-headless", "javac": "default-jdk-headless", "jar": "default-jdk-headless", "tclsh": "tcl"}
+
+
 def needs(program: str) -> None:
     if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed here (Debian: apt-get install "
-                    f"{ {'java': 'default-jdk-headless', 'javac': 'default-jdk-headless', 'jar': 'default-jdk-headless'}.get(program, program)})")
+        pytest.skip(f"{program} is not installed here (Debian: apt-get install {PACKAGES.get(program, program)})")
 
 
 def check(bot: str, cwd: Path, user: int | None, *extra: str) -> subprocess.CompletedProcess:
@@ -241,6 +244,8 @@ def test_a_long_trace_shows_its_head_its_last_cause_and_its_tail():
     assert stderr_cause("Picked up JAVA_TOOL_OPTIONS: -Xss1024k\n" + javac) == ""  # `java Bot.java`'s own notes
     assert stderr_cause("\n".join(trace[:10])).startswith("Exception in thread")
     assert stderr_cause("Traceback (most recent call last):\n  File x\nValueError: bad") == "ValueError: bad"
+    tcl = 'invalid command name "frobnicate"\n    while executing\n"frobnicate"\n    (file "/bot/first.tcl" line 5)\n'
+    assert stderr_cause(tcl) == 'invalid command name "frobnicate"'
 
 
 @pytest.fixture
@@ -401,28 +406,47 @@ SHM_ARENA = ("import sys; from arena.process import sandbox; sandbox.SHM = sys.a
 runtime adds to a user's copy stays there, and would hide a runtime the view no longer finds)."""
 
 
-@pytest.mark.parametrize("user", USERS)
-def test_a_command_prefixed_by_env_has_the_runtime_env_runs_in_its_view(bots, user):
-    """`env VAR=value ruby bot.rb` (the way to set a variable, docs/runtimes.md): the view holds
-    ruby, not only env, in a fresh copy of the view as in one bound path by path."""
+@pytest.fixture
+def fresh_shm():
+    """A folder standing for /dev/shm, where the arenas of a test make their view's copies afresh."""
     from arena.process import sandbox
 
-    needs("ruby")
     if sandbox._fs_type("/dev/shm") != "tmpfs":
         pytest.skip("no tmpfs at /dev/shm: the view is bound path by path, no copy")
     shm = Path(tempfile.mkdtemp(prefix="zwicker-test-shm-", dir="/dev/shm"))
     shm.chmod(0o1777)
-    try:
-        # the default bound: a fresh copy; none at all: the view bound path by path (as root only, for time)
-        for bound in ("", "0") if user is None else ("",):
-            argv = [sys.executable, "-c", SHM_ARENA, str(shm), "bot", "check", "env RUBYOPT=-W0 ruby first.rb", "--deals", "1"]
-            env = {**os.environ, "HOME": str(bots), sandbox.SHM_BOUND_VAR: bound}
-            env.pop(view.EXTRA_VAR, None)
-            proc = subprocess.run([*(as_nobody() if user is not None else []), *argv], capture_output=True, text=True,
-                                  cwd=bots, timeout=600, env=env)
-            conformant(proc, "ruby-first")
-    finally:
-        shutil.rmtree(shm, ignore_errors=True)
+    yield shm
+    shutil.rmtree(shm, ignore_errors=True)
+
+
+def fresh_check(shm: Path, bot: str, cwd: Path, user: int | None, *extra: str, bound: str = "") -> subprocess.CompletedProcess:
+    """`check`, by an arena whose view's copies are made in `shm` (`bound`: their bound, "0" for
+    none: the view bound path by path)."""
+    from arena.process import sandbox
+
+    argv = [sys.executable, "-c", SHM_ARENA, str(shm), "bot", "check", bot, "--deals", "1", *extra]
+    env = {**os.environ, "HOME": str(cwd), sandbox.SHM_BOUND_VAR: bound}
+    env.pop(view.EXTRA_VAR, None)
+    return subprocess.run([*(as_nobody() if user is not None else []), *argv], capture_output=True, text=True,
+                          cwd=cwd, timeout=600, env=env)
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_command_prefixed_by_env_has_the_runtime_env_runs_in_its_view(bots, fresh_shm, user):
+    """`env VAR=value ruby bot.rb` (the way to set a variable, docs/runtimes.md): the view holds
+    ruby, not only env, in a fresh copy of the view as in one bound path by path."""
+    needs("ruby")
+    # the default bound: a fresh copy; none at all: the view bound path by path (as root only, for time)
+    for bound in ("", "0") if user is None else ("",):
+        conformant(fresh_check(fresh_shm, "env RUBYOPT=-W0 ruby first.rb", bots, user, bound=bound), "ruby-first")
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_runtime_the_view_knows_nothing_of_runs_with_its_own_librarys_files(bots, fresh_shm, user):
+    """tclsh needs Tcl's init.tcl, which is in the package of its library (libtcl8.6), not its own
+    (tcl8.6): the view holds the packages of the runtime's own libraries, in a fresh copy."""
+    needs("tclsh")
+    conformant(fresh_check(fresh_shm, "./first.tcl", bots, user), "tcl-first")
 
 
 JVM_GREED = {
@@ -477,6 +501,9 @@ def test_a_bot_of_another_game_only_is_added_and_checked_at_its_games_table_with
     assert "conformant: the bot speaks protocol version 1" in proc.stdout
     proc = registered(db, "bot", "check", "zwicken_random", "--deals", "1", "--game", games.DEFAULT, cwd=open_dir)
     assert proc.returncode == 1 and "checked at a" not in proc.stdout, proc.stdout  # chosen by hand: kept
+    proc = registered(db, "play", "zwicken_random", "zwicken_random", cwd=open_dir)
+    assert proc.returncode == 2 and proc.stderr.rstrip().endswith(
+        f"plays zwicken (its ready.games), not {games.DEFAULT} (--game zwicken plays it)"), proc.stderr
 
 
 def test_a_folder_of_a_script_or_a_jar_runs_with_no_command_in_check_play_and_add(open_dir):
@@ -495,3 +522,19 @@ def test_a_folder_of_a_script_or_a_jar_runs_with_no_command_in_check_play_and_ad
     assert proc.returncode == 0 and "perl-first" in proc.stdout, (proc.stdout, proc.stderr)
     proc = registered(db, "bot", "add", str(folder), cwd=open_dir)
     assert proc.returncode == 0 and "added perlbot" in proc.stdout, proc.stderr
+
+
+def test_a_program_outside_usr_and_the_bots_folder_is_named_when_the_bot_fails(bots, open_dir):
+    """The sandbox shows such a program as a file of its own: a script that reads a file beside it
+    (a runtime's home, say) fails, and bot check says why and what to do."""
+    tools = open_dir / "tools"
+    tools.mkdir()
+    (tools / "lib.sh").write_text("LEVEL=1\n")
+    (tools / "run.sh").write_text(f"#!/bin/sh\n. {tools / 'lib.sh'}\nexec /usr/bin/perl ./first.pl\n")
+    for path in (tools, tools / "run.sh"):
+        path.chmod(0o755)
+    (tools / "lib.sh").chmod(0o644)
+    proc = check(str(bots), open_dir, None, "--command", str(tools / "run.sh"))
+    assert proc.returncode == 1, proc.stdout
+    assert (f"outside /usr and the bot's folder: {tools / 'run.sh'}: the sandbox shows the bot each such program as "
+            "a file of its own") in proc.stdout, proc.stdout

@@ -649,3 +649,21 @@ def test_a_client_that_stops_reading_does_not_hold_either_server_at_its_end(play
     finally:
         league.stop()
         flood.close()
+
+
+def test_every_bundled_viewer_file_ships_with_the_package():
+    """An install from a wheel carries each bundled game's viewer module and its stylesheet
+    (pyproject's package-data for `games`), as the pages load both from the game's folder."""
+    import fnmatch
+    import tomllib
+
+    import games
+
+    root = Path(__file__).resolve().parent.parent
+    shipped = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["games"]
+    for name in games.BUNDLED:
+        viewer = games.extras(games.game(name)).viewer
+        assert viewer is not None, name
+        for path in Path(viewer).parent.glob("viewer.*"):
+            relative = path.relative_to(root / "games").as_posix()
+            assert any(fnmatch.fnmatch(relative, pattern) for pattern in shipped), relative

@@ -138,7 +138,8 @@ def status_cmd(db: DbOption = None, name: LeagueOption = store.DEFAULT_NAME, as_
          f"({doc['boards_per_match']} a match)")
     for key, title in (("playing", "in play"), ("to_resume", "to resume at the next start")):
         for m in doc[key]:
-            echo(f"{title}: match {m['match_no']} {m['a']} v {m['b']}, {m['tables'] // 2}/{m['boards']} boards stored")
+            echo(f"{title}: match {m['match_no']} {' v '.join(m['entrants'])}, {m['tables'] // m['rooms']}/{m['boards']} "
+                 "boards stored")
     echo("active: " + (", ".join(f"{b['bot']} ({b['matches']} matches)" for b in doc["active"]) or "none"))
     if doc["waiting"]:
         echo("waiting for first matches: " + ", ".join(doc["waiting"]))

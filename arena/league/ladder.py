@@ -62,14 +62,6 @@ class InPlay:
     started: float = field(default_factory=time.time)
     resumed: bool = False
 
-    @property
-    def a(self) -> int:
-        return self.bots[0]
-
-    @property
-    def b(self) -> int:
-        return self.bots[1]
-
 
 class Ladder:
     def __init__(self, db: sqlite_utils.Database, tid: int, *, sandbox: str = "auto", concurrency: int | None = None,

@@ -138,8 +138,7 @@ class League:
             v = names.get(bot)
             return f"{v['name']}@{v['version']}" if v else str(bot)
 
-        playing = [{"match_no": m.match_no, "a": label(m.a), "b": " v ".join(map(label, m.bots[1:])),
-                    "entrants": [label(b) for b in m.bots], "boards": m.boards,
+        playing = [{"match_no": m.match_no, "entrants": [label(b) for b in m.bots], "boards": m.boards,
                     "tables": m.tables, "resumed": m.resumed, "rooms": self.ladder.size}
                    for m in sorted(self.ladder.playing.values(), key=lambda m: m.match_no)]
         return playing, [label(b) for b in waiting if b in names]
@@ -510,8 +509,8 @@ def status_document(db: Any, tid: int, first: int = 2) -> dict:
     active = store.active_bots(db)
     unfinished = store.unfinished_matches(db, tid, t["boards"])
     done = read.done_tables(db, tid)
-    in_play = [{"match_no": m["match_no"], "a": label(m["a"]), "b": " v ".join(map(label, m["bots"][1:])),
-                "entrants": [label(b) for b in m["bots"]], "boards": t["boards"],
+    in_play = [{"match_no": m["match_no"], "entrants": [label(b) for b in m["bots"]], "boards": t["boards"],
+                "rooms": len(m["bots"]),  # (a room for each entrant)
                 "tables": sum(1 for (no, _b, _s) in done if no == m["match_no"])} for m in unfinished]
     return {
         "league": t["name"], "status": t["status"], "matches": t["matches"], "boards_done": t["boards_done"],

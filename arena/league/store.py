@@ -184,10 +184,10 @@ def _matches(db: sqlite_utils.Database, tid: int) -> list[tuple[int, int, list[i
 
 def unfinished_matches(db: sqlite_utils.Database, tid: int, boards: int) -> list[dict]:
     """Matches started but not stored whole (a server stopped or killed meanwhile), oldest first:
-    each with its bots ("a" and "b": the first two)."""
+    each with its bots, an entrant each."""
     tables = dict(db.execute("SELECT m.id, COUNT(t.id) FROM matches m LEFT JOIN board_tables t ON t.match_id = m.id"
                              " WHERE m.tournament_id = ? GROUP BY m.id", [tid]).fetchall())
-    return [{"match_no": no, "bots": bots, "a": bots[0], "b": bots[1]} for mid, no, bots, rooms in _matches(db, tid)
+    return [{"match_no": no, "bots": bots} for mid, no, bots, rooms in _matches(db, tid)
             if tables.get(mid, 0) < rooms * boards]
 
 

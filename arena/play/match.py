@@ -358,6 +358,7 @@ class CheckResult:
     sandbox: str = "none"  # the confinement the bot was checked in
     game: str = games.DEFAULT
     unseen: list[str] = field(default_factory=list)  # files under /usr it named that its view lacks
+    alone: list[str] = field(default_factory=list)  # programs it runs from outside /usr and its folder
 
     @property
     def conformant(self) -> bool:
@@ -395,7 +396,24 @@ async def check_bot(bot: BotCommand, *, deals: int = 2, seed: int = 0,
     result = CheckResult(str(bot), tables, list(range(v.players)), sandbox, g.info.name)
     if not result.conformant and sandbox in ("fork", "bwrap"):
         result.unseen = _unseen(bot, tables)
+        result.alone = _alone(bot)
     return result
+
+
+def _alone(bot: BotCommand) -> list[str]:
+    """The programs the bot's command starts that lie outside /usr and outside its folder: the
+    sandbox shows each as a file of its own, without what lies beside it."""
+    from arena.process import view
+
+    if bot.kind == "python":
+        return []  # (run by the sandbox's own Python)
+    folder = os.path.realpath(bot.workdir)
+    out = []
+    for program in view.launched(bot.argv, str(bot.workdir)):
+        real = os.path.realpath(shutil.which(program) or program)
+        if os.path.isabs(real) and not real.startswith(("/usr/", folder + "/")) and real not in out:
+            out.append(real)
+    return out
 
 
 def _unseen(bot: BotCommand, tables: list[TableResult]) -> list[str]:
@@ -419,7 +437,8 @@ picked up from the environment, javac's notes of unchecked code (`java Bot.java`
 
 def stderr_cause(stderr: str) -> str:
     """The line of a failed bot's stderr most likely to say why: a trace's last "Caused by:",
-    else, where the last line is a JVM's stack frame, its first exception line, else the last
+    else, where the last line is a JVM's stack frame, its first exception line (a Tcl trace's:
+    the line before "while executing"), else the last
     (never a runtime's notes of itself, `_PICKED_UP`)."""
     lines = [line.strip() for line in stderr.strip().splitlines() if line.strip() and not _PICKED_UP.match(line)]
     if not lines:
@@ -427,6 +446,8 @@ def stderr_cause(stderr: str) -> str:
     caused = [line for line in lines if line.startswith("Caused by:")]
     if caused:
         return caused[-1]
+    if "while executing" in lines[1:]:  # a Tcl trace: its message, then where
+        return lines[lines.index("while executing") - 1]
     if lines[-1].startswith("at ") or lines[-1].startswith("..."):
         return next((line for line in lines if "Exception" in line or "Error" in line), lines[-1])
     return lines[-1]
@@ -485,6 +506,10 @@ def format_check(check: CheckResult) -> str:
 
             lines.append(f"outside the sandbox's view of /usr: {', '.join(check.unseen[:3])} (on this machine, not "
                          f"shown to bots): the organiser adds it with {EXTRA_VAR}={':'.join(check.unseen)}")
+        if check.alone:
+            lines.append(f"outside /usr and the bot's folder: {', '.join(check.alone)}: the sandbox shows the bot "
+                         "each such program as a file of its own, not what lies beside it (a runtime's home, its "
+                         "libraries, files it reads): install it under /usr, or carry it in the bot's folder")
     lines.append("conformant: the bot speaks protocol version 1" if check.conformant
                  else "NOT conformant: see the fault above")
     return "\n".join(lines)

@@ -479,6 +479,7 @@ async def prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping[
     try:
         # bwrap and fork: the bot's folder at BOT_MOUNT, from a copy named after nothing of the host;
         # rlimit's throw-away uid: from a copy no other user can reach (arena.process.runtime)
+        place: contextlib.AbstractContextManager[tuple[Path | None, BotCommand]]
         if mode in ("fork", "bwrap"):
             place = runtime.inside(cmd, uid if mode == "bwrap" else None)
         elif uid is not None:
@@ -520,6 +521,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
             binds = kit_binds() + lib_binds
         else:
             binds = [(p, p) for p in outside]
+        assert source is not None  # (runtime.inside's copy)
         request = fork_request(argv, source, in_process, limits, uid, tag_env, binds)
         if lib_binds:
             request["env"]["PYTHONPATH"] += os.pathsep + libraries.LIBRARY_MOUNT
@@ -559,6 +561,7 @@ async def _prepared(cmd: BotCommand, mode: str, limits: Limits, tag_env: Mapping
             with _filter_fd() as fd:
                 extra += ["--info-fd", str(namespace.write_fd), "--seccomp", str(fd)]
                 shell, prlimit = _rlimits(limits, uid, extra_processes=2, own_namespace=True)  # bwrap's bounded too
+                assert source is not None  # (runtime.inside's copy)
                 full = (death_with_arena(uid, join + shell) + _bwrap_argv(source, cmd.workdir, uid, limits.tmp_bytes, extra)
                         + prlimit + argv)
                 yield Launch(full, "/", env, uid, pass_fds=(namespace.write_fd, fd), namespace=namespace, group=group)

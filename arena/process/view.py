@@ -17,8 +17,9 @@ never read), but the files a bot runs on, the *view*:
   imports (numpy, OpenSpiel: arena/process/libraries.py) is shown that library's files beside the
   kit, and finds what they load in the view; a bot that declares nothing is shown none of the
   library's own files;
-- the runtime a bot's command or its script's `#!` line names (`for_program`): the program, its
-  Debian package's files, the runtime's home or library folders (a JDK's home, perl's @INC,
+- the runtime a bot's command (also after `env VAR=value`, `launched`) or its script's `#!` line
+  names (`for_program`): the program, its Debian package's files and its own library's (Tcl's
+  init.tcl is libtcl8.6's), the runtime's home or library folders (a JDK's home, perl's @INC,
   ruby's load and gem paths, python's sys.path) and their libraries; a runtime's links into /etc
   (a JDK's configuration) are shown as what they point to.
 
@@ -372,12 +373,27 @@ def _java_home(program: str) -> str | None:
     return home if os.path.isfile(os.path.join(home, "lib", "modules")) else None
 
 
+def _runtime_libraries(program: str) -> list[str]:
+    """The shared libraries `program` needs that are its runtime's own, named as it is (tclsh8.6's
+    libtcl8.6.so, perl's libperl.so.5.36, ruby3.1's libruby-3.1.so): their packages hold what
+    the interpreter loads at start (Tcl's init.tcl)."""
+    name = os.path.basename(program)
+    needed, runpath, _ = _elf_needs(program)
+    own = []
+    for library in needed:
+        stem = re.sub(r"[-.\d].*$", "", library.removeprefix("lib"))
+        if len(stem) >= 3 and name.startswith(stem) and (found := _find_library(library, runpath)):
+            own.append(os.path.realpath(found))
+    return own
+
+
 def runtime_paths(program: str) -> tuple[list[str], list[str]]:
     """What running `program` needs besides its ELF libraries: (paths to show, programs whose
-    libraries to add). Its Debian package's files, and the runtime's own home (a JDK's, without
-    what only a build reads) or library folders (as perl, ruby or python report them)."""
+    libraries to add). Its Debian package's files and those of its runtime's own library
+    (`_runtime_libraries`), and the runtime's own home (a JDK's, without what only a build reads)
+    or library folders (as perl, ruby or python report them)."""
     real = os.path.realpath(program)
-    shown: list[str] = list(_package_files(real))
+    shown: list[str] = [f for path in [real, *_runtime_libraries(real)] for f in _package_files(path)]
     programs = [p for p in shown if os.path.isfile(p) and not os.path.islink(p) and (".so" in p or os.access(p, os.X_OK))]
     kind = runtime_kind(program)
     if kind == "java" and (home := _java_home(real)):

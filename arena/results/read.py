@@ -345,8 +345,8 @@ def _unit(game: str) -> str:
 
 
 def _table_entrants(db: sqlite_utils.Database, tid: int) -> int | None:
-    """How many entrants a match of the tournament has when they are a bot a side (Zwicken's
-    players, told apart); None for two sides of partners (told as teams A and B)."""
+    """How many entrants a match of the tournament has when each is rated on its own result
+    (every table but two sides of two partners); None for two sides of partners."""
     if told_as_teams(db, tid):
         return None
     row = db.execute("SELECT COUNT(DISTINCT e.entrant) FROM match_entrants e JOIN matches m ON m.id = e.match_id"
@@ -355,17 +355,17 @@ def _table_entrants(db: sqlite_utils.Database, tid: int) -> int | None:
 
 
 def told_as_teams(db: sqlite_utils.Database, tid: int) -> bool:
-    """Whether the tournament's matches are told as two teams, A and B (`two_teams`); otherwise
-    each entrant is told apart, with its result in the game's unit. Only how a match is told:
-    every match is stored as k entrants."""
+    """Whether the tournament's tables are two sides of two partners (`two_teams`): then its
+    SPRT counts each room apart (entrant 0's outcome in each), an entrant's margin is over the
+    other and the standings count a bot with its partner; otherwise an entrant's result is in the
+    game's unit. Every match is stored and listed as k entrants either way."""
     row = db.execute("SELECT game, variant FROM tournaments WHERE id = ?", [tid]).fetchone()
     return True if row is None else _two_teams_of(row[0], json.loads(row[1]))  # (no such tournament: said later)
 
 
 def two_teams(layout: games.Layout) -> bool:
-    """Whether a table is two sides of two seats (Zwicker's four): its matches are two teams
-    (clone or mixed partners), told as team A and team B; any other table's entrants are told
-    apart."""
+    """Whether a table is two sides of two seats (a four-handed partnership game): its matches
+    are two entrants of two seats each (clone or mixed partners)."""
     return layout.num_sides == 2 and all(len(side) == 2 for side in layout.sides)
 
 

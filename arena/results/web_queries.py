@@ -131,9 +131,9 @@ def latest_boards(db: sqlite_utils.Database, tid: int, limit: int = 12) -> list[
         for board_id, result, margin in db.execute(
                 f"SELECT board_id, result, margin FROM board_entrants WHERE board_id IN ({','.join('?' * len(ids))})"
                 " ORDER BY board_id, entrant", ids):
-            found = results.setdefault(board_id, ([], []))
-            found[0].append(result)
-            found[1].append(margin)
+            pair = results.setdefault(board_id, ([], []))
+            pair[0].append(result)
+            pair[1].append(margin)
         members: dict[int, list[list[int]]] = {}
         match_ids = sorted({r["match_id"] for r in rows})
         for match_id, e, bot in db.execute(

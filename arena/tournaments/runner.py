@@ -186,7 +186,7 @@ def resolve_bots(db: sqlite_utils.Database, specs: Sequence[str], game: str | No
             raise ArenaError(f"bot '{row['name']}' is disabled: 'arena bot enable {row['name']}' brings it back")
         if game is not None and not registry.plays(row, game):
             raise ArenaError(f"bot '{row['name']}@{row['version']}' plays {', '.join(row['games']) or 'no game'}"
-                             f" (its ready.games), not {game}")
+                             f" (its ready.games), not {game}{_other_game(row['games'])}")
         rows.append(row)
     ids = [r["id"] for r in rows]
     if len(set(ids)) != len(ids):
@@ -214,7 +214,7 @@ def command_for(spec: str, db_path: Path, game: str | None = None) -> BotCommand
         if found is not None:
             if game is not None and not registry.plays(found, name := check_game(game).info.name):
                 raise ArenaError(f"bot '{found['name']}@{found['version']}' plays {', '.join(found['games']) or 'no game'}"
-                                 f" (its ready.games), not {name}")
+                                 f" (its ready.games), not {name}{_other_game(found['games'])}")
             return bot_command(found)
     try:
         return BotCommand.from_spec(spec)
@@ -260,6 +260,12 @@ async def _copy_answers_hello(path: Path, command: str | None, sandbox: str, gam
         return await answers_hello(candidate_command(copy, command), sandbox=sandbox, game=game)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _other_game(declared: list[str] | None) -> str:
+    """What a refusal of a bot of another game adds: the option that plays its game."""
+    installed = [g for g in declared or [] if g in games.names()]
+    return f" (--game {installed[0]} plays it)" if installed else ""
 
 
 def declared_game(said: Sequence[list[str] | None], table_game: str) -> str | None:
