@@ -1,6 +1,8 @@
 """OpenSpiel's card games in the arena (games/openspiel.py): each behind the games interface,
-its chance drawn from the board's seed, its private moves hidden from the other seats; a hearts
-tournament through the installed `arena` with duplicate rooms, replayed; the rules oracle."""
+its chance drawn from the board's seed, its private moves hidden from the other seats; through
+the installed `arena` with the arena's random bot: a hearts tournament with duplicate rooms,
+replayed, an SPRT and a league of hearts, a tournament of each other card game the issue names;
+the rules oracle. (The pages: tests/test_web_generic.py.)"""
 
 from __future__ import annotations
 
