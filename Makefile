@@ -26,10 +26,16 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # The linter and the type checker first (their settings: pyproject.toml's [tool.ruff], [tool.mypy]).
+# Then the suite on JOBS workers (pytest-xdist, a module's tests on one worker), and after it the
+# tests marked `alone` (tests/conftest.py: CPU shares, clocks, caches) with the machine to
+# themselves. `make test JOBS=1`: the whole suite in one process, as plain `pytest` runs it.
+JOBS ?= 2
 test: $(STAMP) c-bot browser
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	@if [ "$(JOBS)" -gt 1 ]; then \
+	    $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not alone" && $(BIN)/python -m pytest -m alone; \
+	else $(BIN)/python -m pytest; fi
 
 # The compiled example bot (bots/zwicker/c), when a C compiler is present; its test skips without one.
 c-bot:

@@ -50,7 +50,7 @@ run(policy, name="random-policy")
 def pettingzoo_ratio(name: str, players: int | None, boards: int) -> tuple[float, float, int]:
     """Microseconds per move through the PettingZoo env and on the interface, and moves timed."""
     import games
-    from games import pettingzoo
+    from games import encoding, pettingzoo
 
     env = pettingzoo.env(name, players=players, seed=1)
     choices: list[int] = []
@@ -78,7 +78,7 @@ def pettingzoo_ratio(name: str, players: int | None, boards: int) -> tuple[float
         while not board.is_over:
             state = board.deal()
             while not state.is_over:
-                moves, _ = state.legal_moves(pettingzoo.MAX_ACTIONS)
+                moves, _ = state.legal_moves(encoding.LEGAL_CAP)  # as the arena lists them, and the env
                 state = state.apply(moves[next(it)])
             board = board.after(state)
     engine_s = time.process_time() - t0

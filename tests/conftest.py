@@ -21,6 +21,26 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+ALONE = {
+    "test_hostile_cpu_share": "compares the CPU an arena's bots get with a spinner's beside them",
+    "test_starved": "a bot pinned to one CPU beside a CPU hog: the machine's run queue is the subject",
+    "test_tempo": "the gaps between a table's messages, a move limit of 120 ms apart",
+    "test_hostile_page_cache": "two bots signalling through the page cache, read against controls outside",
+    "test_scheduler": "cores lent to bots and frozen bots, on this machine's CPUs",
+    "test_cluster": "a worker killed and a coordinator interrupted at moments in a run",
+}
+"""Modules whose subject is the machine's CPUs, clocks or caches: `make test` runs them after the
+others (which it runs on two workers, pytest-xdist), each with the machine to itself. Plain
+`pytest` runs everything in one process, as always."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.stem in ALONE:
+            item.add_marker(pytest.mark.alone)
+
+
 @pytest.fixture(autouse=True)
 def no_bot_left_behind():
     """Fail the test if any bot process it started (or anything the bot started) is still alive."""
