@@ -168,7 +168,7 @@ def test_play_ends_with_won_drawn_lost_and_the_mean_margin_with_its_interval():
     out = arena("play", BOTS / "zwicker" / "greedy_bot.py", BOTS / "zwicker" / "random_bot.py", "--boards", "3", "--seed", SEED,
                 "--sandbox", "none").stdout
     last = out.rstrip("\n").splitlines()[-1]
-    m = re.fullmatch(r"A \(greedy\): W-D-L (\d)-(\d)-(\d) over 3 boards; mean margin ([-+]\d+\.\d) "
+    m = re.fullmatch(r"1 \(greedy\): W-D-L (\d)-(\d)-(\d) over 3 boards; mean margin ([-+]\d+\.\d) "
                                    r"points a board, 95% interval ([-+]\d+\.\d) \.\. ([-+]\d+\.\d)", last)
     assert m, out
     w, d, l_, mean, low, high = (float(x) for x in m.groups())

@@ -85,7 +85,7 @@ def test_registered_names_work_in_play_and_check(folder):
     db = folder / "a.db"
     arena("bot", "add", GREEDY, "--name", "g", "--db", db, "--sandbox", "none")
     out = arena("play", "g", RANDOM, "--boards", "1", "--sandbox", "none", "--db", db).stdout
-    assert "A = greedy" in out
+    assert "1 = greedy" in out
     arena("bot", "check", "g@1", "--deals", "1", "--sandbox", "none", "--db", db)
     one_line_error(arena("bot", "check", "nobody-here.py", "--db", db, code=None), "no such file")
 

@@ -10,7 +10,7 @@ from engine import zwicker
 from arena.play.match import (
     check_bot,
     format_check,
-    format_match,
+    format_group,
     play_match,
     table_bot_seed,
 )
@@ -60,13 +60,13 @@ async def test_a_match_replays_identically_from_its_seed():
 
 async def test_the_printed_match_has_every_board_and_the_total():
     result = await play_match(GREEDY, RANDOM, boards=2, seed=1)
-    text = format_match(result)
+    text = format_group(result)
     lines = text.splitlines()
     total = next(line for line in lines if line.startswith("total"))
-    assert total.split()[-2:] == [str(result.totals[0]), str(result.totals[1])]
-    assert sum(1 for line in lines if line.split() and line.split()[0] in ("0", "1")) == 2
-    winner = "greedy" if result.totals[0] > result.totals[1] else "random"
-    assert f"{winner} wins by {abs(result.totals[0] - result.totals[1])} points" in text
+    assert total.split()[-2:] == [f"{result.totals[0]:+d}", f"{result.totals[1]:+d}"]
+    head = next(k for k, line in enumerate(lines) if line.split()[:1] == ["board"])
+    assert [line.split()[0] for line in lines[head + 1:lines.index(total)]] == ["0", "1"]  # a line a board
+    assert lines[0].startswith("1 = greedy") and lines[1].startswith("2 = random")
 
 
 async def test_a_forfeit_shows_in_the_match_and_goes_against_the_faulty_bot():
@@ -74,7 +74,7 @@ async def test_a_forfeit_shows_in_the_match_and_goes_against_the_faulty_bot():
     result = await play_match(RANDOM, illegal, boards=1, seed=2)
     assert [f["entrant"] for f in result.forfeits] == [1, 1]
     assert result.totals == [60, 0]
-    assert "B (seat 1) illegal_move" in format_match(result)
+    assert "entrant 2 (seat 1) illegal_move" in format_group(result)
 
 
 async def test_a_match_needs_two_sides_and_a_board():

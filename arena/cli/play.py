@@ -74,8 +74,8 @@ def play(
     """Play a duplicate match between bots: the boards, the total, W-D-L and the mean margin.
 
     Each board's deal is played twice, with the bots' sides swapped, so the luck of the cards
-    cancels out; it ends with A's boards won, drawn and lost and its mean margin per board with a
-    95% interval. In a game where every seat plays for itself (--game zwicken) each bot is one
+    cancels out; it ends with the first bot's boards won, drawn and lost and its mean margin per
+    board with a 95% interval. In a game where every seat plays for itself (--game zwicken) each bot is one
     entrant and a board is played in one room per entrant, the seats rotated, so that each holds
     every seat's cards once; the end says each entrant's chips per board with a 95% interval, its
     faults, and its boards won, drawn and lost against each other entrant. Nothing is stored.
@@ -87,30 +87,25 @@ def play(
     """
     import trio
 
-    from arena.play.match import format_group, format_match, play_group, play_match
+    from arena.play.match import format_group, play_group
 
     v, entrants = _table(variant, game, players, bots)
+    played = games.game(game).variant(v)
+    if len(entrants) != (sides := games.game(game).layout(played).num_sides):
+        raise ArenaError(f"{len(entrants)} bots for {played}, which has {sides} sides: a match is one entrant a side")
     commands = {spec: _command(spec, db, game) for spec in dict.fromkeys(bots)}  # each bot once, its copy shared
     tc = _time_control(move_ms, bank_ms, handshake_ms, "fixed" if fair else tempo)
     sandbox = sandbox or _default_sandbox()
-    if len(entrants) == 2:
-        result = trio.run(lambda: play_match(*(commands[e] for e in entrants), boards=boards, seed=seed, variant=v,
-                                             time_control=tc, sandbox=sandbox, game=game))
-        result.bots = list(entrants)
-        if as_json:
-            echo_json(result.to_dict())
-        else:
-            echo(format_match(result))
-            echo(board_summary([b.results[0] - b.results[1] for b in result.boards], result.names[0] or entrants[0],
-                               games.game(game).info.unit))
-        return
     group = trio.run(lambda: play_group([commands[e] for e in entrants], boards=boards, seed=seed, variant=v,
                                         time_control=tc, sandbox=sandbox, game=game))
     group.bots = list(entrants)
     if as_json:
         echo_json(group.to_dict())
-    else:
-        echo(format_group(group))
+        return
+    echo(format_group(group))
+    if len(entrants) == 2:  # two entrants: the first's margin over the other, board by board
+        echo(board_summary([b.results[0] - b.results[1] for b in group.boards], group.names[0] or entrants[0],
+                           games.game(game).info.unit))
 
 
 def _table(variant: str, game: str, players: int | None, bots: list[str]) -> tuple[dict, list[str]]:
@@ -128,20 +123,21 @@ def _table(variant: str, game: str, players: int | None, bots: list[str]) -> tup
         v = runner.resized(v, g, players if players is not None else len(bots))
     sides = g.layout(g.variant(v)).num_sides
     if len(bots) == 2 and players is None and not alone:
-        return v, list(bots)  # Zwicker's two teams: play_match says if the variant has other sides
+        return v, list(bots)  # two teams: the match says if the variant has other sides
     if len(bots) > sides:
         raise ArenaError(f"{len(bots)} bots for {sides} sides: give at most one bot per side (--players)")
     return v, [bots[e % len(bots)] for e in range(sides)]
 
 
 def board_summary(margins: list[int], name: str = "", unit: str = "points") -> str:
-    """A's boards won, drawn and lost, and its mean margin per board with a 95% interval (Student's
-    t over the boards: each board is both its tables, so the luck of the cards is paired out)."""
+    """Entrant 1's boards won, drawn and lost against entrant 2, and its mean margin per board
+    with a 95% interval (Student's t over the boards: each board is both its tables, so the luck
+    of the cards is paired out)."""
     from arena.play.stats import t975
 
     n = len(margins)
     won, drawn = sum(m > 0 for m in margins), sum(m == 0 for m in margins)
-    who = f"A ({visible(name)})" if name else "A"
+    who = f"1 ({visible(name)})" if name else "1"
     counts = f"{who}: W-D-L {won}-{drawn}-{n - won - drawn} over {n} board{'s' * (n != 1)}"
     if n == 0:
         return counts

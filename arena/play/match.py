@@ -2,10 +2,10 @@
 
 A duplicate match plays each board at as many tables (rooms) as the game has sides, so luck of
 the cards cancels out: k entrants, one per side (`play_group`), room r rotating them by r sides,
-so each entrant holds each side's cards once. One result for every match (`MatchResult`);
-`play_match` plays one of two entrants, A and B (A holds side 0 at the first table, side 1 at the
-second), and `format_match` tells it so. Each table has its own processes. No database is
-needed; the CLI only prints what comes back.
+so each entrant holds each side's cards once. One result for every match (`MatchResult`), told
+by `format_group`; `play_match` plays one of two entrants (entrant 0 holds side 0 at the first
+table, side 1 at the second). Each table has its own processes. No database is needed; the CLI
+only prints what comes back.
 """
 
 from __future__ import annotations
@@ -114,8 +114,8 @@ async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, s
                      limits: Limits | None = None,
                      match_id: str = "", on_board: Callable[[BoardResult], None] | None = None,
                      game: games.Game | str | None = None) -> MatchResult:
-    """Play `boards` boards of a duplicate match between two BotCommands, entrants 0 (A) and 1
-    (B): the match of two entrants that `play_group` plays (room 0: A holds side 0, room 1: side
+    """Play `boards` boards of a duplicate match between two BotCommands, entrants 0 and 1: the
+    match of two entrants that `play_group` plays (room 0: entrant 0 holds side 0, room 1: side
     1), refused for a variant of other than two sides. Without a `seed` one is drawn at random
     (and kept in the result); a small one is warned of. Each bot runs from a private copy of its
     files (`private_copy`)."""
@@ -124,34 +124,6 @@ async def play_match(bot_a: BotCommand, bot_b: BotCommand, *, boards: int = 8, s
         raise ValueError(f"a match needs a variant with two sides; {v} has {g.layout(v).num_sides}")
     return await play_group([bot_a, bot_b], boards=boards, seed=seed, variant=v, time_control=time_control,
                             sandbox=sandbox, limits=limits, match_id=match_id, game=g, on_board=on_board)
-
-
-def format_match(result: MatchResult) -> str:
-    """A match of two entrants as a plain-text table of boards, A's and B's points at each table
-    and over the board, and a total."""
-    a, b = (visible(n) if n else "?" for n in result.names)  # a bot's own words: no line of theirs
-    lines = [f"A = {a} ({result.bots[0]})", f"B = {b} ({result.bots[1]})",
-             f"variant {games.game(result.game).variant(result.variant)}, seed {result.seed}, {len(result.boards)} boards", "",
-             f"{'board':>5} {'dealer':>6} {'table 1 A:B':>12} {'table 2 A:B':>12} {'A':>5} {'B':>5}"]
-    for board in result.boards:
-        t1, t2 = board.tables
-        lines.append(f"{board.number:>5} {board.dealer:>6} {t1.points[0]:>5}:{t1.points[1]:<6} "
-                     f"{t2.points[1]:>5}:{t2.points[0]:<6} {board.results[0]:>5} {board.results[1]:>5}"
-                     + ("  forfeit" if not (t1.ok and t2.ok) else ""))
-    total_a, total_b = result.totals
-    lines.append(f"{'total':>5} {'':>6} {'':>12} {'':>12} {total_a:>5} {total_b:>5}")
-    for f in result.forfeits:
-        lines.append(f"board {f['board']} table {f['room'] + 1}: {'AB'[f['entrant']]} (seat {f['seat']}) "
-                     f"{f['status']}: {visible(f['detail'])}")
-        log = result.boards[f["board"]].tables[f["room"]].seats[f["seat"]].stderr.strip()
-        if log:
-            lines.append(f"  its stderr ends with: {visible(log.splitlines()[-1][:200])}")
-    if total_a == total_b:
-        lines.append("a draw")
-    else:
-        lines.append(f"{a if total_a > total_b else b} wins by {abs(total_a - total_b)} "
-                     f"{games.game(result.game).info.unit}")
-    return "\n".join(lines)
 
 
 # --- k entrants: one side each, rotated over k rooms ------------------------------------------
