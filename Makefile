@@ -9,6 +9,7 @@ PYTHONS ?= /usr/bin/python3 python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TESTED := $(VENV)/.installed-test
 JS     := bots/zwicker/js
 ARENA  := $(BIN)/arena
 BOARDS ?= 8
@@ -22,15 +23,21 @@ $(STAMP): pyproject.toml
 	        echo "made $(VENV) with $$p ($$($$p --version))"; break; fi; rm -rf $(VENV); done
 	@test -x $(BIN)/python || { echo "make: Python >= 3.11 with venv is needed; tried $(PYTHONS)" >&2; exit 1; }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
+
+# The suite's extras on top (pytest, chromium's driver, Dask, PettingZoo, OpenSpiel, ruff, mypy):
+# only `make test` installs them; a tournament needs the arena alone.
+$(TESTED): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(TESTED)
 
 # The linter and the type checker first (their settings: pyproject.toml's [tool.ruff], [tool.mypy]).
 # Then the suite on JOBS workers (pytest-xdist, a module's tests on one worker), and after it the
 # tests marked `alone` (tests/conftest.py: CPU shares, clocks, caches) with the machine to
 # themselves. `make test JOBS=1`: the whole suite in one process, as plain `pytest` runs it.
 JOBS ?= 2
-test: $(STAMP) c-bot browser
+test: $(TESTED) c-bot browser
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	@if [ "$(JOBS)" -gt 1 ]; then \
