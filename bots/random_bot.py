@@ -23,7 +23,7 @@ def main():
     rng = random.Random(0)
     seed = None
     unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_MESSAGE)
-    while chunk := os.read(0, 65536):  # the raw fd, never sys.stdin.buffer (protocol.md section 12)
+    while chunk := os.read(0, 65536):  # the raw fd, never sys.stdin.buffer (protocol.md section 10)
         unpacker.feed(chunk)
         for message in unpacker:
             kind = message.get("type")

@@ -46,7 +46,7 @@ _BOARD_SEED_TAG = b"zwicker-deal-seed"
 
 
 def board_seed(master_seed: int, k: int) -> int:
-    """Board k's seed under a master seed, as the arena derives it (protocol.md section 10)."""
+    """Board k's seed under a master seed, as the arena derives it (games/zwicker/protocol.md section 3)."""
     digest = hashlib.sha256(_BOARD_SEED_TAG + master_seed.to_bytes(8, "big") + k.to_bytes(8, "big")).digest()
     return int.from_bytes(digest[:8], "big")
 

@@ -87,7 +87,7 @@ def test_k_scoring_a_jensen_deal():
     assert sum(s.score()) == 30 + 3
 
 
-# The shuffle test vector (also in protocol.md): first ten cards of the jensen deck.
+# The shuffle test vector (also in games/zwicker/protocol.md): first ten cards of the jensen deck.
 SHUFFLE_VECTOR = {
     0: "6D X20 8H 5H KC QC 4S 7S 6S 9D",
     1: "QH 6H 2C 7S TH TS 9C 6S KD KC",

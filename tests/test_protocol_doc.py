@@ -1,4 +1,5 @@
-"""protocol.md cannot rot: its examples are the arena's real messages, its bot really plays."""
+"""protocol.md and Zwicker's page (games/zwicker/protocol.md) cannot rot: their examples are the arena's
+real messages, the bot really plays."""
 
 from __future__ import annotations
 
@@ -17,20 +18,23 @@ from arena.protocol import messages
 from arena.protocol.messages import parse_reply
 from tests.test_table import MemoryBot, play
 
-DOC = (Path(__file__).resolve().parent.parent / "protocol.md").read_text()
+ROOT = Path(__file__).resolve().parent.parent
+DOC = (ROOT / "protocol.md").read_text()
+ZWICKER = (ROOT / "games" / "zwicker" / "protocol.md").read_text()  # Zwicker's messages
 
 
-def section(title_pattern: str) -> str:
-    match = re.search(rf"^#+ {title_pattern}\n(.*?)(?=^#+ |\Z)", DOC, re.S | re.M)
-    assert match, f"protocol.md has no section {title_pattern!r}"
+def section(title_pattern: str, doc: str = DOC) -> str:
+    match = re.search(rf"^#+ {title_pattern}\n(.*?)(?=^#+ |\Z)", doc, re.S | re.M)
+    assert match, f"no section {title_pattern!r}"
     return match.group(1)
 
 
 def examples() -> dict[str, dict]:
     found = {}
     for kind in messages.ARENA_TYPES + messages.BOT_TYPES:
-        body = section(rf"`{kind}`")
-        block = re.search(r"```json\n(.*?)```", body, re.S)
+        body = section(rf"`{kind}`")  # the fields every game shares; Zwicker's page has the examples
+        example = section(rf"`{kind}`", ZWICKER) if kind in ("hello", "deal", "act", "deal_end") else body
+        block = re.search(r"```json\n(.*?)```", example, re.S)
         assert block, f"section `{kind}` has no JSON example"
         found[kind] = json.loads(block.group(1))
         assert found[kind]["type"] == kind
@@ -83,7 +87,7 @@ def test_the_limits_and_statuses_in_the_doc_are_the_code_s():
 
 
 def test_where_a_bot_runs_states_the_default_limits():
-    where, limits = section(r"13\. Where your bot runs"), Limits()
+    where, limits = section(r"11\. Where your bot runs"), Limits()
     assert f"**{limits.tmp_bytes >> 20} MiB**" in where
     assert f"**{limits.memory_bytes >> 30} GiB**" in where
     assert f"**{limits.cpu_seconds} CPU seconds**" in where
@@ -94,7 +98,7 @@ def test_where_a_bot_runs_states_the_default_limits():
 
 def test_the_shuffle_vector_and_deal_seed_are_the_engine_s():
     deck = zwicker.variant("jensen").describe()["deck"]
-    vector = re.findall(r"^seed (\d+): ((?:\S+ ){9}\S+)$", section(r"10\. [^\n]*"), re.M)
+    vector = re.findall(r"^seed (\d+): ((?:\S+ ){9}\S+)$", section(r"3\. The shuffle[^\n]*", ZWICKER), re.M)
     assert len(vector) == 3
     for seed, cards in vector:
         assert " ".join(zwicker.shuffle(int(seed), deck)[:10]) == cards
@@ -105,7 +109,7 @@ def test_the_shuffle_vector_and_deal_seed_are_the_engine_s():
 
 
 def minimal_bot() -> str:
-    block = re.search(r"```python\n(.*?)```", section(r"11\. A complete minimal bot"), re.S)
+    block = re.search(r"```python\n(.*?)```", section(r"9\. A complete minimal bot"), re.S)
     assert block
     return block.group(1)
 

@@ -422,7 +422,7 @@ def test_a_board_without_deals_in_its_detail_lists_them():
     assert a.value == {"points": [3, -3], "sides": [3, -3], "deals": [{"move": "?"}] * 2, "result": {"winner": 0}}
 
 
-# -- Zwicker (docs/rules.md), once its adapter games/zwicker.py is installed ------------------------
+# -- Zwicker (docs/rules.md), once its adapter games/zwicker/ is installed ------------------------
 
 def zwicker_examples() -> list[dict]:
     """docs/rules.md's worked examples: each ```position block with the blocks after it up to the

@@ -1,6 +1,6 @@
 """engine/zwicken stands alone: its modules import only each other (in one direction), the
 engine's shared modules (engine.errors, engine.seeds) and the standard library, never the Zwicker
-engine's modules; games/zwicken.py reaches the rules only through engine.zwicken."""
+engine's modules; games/zwicken/ reaches the rules only through engine.zwicken."""
 
 import ast
 import sys
@@ -40,7 +40,7 @@ def test_rules_package_imports_one_way():
 
 
 def test_the_adapter_uses_only_the_rules_package_and_the_interface():
-    for name in imports(ROOT / "games" / "zwicken.py"):
+    for name in imports(ROOT / "games" / "zwicken" / "__init__.py"):
         top = name.split(".")[0]
         assert (name.startswith("engine.zwicken") or top == "games"
                 or top in sys.stdlib_module_names or top == "__future__"), name

@@ -95,7 +95,7 @@ def test_three_players_filled_round_robin_rotate_and_play_whole_sessions(tmp_pat
         assert results == board["results"]
         first_deals = {(t["deals"][0]["seed"], t["deals"][0]["dealer"]) for t in board["tables"]}
         assert len(first_deals) == 1  # the same board in every room
-    # what the tell bot was sent (protocol.md section 17), from its stderr in room 0, seat 0
+    # what the tell bot was sent (games/zwicken/protocol.md), from its stderr in room 0, seat 0
     table = data["boards"][0]["tables"][0]
     told = [json.loads(line) for line in table["seats"][0]["stderr"].splitlines()]
     hello = told[0]

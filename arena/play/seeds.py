@@ -1,6 +1,6 @@
 """The seeds of a match or tournament: the deals' (public) and the bots' (keyed).
 
-A board's seed is `board_seed(master, k)`, a public procedure (protocol.md section 10; the
+A board's seed is `board_seed(master, k)`, a public procedure (Zwicker's page of the protocol, section 3; the
 same as Zwicker's `engine.deal_seed`, docs/rules.md section 7, so every game's boards replay from
 the master seed alone and Zwicker's are what they always were). The `hello` seed a bot gets must not lead
 back to them: it comes from a key derived from the master seed under a tag of its own

@@ -9,7 +9,7 @@
 
     run(MyBot())
 
-The loop is botkit's own `run` (hello, ready, deal, act, deal_end, bye; protocol.md section 17),
+The loop is botkit's own `run` (hello, ready, deal, act, deal_end, bye; games/zwicken/protocol.md),
 unchanged: Zwicken's messages have the same shape, only the observation, the legal moves and the
 deal results are Zwicken's (docs/zwicken-rules.md section 10). What this kit adds:
 

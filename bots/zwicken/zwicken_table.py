@@ -1,5 +1,5 @@
 """Zwicken boards among bots without the arena, for testing bots: the messages of
-protocol.md section 17, played over the rules package either in-process (`Bot` objects, their hooks
+games/zwicken/protocol.md, played over the rules package either in-process (`Bot` objects, their hooks
 called directly, as botkit's loop would) or with bot programs over the real protocol (msgpack on
 their stdin and stdout).
 

@@ -1,4 +1,4 @@
-/* Zwicken's viewer for the arena's pages: a stored attempt's frames (games/zwicken.py
+/* Zwicken's viewer for the arena's pages: a stored attempt's frames (games/zwicken/__init__.py
  * State.frame: the trump choice, the decisions, the trick on the table, the pot and the
  * balances; a hand that passes is withheld in every frame) and a room in play (its public view).
  *

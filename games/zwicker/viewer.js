@@ -1,4 +1,4 @@
-/* Zwicker's viewer for the arena's pages: a stored deal's frames (games/zwicker.py State.frame:
+/* Zwicker's viewer for the arena's pages: a stored deal's frames (games/zwicker/__init__.py State.frame:
  * every hand, the table's units, stock, taken cards, Zwicks, the move with what it took) and a
  * table in play (its public view: how many cards each hand holds, never which).
  *

@@ -42,7 +42,7 @@ def first8(digest: bytes) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def deal_seed(master: int, k: int) -> int:  # protocol.md section 10
+def deal_seed(master: int, k: int) -> int:  # games/zwicker/protocol.md section 3
     return first8(hashlib.sha256(b"zwicker-deal-seed" + u64(master, k)).digest())
 
 
@@ -78,7 +78,7 @@ def board_of(table_id: str) -> int:
     return int(re.search(r"b(\d+)", table_id.rpartition("/")[2]).group(1))
 
 
-def shuffle(deck: list, seed: int) -> list:  # protocol.md section 10, docs/rules.md section 7
+def shuffle(deck: list, seed: int) -> list:  # games/zwicker/protocol.md section 3, docs/rules.md section 7
     def words():
         block = 0
         while True:

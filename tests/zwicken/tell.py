@@ -1,5 +1,5 @@
 """Plays the first legal move and tells on stderr, one JSON line each, what every message it is
-sent holds of protocol.md section 17 (kept short: the table keeps a bounded stderr). Self-contained."""
+sent holds of games/zwicken/protocol.md (kept short: the table keeps a bounded stderr). Self-contained."""
 import json
 import os
 import sys

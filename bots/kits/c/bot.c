@@ -19,7 +19,7 @@ static uint64_t random64(void) {  /* splitmix64 */
     return z ^ (z >> 31);
 }
 
-/* The index in `legal` of the move to play (the game's forms: protocol.md sections 9, 17). */
+/* The index in `legal` of the move to play (the game's forms: its page, games/<game>/protocol.md). */
 static uint32_t choose(mp observation, mp legal) {
     (void)observation;
     uint32_t n = mp_len(legal);  /* never 0: a seat is asked only when it has a legal move */

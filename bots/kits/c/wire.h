@@ -1,4 +1,4 @@
-/* The arena's wire format in C, with nothing but libc (protocol.md sections 1 and 16).
+/* The arena's wire format in C, with nothing but libc (protocol.md sections 1 and 13).
  *
  * Reading works in place, without building anything: an `mp` is one msgpack value inside the
  * bytes read (`p` its first byte, `end` where its message ends), and the functions below walk

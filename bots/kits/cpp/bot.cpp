@@ -11,7 +11,7 @@
 
 static const char* const NAME = "kit-cpp";
 
-// The index in `legal` of the move to play (the game's forms: protocol.md sections 9, 17).
+// The index in `legal` of the move to play (the game's forms: its page, games/<game>/protocol.md).
 static size_t choose(const wire::Value& observation, const wire::Value& legal, std::mt19937_64& rng) {
     (void)observation;
     return legal.size() ? rng() % legal.size() : 0;  // never empty: a seat is asked only when it can move

@@ -1,8 +1,8 @@
 // The arena's wire format in C++17 with nothing but the standard library and POSIX read/write
-// (protocol.md sections 1 and 16): a msgpack decoder (every format but extensions, which the
+// (protocol.md sections 1 and 13): a msgpack decoder (every format but extensions, which the
 // arena never sends) into a Value tree, an encoder for what a bot sends, and the message stream
 // on the raw file descriptors (never iostreams for the protocol: a buffered read on a pipe waits
-// for more than the arena sends, protocol.md section 12).
+// for more than the arena sends, protocol.md section 10).
 #pragma once
 #include <unistd.h>
 

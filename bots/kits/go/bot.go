@@ -15,7 +15,7 @@ import (
 
 const name = "kit-go"
 
-// choose is the index in legal of the move to play (the game's forms: protocol.md sections 9, 17).
+// choose is the index in legal of the move to play (the game's forms: its page, games/<game>/protocol.md).
 func choose(observation map[string]any, legal []any, rng *rand.Rand) int {
 	return rng.Intn(len(legal))
 }

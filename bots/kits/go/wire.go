@@ -1,5 +1,5 @@
 // The arena's wire format with nothing but the standard library (protocol.md sections 1 and
-// 16): a msgpack decoder (every format but extensions, which the arena never sends) into maps,
+// 13): a msgpack decoder (every format but extensions, which the arena never sends) into maps,
 // slices, strings, int64 (uint64 above its range), float64, bool and nil, an encoder for what a
 // bot sends, and the message stream on the raw os.Stdin and os.Stdout (both unbuffered).
 

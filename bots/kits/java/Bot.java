@@ -27,7 +27,7 @@ import java.util.SplittableRandom;
 public final class Bot {
     static final String NAME = "kit-java";
 
-    /** The index in `legal` of the move to play (the game's forms: protocol.md sections 9, 17). */
+    /** The index in `legal` of the move to play (the game's forms: its page, games/<game>/protocol.md). */
     static int choose(Map<String, Object> observation, List<Object> legal, SplittableRandom rng) {
         return rng.nextInt(legal.size());
     }

@@ -22,7 +22,7 @@ function random64() {  // splitmix64
   return z ^ (z >> 31n);
 }
 
-// The index in `legal` of the move to play (the game's forms: protocol.md sections 9, 17).
+// The index in `legal` of the move to play (the game's forms: its page, games/<game>/protocol.md).
 function choose(observation, legal) {
   return Number(random64() % BigInt(legal.length));
 }

@@ -7,14 +7,14 @@
 # The file's second half is the arena's wire format: a msgpack decoder (every format but
 # extensions, which the arena never sends) into hashes, arrays, strings, numbers and undef
 # (true and false as 1 and 0), an encoder for what a bot sends, and the message stream on the
-# raw standard input and output (sysread and syswrite: no buffering, protocol.md section 12).
+# raw standard input and output (sysread and syswrite: no buffering, protocol.md section 10).
 use strict;
 use warnings;
 use B ();
 
 my $NAME = "kit-perl";
 
-# The index in @$legal of the move to play (the game's forms: protocol.md sections 9, 17).
+# The index in @$legal of the move to play (the game's forms: its page, games/<game>/protocol.md).
 sub choose {
     my ($observation, $legal) = @_;
     return int(rand(scalar @$legal));

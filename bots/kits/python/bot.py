@@ -6,7 +6,7 @@ your strategy in `choose`. Run: `python3 bot.py`; register: `arena bot add
 bots/kits/python/bot.py --name my-bot`. The file's second half is the arena's wire format with nothing
 but the standard library: a msgpack decoder (every format but extensions, which the arena never
 sends), an encoder for what a bot sends, and the message stream on file descriptors 0 and 1
-(protocol.md sections 1 and 16).
+(protocol.md sections 1 and 13).
 """
 
 import os
@@ -18,7 +18,7 @@ NAME = "kit-python"
 
 
 def choose(observation, legal, rng):
-    """The index in `legal` of the move to play (the game's forms: protocol.md sections 9, 17)."""
+    """The index in `legal` of the move to play (the game's forms: its page, games/<game>/protocol.md)."""
     return rng.randrange(len(legal))
 
 
@@ -118,7 +118,7 @@ def pack(value):
 
 def messages(fd=0):
     """Yield each message as soon as its bytes are in (a raw read: a buffered reader on a
-    pipe waits for more than the arena sends, protocol.md section 12); stop at end of input."""
+    pipe waits for more than the arena sends, protocol.md section 10); stop at end of input."""
     buf = b""
     while chunk := os.read(fd, 1 << 16):
         buf += chunk

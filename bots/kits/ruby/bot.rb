@@ -13,7 +13,7 @@
 
 NAME = "kit-ruby"
 
-# The index in `legal` of the move to play (the game's forms: protocol.md sections 9, 17).
+# The index in `legal` of the move to play (the game's forms: its page, games/<game>/protocol.md).
 def choose(_observation, legal, rng)
   rng.rand(legal.length)
 end

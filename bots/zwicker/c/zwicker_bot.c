@@ -3,7 +3,7 @@
  * It carries the small part of msgpack the protocol needs (a decoder for nil, bool, integers,
  * floats, strings, binaries, arrays and maps; an encoder for the two replies), reads the raw
  * file descriptor 0 with read(2) (never stdio: a buffered read on a pipe waits for more than the
- * arena sends, protocol.md section 12), and answers with write(2). Strategy: the capture that
+ * arena sends, protocol.md section 10), and answers with write(2). Strategy: the capture that
  * takes the most point cards, then the most cards; else trail the card worth least. It logs each
  * deal's room and board to stderr, where the arena keeps a bot's log.
  *

@@ -24,7 +24,7 @@ impl SplitMix64 {
     }
 }
 
-/// The index in `legal` of the move to play (the game's forms: protocol.md sections 9, 17).
+/// The index in `legal` of the move to play (the game's forms: its page, games/<game>/protocol.md).
 fn choose(_observation: &Value, legal: &[Value], rng: &mut SplitMix64) -> usize {
     (rng.next() % legal.len() as u64) as usize
 }

@@ -1,5 +1,5 @@
 //! The arena's wire format with nothing but the standard library (protocol.md sections 1 and
-//! 16): a msgpack decoder (every format but extensions, which the arena never sends) into a
+//! 13): a msgpack decoder (every format but extensions, which the arena never sends) into a
 //! `Value` tree, an encoder for what a bot sends, and the message stream on stdin and stdout
 //! (`Stdin::read` returns what has arrived: no waiting for a full buffer).
 

@@ -20,7 +20,7 @@ from engine.zwicken.variant import MAX_PLAYERS
 from games.api import BadPosition, BadVariant, GameError, IllegalMove, Info, Json, Layout, Result
 from games.encoding import one_hot
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots" / "zwicken"
 
 FORMATS = ("session",)
@@ -180,8 +180,8 @@ class ZwickenGame:
                       "zwicken_mc": BOTS / "zwicken_mc_bot.py"}
     anchor = "zwicken_random"
     modules = (ROOT / "engine", ROOT / "bots" / "botkit.py", BOTS / "zwicken_kit.py")
-    viewer = Path(__file__).with_name("zwicken") / "viewer.js"  # draws its replays and live tables in the pages
-    docs = (ROOT / "docs" / "zwicken-rules.md", ROOT / "protocol.md")
+    viewer = Path(__file__).with_name("viewer.js")  # draws its replays and live tables in the pages
+    docs = (ROOT / "docs" / "zwicken-rules.md", Path(__file__).with_name("protocol.md"))  # its rules, its messages
 
     def variant(self, spec: str | Mapping[str, Any] | zw.Variant | None = None) -> zw.Variant:
         with _errors():

@@ -26,7 +26,7 @@ from engine.zwicker.notation import unit_text
 from games.api import BadPosition, BadVariant, IllegalMove, Info, Json, Layout, Result
 from games.encoding import one_hot
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots" / "zwicker"
 
 MAX_GAME_DEALS = 60  # a safety net: a game to 101 takes 4 to 10 deals
@@ -271,8 +271,8 @@ class ZwickerGame:
                       for name in ("random", "greedy", "sweeper", "builder", "first", "heuristic", "mc")}
     anchor = "random"
     modules = (ROOT / "engine", ROOT / "bots" / "botkit.py")
-    viewer = Path(__file__).with_name("zwicker") / "viewer.js"  # draws its replays and live tables in the pages
-    docs = (ROOT / "docs/rules.md", ROOT / "protocol.md")
+    viewer = Path(__file__).with_name("viewer.js")  # draws its replays and live tables in the pages
+    docs = (ROOT / "docs/rules.md", Path(__file__).with_name("protocol.md"))  # its rules, its messages
 
     def variant(self, spec: str | Mapping[str, Any] | zwicker.Variant | None = None) -> zwicker.Variant:
         """A preset (`jensen`), a preset and options (`jensen:target=51,all_tens=true`; values read
