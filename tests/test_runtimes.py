@@ -301,6 +301,29 @@ def test_a_copy_of_the_view_no_arena_holds_is_swept_and_one_held_stays(own_shm):
     assert legacy.is_dir()  # made by an arena that takes no locks: left alone
 
 
+def test_the_copy_of_the_view_an_arena_is_about_to_use_is_kept_and_the_others_swept(own_shm):
+    """An arena that starts keeps its own view's unused copy (the next arena would copy it again)."""
+    from arena.process import sandbox
+
+    copies = []
+    for name in ("mine", "stale"):
+        folder = own_shm / f"{sandbox.USR_COPY_PREFIX}{name}"
+        (folder / "usr" / "bin").mkdir(parents=True)
+        (folder / sandbox.HELD_MARK).touch()
+        (own_shm / f"{sandbox.USR_COPY_PREFIX}link{name}").symlink_to(folder.name)
+        copies.append(folder)
+    mine, stale = copies
+    assert sandbox.sweep_usr_copies(keep=own_shm / f"{sandbox.USR_COPY_PREFIX}linkmine") == [str(stale)]
+    assert mine.is_dir() and not stale.exists()
+    first = sandbox.usr_copy()  # made, used, then let go as an arena that ends lets it go
+    for path, fd in list(sandbox._held.items()):
+        os.close(fd)
+        del sandbox._held[path]
+    sandbox.usr_copy.cache_clear()
+    assert first is not None and sandbox.usr_copy() == first  # the next arena finds it, not a new copy
+    assert not mine.exists()  # (a copy of another view, unheld: swept)
+
+
 def test_the_views_copies_stay_within_their_bound_and_a_runtime_past_it_is_one_clear_error(own_shm, monkeypatch):
     from arena.process import sandbox
 

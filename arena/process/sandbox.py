@@ -149,9 +149,10 @@ def usr_copy() -> str | None:
     whose pages are memory and cannot be evicted; None where there is no tmpfs there, or where a
     new copy would take /dev/shm's copies past `shm_bound()` (bwrap then binds each path of the
     view, about 130 ms more per bot). One copy per view and user, made by the first arena that
-    needs it (about 1 s, 130 MiB), shared by the arenas that use the same view, and removed by the
-    first arena to start once none uses it (`sweep_usr_copies`): each arena holds a shared lock
-    on the copy it uses for as long as it runs.
+    needs it (about 1 s, 130 MiB), shared by the arenas that use the same view, kept for the next
+    arena of the same view, and removed by the first arena to start with another view once none
+    uses it (`sweep_usr_copies`): each arena holds a shared lock on the copy it uses for as long
+    as it runs.
 
     A bind's source shows in the bot's /proc/self/mountinfo, so the copy's folder has a random
     name; a link beside it, named by a hash of the user and the view's paths with their sizes and
@@ -160,11 +161,11 @@ def usr_copy() -> str | None:
     try:
         if _fs_type(SHM) != "tmpfs":
             return None
-        sweep_usr_copies()
         layout = usr_layout()
         stamps = [(entry, _stamp(entry[1])) for entry in layout]
         key = hashlib.sha256(json.dumps([os.geteuid(), stamps]).encode()).hexdigest()[:16]
         link = Path(SHM) / f"{USR_COPY_PREFIX}{key}"
+        sweep_usr_copies(keep=link)
         for _ in range(3):  # (a sweep may take the copy between finding it and locking it)
             if link.is_symlink() and link.lstat().st_uid == os.geteuid() and not link.exists():
                 link.unlink()  # its copy was removed: make a new one
@@ -256,18 +257,25 @@ def _layout_bytes(layout: list[tuple[str, str, str]]) -> int:
     return total
 
 
-def sweep_usr_copies() -> list[str]:
+def sweep_usr_copies(keep: Path | None = None) -> list[str]:
     """Remove this user's copies of the view that no arena holds (a changed view's, a dead
-    arena's, one whose making was cut short: no link leads to it), and the links that led to them."""
+    arena's, one whose making was cut short: no link leads to it), and the links that led to them.
+    The copy `keep` (a link) leads to stays: the view this arena is about to use, which it would
+    only copy again (about 1 s); a user's copies are then at most that one plus those in use."""
     removed = []
     linked = set()
+    kept = None
     for link in Path(SHM).glob(f"{USR_COPY_PREFIX}*"):
         try:
             if link.is_symlink():
                 linked.add(os.readlink(link))
+                if keep is not None and link == keep and link.lstat().st_uid == os.geteuid():
+                    kept = os.readlink(link)
         except OSError:
             pass
     for copy in _copies():
+        if copy.name == kept:
+            continue
         if str(copy) in _held or (copy.name in linked and not (copy / HELD_MARK).exists()):
             continue  # (linked, without the mark: made by an arena that takes no locks, which may use it still)
         try:
