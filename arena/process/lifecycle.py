@@ -256,8 +256,8 @@ async def open_bot(
                     await bot.pause()
                 yield bot
         finally:
-            with trio.CancelScope(shield=True):
-                await _shut_down(bot, grace)  # done already unless the nursery failed to start
+            with trio.CancelScope(shield=True):  # done already unless cancelled or failed: then
+                await _shut_down(bot, grace, core=False)  # no core waited for (one a bot not yet shut holds)
                 for stream in (bot.stdin, bot.stdout, bot._stderr):
                     await stream.aclose()
                 os.close(bot._pidfd)
@@ -411,25 +411,34 @@ async def _start_forked(stack: AsyncExitStack, launch: Launch, tag: str, limits:
     return BotProcess(seat, in_write, out_read, err_read, tag, limits, launch.uid)
 
 
-async def _shut_down(bot: BotProcess, grace: float) -> None:
+async def _shut_down(bot: BotProcess, grace: float, *, core: bool = True) -> None:
     """Close stdin, wait briefly for a clean exit, then kill the bot and all it started, and reap.
 
-    The bot holds a core meanwhile (it exits as it runs); a cancelled run's bots do not wait for one."""
+    The bot holds a core meanwhile (it exits as it runs); a cancelled run's bots do not wait for
+    one, nor does a bot shut down in its shielded teardown (`core=False`): the cores may be held by
+    bots of the same table whose own teardown comes after this one, which would wait forever."""
     if bot._shut:
         return
     try:
-        try:
-            await bot.resume()
-        except trio.Cancelled:
-            if bot.freezer is not None:
-                bot.freezer.thaw()  # no core (a cancelled run): thawed only to die
-            bot._child.kill()
-            raise
+        if core:
+            try:
+                await bot.resume()
+            except trio.Cancelled:
+                _kill_now(bot)
+                raise
+        else:
+            _kill_now(bot)
         await _close_and_reap(bot, grace)
     finally:
         if bot.holds_core:
             bot.holds_core = False
             bot._scheduler.release(bot.labels)  # type: ignore[union-attr]  (set with the core)
+
+
+def _kill_now(bot: BotProcess) -> None:
+    if bot.freezer is not None:
+        bot.freezer.thaw()  # no core (a cancelled run): thawed only to die
+    bot._child.kill()
 
 
 async def _close_and_reap(bot: BotProcess, grace: float) -> None:
